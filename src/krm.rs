@@ -1,0 +1,379 @@
+//! ResourceList framing (where the items, functionConfig and results live), resource
+//! identities, and results written back into the list as text.
+
+use crate::yaml::edit::{column, line_start};
+use crate::yaml::scalar::double_quoted;
+use crate::yaml::{Layout, NodeId, Splices, Tree};
+
+/// The input is not a ResourceList we can read; reported on stderr, exit 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {} column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl From<crate::yaml::YamlError> for InputError {
+    fn from(e: crate::yaml::YamlError) -> Self {
+        InputError {
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        }
+    }
+}
+
+/// Where the parts of a ResourceList are.
+#[derive(Debug, Clone)]
+pub struct ResourceList {
+    pub root: NodeId,
+    pub items: Vec<NodeId>,
+    pub function_config: Option<NodeId>,
+    /// The existing `results` entry (key, value), replaced on output.
+    pub results: Option<(NodeId, NodeId)>,
+    /// Where the document's content ends.
+    pub content_end: usize,
+}
+
+impl ResourceList {
+    pub fn locate(tree: &Tree<'_>) -> Result<ResourceList, InputError> {
+        let at = |pos: usize, message: String| {
+            let (line, column) = tree.line_col(pos);
+            InputError {
+                line,
+                column,
+                message,
+            }
+        };
+        let doc = match tree.docs.as_slice() {
+            [doc] => *doc,
+            [] => return Err(at(0, "the input is empty; expected a ResourceList".into())),
+            [_, second, ..] => {
+                return Err(at(
+                    tree.node(second.root).span.start,
+                    "expected one ResourceList document, found several (a plain manifest stream is not a ResourceList)".into(),
+                ));
+            }
+        };
+        let root = doc.root;
+        let kind = tree.get(root, "kind").and_then(|k| tree.str(k));
+        if !tree.is_map(root) || kind != Some("ResourceList") {
+            return Err(at(
+                tree.node(root).span.start,
+                format!(
+                    "expected kind: ResourceList, found {}",
+                    kind.map_or("no kind".to_string(), |k| format!("kind: {k}"))
+                ),
+            ));
+        }
+        let items = match tree.get(root, "items") {
+            Some(seq) if tree.is_seq(seq) => tree.items(seq).to_vec(),
+            Some(n) if tree.is_null(n) => Vec::new(),
+            Some(n) => {
+                return Err(at(
+                    tree.node(n).span.start,
+                    "items must be a list of resources".into(),
+                ));
+            }
+            None => {
+                return Err(at(
+                    tree.node(root).span.start,
+                    "the ResourceList has no items field".into(),
+                ));
+            }
+        };
+        for &item in &items {
+            if !tree.is_map(item) {
+                return Err(at(
+                    tree.node(item).span.start,
+                    "every item must be a resource (a mapping)".into(),
+                ));
+            }
+        }
+        let results = tree
+            .own_entries(root)
+            .iter()
+            .copied()
+            .find(|&(k, _)| tree.str(k) == Some("results"));
+        Ok(ResourceList {
+            root,
+            items,
+            function_config: tree.get(root, "functionConfig"),
+            results,
+            content_end: doc.content_end,
+        })
+    }
+}
+
+/// Who a resource is, for results and matching.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ResourceId {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl ResourceId {
+    pub fn of(tree: &Tree<'_>, item: NodeId) -> ResourceId {
+        let s = |path: &[&str]| {
+            tree.get_path(item, path)
+                .and_then(|n| tree.str(n))
+                .map(str::to_string)
+        };
+        ResourceId {
+            api_version: s(&["apiVersion"]).unwrap_or_default(),
+            kind: s(&["kind"]).unwrap_or_default(),
+            namespace: s(&["metadata", "namespace"]).filter(|n| !n.is_empty()),
+            name: s(&["metadata", "name"]).unwrap_or_default(),
+        }
+    }
+}
+
+impl std::fmt::Display for ResourceId {
+    /// `Deployment default/web`, or `Deployment web` without a namespace.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{} {ns}/{}", self.kind, self.name),
+            None => write!(f, "{} {}", self.kind, self.name),
+        }
+    }
+}
+
+/// An annotation of an item (through aliases), if set.
+pub fn annotation<'t>(tree: &'t Tree<'_>, item: NodeId, key: &str) -> Option<&'t str> {
+    let anns = tree.get_path(item, &["metadata", "annotations"])?;
+    tree.get(anns, key).and_then(|v| tree.str(v))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// One entry of the ResourceList's `results`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KrmResult {
+    pub message: String,
+    pub severity: Severity,
+    pub resource: Option<ResourceId>,
+    pub field: Option<String>,
+    /// The file (and index in it) kpt read the resource from.
+    pub file: Option<(String, Option<String>)>,
+}
+
+impl KrmResult {
+    pub fn new(severity: Severity, message: impl Into<String>) -> Self {
+        KrmResult {
+            message: message.into(),
+            severity,
+            resource: None,
+            field: None,
+            file: None,
+        }
+    }
+
+    /// Attaches the resource (and its file, if the orchestrator annotated one).
+    pub fn about(mut self, tree: &Tree<'_>, item: NodeId) -> Self {
+        self.resource = Some(ResourceId::of(tree, item));
+        let path = annotation(tree, item, "internal.config.kubernetes.io/path")
+            .or_else(|| annotation(tree, item, "config.kubernetes.io/path"));
+        let index = annotation(tree, item, "internal.config.kubernetes.io/index")
+            .or_else(|| annotation(tree, item, "config.kubernetes.io/index"));
+        self.file = path.map(|p| (p.to_string(), index.map(str::to_string)));
+        self
+    }
+
+    pub fn at_field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    /// The fields of this result in output order.
+    fn fields(&self) -> Vec<(&'static str, Field)> {
+        let mut out = vec![
+            ("message", Field::Value(self.message.clone())),
+            ("severity", Field::Value(self.severity.as_str().to_string())),
+        ];
+        if let Some(r) = &self.resource {
+            let mut pairs = vec![
+                ("apiVersion", r.api_version.clone()),
+                ("kind", r.kind.clone()),
+                ("name", r.name.clone()),
+            ];
+            if let Some(ns) = &r.namespace {
+                pairs.push(("namespace", ns.clone()));
+            }
+            out.push(("resourceRef", Field::Pairs(pairs)));
+        }
+        if let Some(f) = &self.field {
+            out.push(("field", Field::Pairs(vec![("path", f.clone())])));
+        }
+        if let Some((path, index)) = &self.file {
+            let mut pairs = vec![("path", path.clone())];
+            if let Some(i) = index {
+                pairs.push(("index", i.clone()));
+            }
+            out.push(("file", Field::Pairs(pairs)));
+        }
+        out
+    }
+}
+
+/// A result field: a string, or a mapping of strings.
+enum Field {
+    Value(String),
+    Pairs(Vec<(&'static str, String)>),
+}
+
+/// `results` as block YAML lines (no trailing line break), keys at column 0.
+pub fn render_results_block(results: &[KrmResult], eol: &str) -> String {
+    let mut out = String::from("results:");
+    for r in results {
+        for (i, (key, field)) in r.fields().into_iter().enumerate() {
+            out.push_str(eol);
+            out.push_str(if i == 0 { "- " } else { "  " });
+            out.push_str(key);
+            out.push(':');
+            match field {
+                Field::Value(v) => {
+                    out.push(' ');
+                    out.push_str(&render_scalar(key, &v));
+                }
+                Field::Pairs(pairs) => {
+                    for (k, v) in pairs {
+                        out.push_str(eol);
+                        out.push_str("    ");
+                        out.push_str(k);
+                        out.push_str(": ");
+                        out.push_str(&render_scalar(k, &v));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `index` is an integer in kpt's schema; everything else is a string.
+fn render_scalar(key: &str, v: &str) -> String {
+    if key == "index" && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        v.to_string()
+    } else if key == "message" {
+        double_quoted(v)
+    } else {
+        crate::yaml::scalar::key(v).into_owned()
+    }
+}
+
+/// `results` as a JSON array.
+pub fn render_results_flow(results: &[KrmResult]) -> String {
+    let items: Vec<String> = results
+        .iter()
+        .map(|r| {
+            let parts: Vec<String> = r
+                .fields()
+                .into_iter()
+                .map(|(key, field)| match field {
+                    Field::Value(v) => format!("\"{key}\": {}", double_quoted(&v)),
+                    Field::Pairs(pairs) => {
+                        let inner: Vec<String> = pairs
+                            .iter()
+                            .map(|(k, v)| {
+                                let value = if *k == "index" {
+                                    render_scalar(k, v)
+                                } else {
+                                    double_quoted(v)
+                                };
+                                format!("\"{k}\": {value}")
+                            })
+                            .collect();
+                        format!("\"{key}\": {{{}}}", inner.join(", "))
+                    }
+                })
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// Adds edits that replace (or add) the ResourceList's `results`.
+pub fn write_results(
+    tree: &Tree<'_>,
+    list: &ResourceList,
+    results: &[KrmResult],
+    layout: Layout,
+    splices: &mut Splices,
+) {
+    let src = tree.src;
+    let eol = layout.eol;
+    if tree.is_flow(list.root) {
+        let json = render_results_flow(results);
+        if let Some((_, v)) = list.results {
+            let span = tree.node(v).span;
+            splices.replace(span.start, span.end, json);
+        } else if let Some(&(_, last)) = tree.own_entries(list.root).last() {
+            let first = tree.own_entries(list.root)[0].0;
+            let open = tree.node(list.root).span.start;
+            let gap = &src[open + 1..tree.node(first).span.start];
+            let sep = if gap.contains('\n') && gap.trim().is_empty() {
+                gap.to_string()
+            } else {
+                " ".to_string()
+            };
+            splices.insert(
+                tree.node(last).span.end,
+                format!(",{sep}\"results\": {json}"),
+            );
+        }
+        return;
+    }
+    // Block: remove any existing entry, then append at the end of the document.
+    let entries = tree.own_entries(list.root);
+    if let Some((k, _)) = list.results {
+        let idx = entries.iter().position(|&(ek, _)| ek == k).unwrap_or(0);
+        let start = line_start(src, tree.node(k).span.start);
+        let end = match entries.get(idx + 1) {
+            Some(&(next, _)) => line_start(src, tree.node(next).span.start),
+            None => list.content_end,
+        };
+        splices.delete(start, end);
+    }
+    let col = entries
+        .first()
+        .map_or(0, |&(k, _)| column(src, tree.node(k).span.start));
+    let indent = " ".repeat(col);
+    let block = render_results_block(results, eol);
+    let block: String = block
+        .split(eol)
+        .map(|l| format!("{indent}{l}"))
+        .collect::<Vec<_>>()
+        .join(eol);
+    let at = list.content_end;
+    let needs_break = at > 0 && !src[..at].ends_with('\n');
+    let prefix = if needs_break { eol } else { "" };
+    splices.insert(at, format!("{prefix}{block}{eol}"));
+}

@@ -1,0 +1,728 @@
+//! Structural edits (set, insert, remove an entry or item) expressed as splices that
+//! match the style of the surrounding text: block or flow, indentation, line endings.
+
+use super::scalar::{double_quoted, key as key_text};
+use super::splice::Splices;
+use super::tree::{NodeId, NodeKind, Style, Tree};
+
+/// A value the function writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NewValue {
+    Str(String),
+    Map(Vec<(String, NewValue)>),
+    Seq(Vec<NewValue>),
+}
+
+impl NewValue {
+    /// Nests `leaf` under the keys of `path`: `[a, b]` gives `{a: {b: leaf}}`.
+    pub fn nested(path: &[&str], leaf: NewValue) -> NewValue {
+        path.iter().rev().fold(leaf, |inner, k| {
+            NewValue::Map(vec![((*k).to_string(), inner)])
+        })
+    }
+}
+
+/// Why an edit could not be made; the position is a byte offset for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditError {
+    /// The place to edit is reached through a YAML alias; editing it would change
+    /// every other use of the anchor.
+    ThroughAlias { pos: usize },
+    /// A field on the path is not a mapping (or sequence) as Kubernetes requires.
+    WrongType {
+        pos: usize,
+        field: String,
+        expected: &'static str,
+    },
+    /// A layout the splicer does not handle (for example a comment between `-` and an item).
+    Layout { pos: usize, what: &'static str },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Unchanged,
+    Changed,
+}
+
+/// Text conventions of the document being edited.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    pub eol: &'static str,
+    /// Columns between a key and the `-` of its block sequence (0 or 2, usually).
+    pub seq_indent: usize,
+}
+
+impl Layout {
+    pub fn detect(src: &str) -> Layout {
+        let eol = match src.find('\n') {
+            Some(i) if i > 0 && src.as_bytes()[i - 1] == b'\r' => "\r\n",
+            _ => "\n",
+        };
+        Layout { eol, seq_indent: 0 }
+    }
+}
+
+/// An editor over one tree, writing into one set of splices.
+pub struct Editor<'t, 'a> {
+    pub tree: &'t Tree<'a>,
+    pub layout: Layout,
+    pub splices: Splices,
+}
+
+impl<'t, 'a> Editor<'t, 'a> {
+    pub fn new(tree: &'t Tree<'a>, layout: Layout) -> Self {
+        Editor {
+            tree,
+            layout,
+            splices: Splices::new(),
+        }
+    }
+
+    fn src(&self) -> &'a str {
+        self.tree.src
+    }
+
+    fn own_get(&self, map: NodeId, key: &str) -> Option<(NodeId, NodeId)> {
+        self.tree
+            .own_entries(map)
+            .iter()
+            .copied()
+            .find(|&(k, _)| self.tree.str(k) == Some(key))
+    }
+
+    fn check_not_alias(&self, id: NodeId) -> Result<(), EditError> {
+        if self.tree.is_alias(id) {
+            Err(EditError::ThroughAlias {
+                pos: self.tree.node(id).span.start,
+            })
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Sets `path.../key` under `map` to the string `value`, creating missing mappings.
+    pub fn set_string(
+        &mut self,
+        map: NodeId,
+        path: &[&str],
+        key: &str,
+        value: &str,
+    ) -> Result<Change, EditError> {
+        let mut full: Vec<&str> = path.to_vec();
+        full.push(key);
+        self.set_value(map, &full, NewValue::Str(value.to_string()))
+    }
+
+    /// Sets the value at `path` (at least one key) under `map`. An existing scalar equal
+    /// to a string `value` is left as written, whatever its quoting.
+    pub fn set_value(
+        &mut self,
+        map: NodeId,
+        path: &[&str],
+        value: NewValue,
+    ) -> Result<Change, EditError> {
+        let mut cur = map;
+        self.check_not_alias(cur)?;
+        for (i, seg) in path.iter().enumerate() {
+            let last = i + 1 == path.len();
+            let Some((k, v)) = self.own_get(cur, seg) else {
+                let rest = NewValue::nested(&path[i + 1..], value);
+                self.insert_entry(cur, seg, &rest)?;
+                return Ok(Change::Changed);
+            };
+            self.check_not_alias(v)?;
+            if last {
+                if let NewValue::Str(want) = &value {
+                    if self.reads_as_string(v, want) {
+                        return Ok(Change::Unchanged);
+                    }
+                }
+                if self.tree.is_null(v) || self.scalar_text(v).is_some() {
+                    self.replace_scalar(cur, k, v, &value)?;
+                    return Ok(Change::Changed);
+                }
+                return Err(EditError::WrongType {
+                    pos: self.tree.node(v).span.start,
+                    field: (*seg).to_string(),
+                    expected: "a string",
+                });
+            }
+            if self.tree.is_null(v) {
+                let rest = NewValue::nested(&path[i + 1..], value);
+                self.replace_scalar(cur, k, v, &rest)?;
+                return Ok(Change::Changed);
+            }
+            if !self.tree.is_map(v) {
+                return Err(EditError::WrongType {
+                    pos: self.tree.node(v).span.start,
+                    field: (*seg).to_string(),
+                    expected: "a mapping",
+                });
+            }
+            cur = v;
+        }
+        Ok(Change::Unchanged)
+    }
+
+    /// True when scalar `v` is `want` for every YAML reader: quoted, a block scalar,
+    /// or plain text that no reader takes for a bool, null or number.
+    fn reads_as_string(&self, v: NodeId, want: &str) -> bool {
+        match &self.tree.node(v).kind {
+            NodeKind::Scalar { value, style, .. } if value == want => {
+                *style != Style::Plain || super::scalar::plain_is_safe(value)
+            }
+            _ => false,
+        }
+    }
+
+    fn scalar_text(&self, id: NodeId) -> Option<&str> {
+        match &self.tree.node(id).kind {
+            NodeKind::Scalar { value, .. } => Some(value),
+            _ => None,
+        }
+    }
+
+    /// Removes `path.../key` under `map` if present. Only single-line scalar entries are
+    /// removed (the function only ever removes what it wrote).
+    pub fn remove(&mut self, map: NodeId, path: &[&str], key: &str) -> Result<Change, EditError> {
+        let mut cur = map;
+        for seg in path {
+            match self.own_get(cur, seg) {
+                Some((_, v)) if self.tree.is_map(v) && !self.tree.is_alias(v) => cur = v,
+                _ => return Ok(Change::Unchanged),
+            }
+        }
+        let entries = self.tree.own_entries(cur);
+        let Some(idx) = entries
+            .iter()
+            .position(|&(k, _)| self.tree.str(k) == Some(key))
+        else {
+            return Ok(Change::Unchanged);
+        };
+        self.remove_entry_at(cur, idx)?;
+        Ok(Change::Changed)
+    }
+
+    fn remove_entry_at(&mut self, map: NodeId, idx: usize) -> Result<(), EditError> {
+        let entries = self.tree.own_entries(map);
+        let (k, v) = entries[idx];
+        let src = self.src();
+        if self.tree.is_flow(map) {
+            let (start, end) = flow_removal(
+                self.tree,
+                entries
+                    .iter()
+                    .map(|&(k, v)| (k, v))
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+                idx,
+            );
+            self.splices.delete(start, end);
+            return Ok(());
+        }
+        if !self.single_line_entry(k, v) {
+            return Err(EditError::Layout {
+                pos: self.tree.node(k).span.start,
+                what: "only single-line entries can be removed",
+            });
+        }
+        let ks = self.tree.node(k).span.start;
+        let ls = line_start(src, ks);
+        if !src[ls..ks].bytes().all(|b| b == b' ') {
+            return Err(EditError::Layout {
+                pos: ks,
+                what: "the entry shares its line with other content",
+            });
+        }
+        let le = line_end(src, self.tree.node(v).span.end);
+        self.splices.delete(ls, after_eol(src, le));
+        Ok(())
+    }
+
+    /// True for `key: scalar` written on one line (the value not a block scalar).
+    fn single_line_entry(&self, k: NodeId, v: NodeId) -> bool {
+        let (kn, vn) = (self.tree.node(k), self.tree.node(v));
+        let inline = |id: NodeId| {
+            matches!(
+                &self.tree.node(id).kind,
+                NodeKind::Scalar { style, .. }
+                    if !matches!(style, Style::Literal | Style::Folded)
+            )
+        };
+        let nonempty = !matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
+        inline(k)
+            && inline(v)
+            && nonempty
+            && vn.span.end > kn.span.start
+            && !self.src()[kn.span.start..vn.span.end].contains('\n')
+    }
+
+    /// Replaces the scalar value `v` of entry `k` in `map` with `value`.
+    fn replace_scalar(
+        &mut self,
+        map: NodeId,
+        k: NodeId,
+        v: NodeId,
+        value: &NewValue,
+    ) -> Result<(), EditError> {
+        let src = self.src();
+        let vn = self.tree.node(v);
+        let empty = vn.span.end <= vn.span.start
+            || matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
+        if self.tree.is_flow(map) {
+            if empty {
+                let colon =
+                    colon_after(src, self.tree.node(k).span.end).ok_or(EditError::Layout {
+                        pos: vn.span.start,
+                        what: "no ':' after the key",
+                    })?;
+                self.splices
+                    .insert(colon + 1, format!(" {}", flow_value(value)));
+            } else {
+                self.splices
+                    .replace(vn.span.start, vn.span.end, flow_value(value));
+            }
+            return Ok(());
+        }
+        if let (NewValue::Str(s), false) = (value, empty) {
+            self.splices
+                .replace(vn.span.start, vn.span.end, double_quoted(s));
+            return Ok(());
+        }
+        let colon = colon_after(src, self.tree.node(k).span.end).ok_or(EditError::Layout {
+            pos: vn.span.start,
+            what: "no ':' after the key",
+        })?;
+        let col = column(src, self.tree.node(k).span.start);
+        let end = if empty { colon + 1 } else { vn.span.end };
+        let text = self.block_value(value, col);
+        self.splices.replace(colon + 1, end, text);
+        Ok(())
+    }
+
+    /// Adds `key: value` to a mapping that does not have `key`.
+    pub fn insert_entry(
+        &mut self,
+        map: NodeId,
+        key: &str,
+        value: &NewValue,
+    ) -> Result<(), EditError> {
+        let src = self.src();
+        let entries = self.tree.own_entries(map);
+        let node = self.tree.node(map);
+        if !matches!(node.kind, NodeKind::Map { .. }) {
+            return Err(EditError::WrongType {
+                pos: node.span.start,
+                field: key.to_string(),
+                expected: "a mapping",
+            });
+        }
+        if self.tree.is_flow(map) {
+            let entry = format!("{}: {}", double_quoted(key), flow_value(value));
+            self.insert_flow(node.span.start, entries.first().map(|e| e.0), entry);
+            return Ok(());
+        }
+        let Some(&(first, _)) = entries.first() else {
+            return Err(EditError::Layout {
+                pos: node.span.start,
+                what: "an empty block mapping",
+            });
+        };
+        let col = column(src, self.tree.node(first).span.start);
+        let entry = format!("{}:{}", key_text(key), self.block_value(value, col));
+        let eol = self.layout.eol;
+        // After the last one-line entry reads naturally ("appended"); a block scalar or a
+        // nested collection has no reliable end, so otherwise go before the first key.
+        let anchor = entries
+            .iter()
+            .rev()
+            .find(|&&(k, v)| self.single_line_entry(k, v));
+        if let Some(&(_, v)) = anchor {
+            let at = line_end(src, self.tree.node(v).span.end);
+            self.splices
+                .insert(at, format!("{eol}{}{entry}", spaces(col)));
+        } else {
+            let at = self.tree.node(first).span.start;
+            self.splices
+                .insert(at, format!("{entry}{eol}{}", spaces(col)));
+        }
+        Ok(())
+    }
+
+    /// Inserts `entry` (already rendered) as the first element of a flow collection
+    /// opening at `open`.
+    fn insert_flow(&mut self, open: usize, first: Option<NodeId>, entry: String) {
+        match first {
+            None => self.splices.insert(open + 1, entry),
+            Some(first) => {
+                let at = self.tree.node(first).span.start;
+                let gap = &self.src()[open + 1..at];
+                let sep = if gap.contains('\n') && gap.trim().is_empty() {
+                    gap
+                } else {
+                    " "
+                };
+                self.splices.insert(at, format!("{entry},{sep}"));
+            }
+        }
+    }
+
+    /// Adds `item` as the first item of a sequence.
+    pub fn insert_item(&mut self, seq: NodeId, item: &NewValue) -> Result<(), EditError> {
+        let src = self.src();
+        let node = self.tree.node(seq);
+        let NodeKind::Seq { items, flow } = &node.kind else {
+            return Err(EditError::WrongType {
+                pos: node.span.start,
+                field: String::new(),
+                expected: "a list",
+            });
+        };
+        if *flow {
+            self.insert_flow(node.span.start, items.first().copied(), flow_value(item));
+            return Ok(());
+        }
+        let Some(&first) = items.first() else {
+            return Err(EditError::Layout {
+                pos: node.span.start,
+                what: "an empty block sequence",
+            });
+        };
+        let first_start = self.tree.node(first).span.start;
+        let dash = dash_before(src, first_start).ok_or(EditError::Layout {
+            pos: first_start,
+            what: "a comment or property between '-' and its item",
+        })?;
+        let dash_col = column(src, dash);
+        let content_col = if src[dash..first_start].contains('\n') {
+            dash_col + 2
+        } else {
+            column(src, first_start)
+        };
+        let text = format!(
+            "-{}{}{}",
+            spaces(content_col - dash_col - 1),
+            self.block_item(item, content_col),
+            self.layout.eol
+        ) + &spaces(dash_col);
+        self.splices.insert(dash, text);
+        Ok(())
+    }
+
+    /// Removes item `idx` of a sequence; the item must be a mapping of one-line entries
+    /// or a one-line scalar.
+    pub fn remove_item(&mut self, seq: NodeId, idx: usize) -> Result<(), EditError> {
+        let src = self.src();
+        let items = self.tree.items(seq).to_vec();
+        let item = items[idx];
+        if self.tree.is_flow(seq) {
+            let pairs: Vec<(NodeId, NodeId)> = items.iter().map(|&i| (i, i)).collect();
+            let (start, end) = flow_removal(self.tree, &pairs, idx);
+            self.splices.delete(start, end);
+            return Ok(());
+        }
+        let start = self.tree.node(item).span.start;
+        let dash = dash_before(src, start).ok_or(EditError::Layout {
+            pos: start,
+            what: "a comment or property between '-' and its item",
+        })?;
+        let ls = line_start(src, dash);
+        let layout_err = EditError::Layout {
+            pos: start,
+            what: "only one-line entries can be removed",
+        };
+        if !src[ls..dash].bytes().all(|b| b == b' ') {
+            return Err(layout_err);
+        }
+        let last_end = match &self.tree.node(item).kind {
+            NodeKind::Map {
+                entries,
+                flow: false,
+            } => {
+                if !entries.iter().all(|&(k, v)| self.single_line_entry(k, v)) {
+                    return Err(layout_err);
+                }
+                entries
+                    .last()
+                    .map(|&(_, v)| self.tree.node(v).span.end)
+                    .unwrap_or(start)
+            }
+            _ => return Err(layout_err),
+        };
+        let end = after_eol(src, line_end(src, last_end));
+        self.splices.delete(ls, end);
+        Ok(())
+    }
+
+    /// The text after `key:` for a value in a block mapping whose keys are at `col`.
+    fn block_value(&self, value: &NewValue, col: usize) -> String {
+        let eol = self.layout.eol;
+        match value {
+            NewValue::Str(s) => format!(" {}", double_quoted(s)),
+            NewValue::Map(entries) => {
+                let mut out = String::new();
+                for (k, v) in entries {
+                    out.push_str(eol);
+                    out.push_str(&spaces(col + 2));
+                    out.push_str(&key_text(k));
+                    out.push(':');
+                    out.push_str(&self.block_value(v, col + 2));
+                }
+                out
+            }
+            NewValue::Seq(items) => {
+                let dash_col = col + self.layout.seq_indent;
+                let mut out = String::new();
+                for item in items {
+                    out.push_str(eol);
+                    out.push_str(&spaces(dash_col));
+                    out.push_str("- ");
+                    out.push_str(&self.block_item(item, dash_col + 2));
+                }
+                out
+            }
+        }
+    }
+
+    /// An item's text after `- `, its content at `col`.
+    fn block_item(&self, item: &NewValue, col: usize) -> String {
+        match item {
+            NewValue::Str(s) => double_quoted(s),
+            NewValue::Map(entries) => {
+                let mut out = String::new();
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(self.layout.eol);
+                        out.push_str(&spaces(col));
+                    }
+                    out.push_str(&key_text(k));
+                    out.push(':');
+                    out.push_str(&self.block_value(v, col));
+                }
+                out
+            }
+            NewValue::Seq(_) => flow_value(item),
+        }
+    }
+}
+
+/// A value in flow (JSON) syntax: valid in JSON documents and in YAML flow collections.
+pub fn flow_value(value: &NewValue) -> String {
+    match value {
+        NewValue::Str(s) => double_quoted(s),
+        NewValue::Map(entries) => {
+            let inner: Vec<String> = entries
+                .iter()
+                .map(|(k, v)| format!("{}: {}", double_quoted(k), flow_value(v)))
+                .collect();
+            format!("{{{}}}", inner.join(", "))
+        }
+        NewValue::Seq(items) => {
+            let inner: Vec<String> = items.iter().map(flow_value).collect();
+            format!("[{}]", inner.join(", "))
+        }
+    }
+}
+
+/// The byte range to delete to remove element `idx` of a flow collection, given each
+/// element's first and last node (key and value, or the item twice).
+fn flow_removal(tree: &Tree<'_>, elems: &[(NodeId, NodeId)], idx: usize) -> (usize, usize) {
+    let (first, last) = elems[idx];
+    let start = tree.node(first).span.start;
+    let end = tree.node(last).span.end;
+    if let Some(&(next, _)) = elems.get(idx + 1) {
+        (start, tree.node(next).span.start)
+    } else if idx > 0 {
+        (tree.node(elems[idx - 1].1).span.end, end)
+    } else {
+        (start, end)
+    }
+}
+
+pub fn spaces(n: usize) -> String {
+    " ".repeat(n)
+}
+
+/// Start of the line holding `pos`.
+pub fn line_start(src: &str, pos: usize) -> usize {
+    src[..pos.min(src.len())].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// End of the line holding `pos`: the offset of its `\r\n` or `\n`, or the text's end.
+pub fn line_end(src: &str, pos: usize) -> usize {
+    let pos = pos.min(src.len());
+    match src[pos..].find('\n') {
+        Some(i) => {
+            let nl = pos + i;
+            if nl > pos && src.as_bytes()[nl - 1] == b'\r' {
+                nl - 1
+            } else {
+                nl
+            }
+        }
+        None => src.len(),
+    }
+}
+
+/// The offset after the line break at `pos` (which `line_end` returned).
+fn after_eol(src: &str, pos: usize) -> usize {
+    let b = src.as_bytes();
+    match b.get(pos) {
+        Some(b'\r') if b.get(pos + 1) == Some(&b'\n') => pos + 2,
+        Some(b'\n') => pos + 1,
+        _ => pos,
+    }
+}
+
+/// Column (in characters) of `pos` on its line.
+pub fn column(src: &str, pos: usize) -> usize {
+    src[line_start(src, pos)..pos].chars().count()
+}
+
+/// The `:` that follows a key ending at `key_end`.
+fn colon_after(src: &str, key_end: usize) -> Option<usize> {
+    let rest = &src[key_end..];
+    let skip = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    (rest.as_bytes().get(skip) == Some(&b':')).then_some(key_end + skip)
+}
+
+/// The `-` that introduces the block sequence item starting at `item_start`.
+fn dash_before(src: &str, item_start: usize) -> Option<usize> {
+    let before = src[..item_start].trim_end_matches([' ', '\t', '\r', '\n']);
+    before.ends_with('-').then(|| before.len() - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(src: &str, f: impl FnOnce(&mut Editor<'_, '_>, NodeId)) -> String {
+        let tree = Tree::parse(src).unwrap();
+        let root = tree.docs[0].root;
+        let mut ed = Editor::new(&tree, Layout::detect(src));
+        f(&mut ed, root);
+        let splices = std::mem::take(&mut ed.splices);
+        splices.apply(src).unwrap()
+    }
+
+    fn set(src: &str, path: &[&str], key: &str, value: &str) -> String {
+        edit(src, |ed, root| {
+            ed.set_string(root, path, key, value).unwrap();
+        })
+    }
+
+    #[test]
+    fn appends_after_the_last_one_line_entry_keeping_comments() {
+        let src = "meta:\n  annotations:\n    a: 'x' # keep\n    b: \"y\"\n  other: 1\n";
+        assert_eq!(
+            set(src, &["meta", "annotations"], "k", "v"),
+            "meta:\n  annotations:\n    a: 'x' # keep\n    b: \"y\"\n    k: \"v\"\n  other: 1\n"
+        );
+    }
+
+    #[test]
+    fn creates_missing_mappings_before_a_nested_first_key() {
+        let src = "template:\n  spec:\n    containers: []\n";
+        assert_eq!(
+            set(src, &["template", "metadata", "annotations"], "k", "v"),
+            "template:\n  metadata:\n    annotations:\n      k: \"v\"\n  spec:\n    containers: []\n"
+        );
+    }
+
+    #[test]
+    fn replaces_an_existing_value_and_keeps_an_equal_one() {
+        let src = "a:\n  k: old # c\n";
+        assert_eq!(set(src, &["a"], "k", "new"), "a:\n  k: \"new\" # c\n");
+        let same = "a:\n  k: 'new'\n";
+        assert_eq!(set(same, &["a"], "k", "new"), same);
+    }
+
+    #[test]
+    fn fills_a_null_mapping() {
+        assert_eq!(
+            set("a:\n  ann:\nb: 1\n", &["a", "ann"], "k", "v"),
+            "a:\n  ann:\n    k: \"v\"\nb: 1\n"
+        );
+        assert_eq!(
+            set("a:\n  ann: ~\n", &["a", "ann"], "k", "v"),
+            "a:\n  ann:\n    k: \"v\"\n"
+        );
+    }
+
+    #[test]
+    fn writes_json_into_flow_collections() {
+        let src = "{\n  \"a\": {\n    \"b\": 1\n  }\n}";
+        assert_eq!(
+            set(src, &["a"], "k", "v"),
+            "{\n  \"a\": {\n    \"k\": \"v\",\n    \"b\": 1\n  }\n}"
+        );
+        assert_eq!(
+            set("{a: {}}", &["a", "m"], "k", "v"),
+            "{a: {\"m\": {\"k\": \"v\"}}}"
+        );
+        assert_eq!(
+            set("a: {x: 1}\n", &["a"], "k", "v"),
+            "a: {\"k\": \"v\", x: 1}\n"
+        );
+    }
+
+    #[test]
+    fn keeps_crlf_line_endings() {
+        let src = "a:\r\n  x: 1\r\n";
+        assert_eq!(set(src, &["a"], "k", "v"), "a:\r\n  x: 1\r\n  k: \"v\"\r\n");
+    }
+
+    #[test]
+    fn inserts_a_first_item_matching_sequence_indentation() {
+        let flush = "env:\n- name: A\n  value: b\n";
+        let item = NewValue::Map(vec![
+            ("name".into(), NewValue::Str("H".into())),
+            ("value".into(), NewValue::Str("1".into())),
+        ]);
+        let out = edit(flush, |ed, root| {
+            let seq = ed.tree.get(root, "env").unwrap();
+            ed.insert_item(seq, &item).unwrap();
+        });
+        assert_eq!(
+            out,
+            "env:\n- name: \"H\"\n  value: \"1\"\n- name: A\n  value: b\n"
+        );
+        let indented = "env:\n    -   name: A\n";
+        let out = edit(indented, |ed, root| {
+            let seq = ed.tree.get(root, "env").unwrap();
+            ed.insert_item(seq, &item).unwrap();
+        });
+        assert_eq!(
+            out,
+            "env:\n    -   name: \"H\"\n        value: \"1\"\n    -   name: A\n"
+        );
+    }
+
+    #[test]
+    fn removes_entries_and_items() {
+        let src = "a:\n  k: \"v\"\n  x: 1\nl:\n- name: H\n  value: \"1\"\n- name: B\n";
+        let out = edit(src, |ed, root| {
+            ed.remove(root, &["a"], "k").unwrap();
+            let seq = ed.tree.get(root, "l").unwrap();
+            ed.remove_item(seq, 0).unwrap();
+        });
+        assert_eq!(out, "a:\n  x: 1\nl:\n- name: B\n");
+        let flow = "{\"a\": {\"x\": 1, \"k\": \"v\"}}";
+        let out = edit(flow, |ed, root| {
+            ed.remove(root, &["a"], "k").unwrap();
+        });
+        assert_eq!(out, "{\"a\": {\"x\": 1}}");
+    }
+
+    #[test]
+    fn refuses_to_edit_through_an_alias() {
+        let src = "base: &b\n  x: 1\nuse: *b\n";
+        let tree = Tree::parse(src).unwrap();
+        let root = tree.docs[0].root;
+        let mut ed = Editor::new(&tree, Layout::detect(src));
+        assert!(matches!(
+            ed.set_string(root, &["use"], "k", "v"),
+            Err(EditError::ThroughAlias { .. })
+        ));
+    }
+}

@@ -1,0 +1,11 @@
+//! The YAML layer: a spanned tree over the parser, quoting rules, and the splice editor
+//! that changes only the bytes it means to.
+
+pub mod edit;
+pub mod scalar;
+pub mod splice;
+pub mod tree;
+
+pub use edit::{Change, EditError, Editor, Layout, NewValue};
+pub use splice::Splices;
+pub use tree::{NodeId, Tree, YamlError};

@@ -1,0 +1,151 @@
+//! Byte-range edits against the original text: collected in any order, checked for
+//! overlap, and applied in one forward pass so untouched bytes are copied verbatim.
+
+/// Two edits touched the same bytes: a bug in the caller, never a user error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverlapError {
+    pub first: (usize, usize),
+    pub second: (usize, usize),
+}
+
+impl std::fmt::Display for OverlapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "internal error: overlapping edits at bytes {}..{} and {}..{}",
+            self.first.0, self.first.1, self.second.0, self.second.1
+        )
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Edit {
+    start: usize,
+    end: usize,
+    text: String,
+    order: usize,
+}
+
+/// A set of pending edits.
+#[derive(Debug, Default, Clone)]
+pub struct Splices {
+    edits: Vec<Edit>,
+}
+
+impl Splices {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.edits.len()
+    }
+
+    /// Replaces `start..end` with `text`.
+    pub fn replace(&mut self, start: usize, end: usize, text: impl Into<String>) {
+        let order = self.edits.len();
+        self.edits.push(Edit {
+            start,
+            end: end.max(start),
+            text: text.into(),
+            order,
+        });
+    }
+
+    /// Inserts `text` at `at`; several inserts at one point keep the order they were made.
+    pub fn insert(&mut self, at: usize, text: impl Into<String>) {
+        self.replace(at, at, text);
+    }
+
+    /// The pending edits as `(start, end, replacement)`, in source order.
+    pub fn edits(&self) -> Vec<(usize, usize, String)> {
+        let mut v: Vec<&Edit> = self.edits.iter().collect();
+        v.sort_by_key(|e| (e.start, e.end, e.order));
+        v.into_iter().map(|e| (e.start, e.end, e.text.clone())).collect()
+    }
+
+    pub fn delete(&mut self, start: usize, end: usize) {
+        self.replace(start, end, String::new());
+    }
+
+    /// Moves every edit into `other`, for callers that collect edits per resource and
+    /// keep only those of resources that succeeded.
+    pub fn append_to(self, other: &mut Splices) {
+        for e in self.edits {
+            other.replace(e.start, e.end, e.text);
+        }
+    }
+
+    /// Applies the edits to `src`. Offsets must lie on character boundaries.
+    pub fn apply(mut self, src: &str) -> Result<String, OverlapError> {
+        self.edits.sort_by_key(|e| (e.start, e.end, e.order));
+        for pair in self.edits.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            if b.start < a.end || (a.start == b.start && a.end > a.start && b.end > b.start) {
+                return Err(OverlapError {
+                    first: (a.start, a.end),
+                    second: (b.start, b.end),
+                });
+            }
+        }
+        let extra: usize = self.edits.iter().map(|e| e.text.len()).sum();
+        let mut out = String::with_capacity(src.len() + extra);
+        let mut pos = 0;
+        for e in &self.edits {
+            let start = e.start.min(src.len());
+            out.push_str(&src[pos..start]);
+            out.push_str(&e.text);
+            pos = e.end.min(src.len()).max(pos);
+        }
+        out.push_str(&src[pos..]);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn applies_in_source_order_whatever_the_call_order() {
+        let mut s = Splices::new();
+        s.replace(6, 11, "there");
+        s.insert(0, ">> ");
+        s.insert(11, "!");
+        assert_eq!(s.apply("hello world").unwrap(), ">> hello there!");
+    }
+
+    #[test]
+    fn inserts_at_one_point_keep_their_order() {
+        let mut s = Splices::new();
+        s.insert(1, "b");
+        s.insert(1, "c");
+        assert_eq!(s.apply("ad").unwrap(), "abcd");
+    }
+
+    #[test]
+    fn rejects_overlap() {
+        let mut s = Splices::new();
+        s.replace(0, 4, "x");
+        s.replace(2, 6, "y");
+        assert!(s.apply("abcdefgh").is_err());
+    }
+
+    #[test]
+    fn adjacent_edits_are_fine() {
+        let mut s = Splices::new();
+        s.replace(0, 2, "X");
+        s.replace(2, 4, "Y");
+        assert_eq!(s.apply("abcdef").unwrap(), "XYef");
+    }
+
+    #[test]
+    fn no_edits_copies_the_text() {
+        let src = "a: 1 # c\r\n";
+        assert_eq!(Splices::new().apply(src).unwrap(), src);
+    }
+}
