@@ -60,6 +60,7 @@ pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
     } else {
         item_edits
     };
+    let applied_item_edits = splices.edits();
     krm::write_results(&tree, &list, &results, layout, &mut splices);
     let output = match splices.apply(body) {
         Ok(text) => text,

@@ -65,7 +65,9 @@ impl Splices {
     pub fn edits(&self) -> Vec<(usize, usize, String)> {
         let mut v: Vec<&Edit> = self.edits.iter().collect();
         v.sort_by_key(|e| (e.start, e.end, e.order));
-        v.into_iter().map(|e| (e.start, e.end, e.text.clone())).collect()
+        v.into_iter()
+            .map(|e| (e.start, e.end, e.text.clone()))
+            .collect()
     }
 
     pub fn delete(&mut self, start: usize, end: usize) {
