@@ -30,6 +30,10 @@ pub struct Config {
     pub env_name: String,
     pub granularity: Granularity,
     pub on_missing: OnMissing,
+    /// Give every ConfigMap/Secret a kustomize-compatible hashed name.
+    pub name_suffix: bool,
+    /// Mark suffixed objects `immutable: true`.
+    pub immutable: bool,
 }
 
 pub const DEFAULT_ANNOTATION_KEY: &str = "config-hash.dev/hash";
@@ -44,6 +48,8 @@ pub const FIELDS: &[&str] = &[
     "envName",
     "granularity",
     "onMissing",
+    "nameSuffix",
+    "immutable",
 ];
 
 impl Default for Config {
@@ -54,6 +60,8 @@ impl Default for Config {
             env_name: DEFAULT_ENV_NAME.to_string(),
             granularity: Granularity::Key,
             on_missing: OnMissing::Warn,
+            name_suffix: false,
+            immutable: false,
         }
     }
 }
@@ -71,6 +79,8 @@ impl std::fmt::Display for ConfigError {
         f.write_str(&self.message)
     }
 }
+
+const BOOLS: &[(&str, bool)] = &[("true", true), ("false", false)];
 
 fn one_of<T: Copy>(field: &str, value: &str, choices: &[(&str, T)]) -> Result<T, String> {
     choices
@@ -133,6 +143,8 @@ impl Config {
                 }
                 self.env_name = value.to_string();
             }
+            "nameSuffix" => self.name_suffix = one_of(field, value, BOOLS)?,
+            "immutable" => self.immutable = one_of(field, value, BOOLS)?,
             _ => {
                 return Err(format!(
                     "unknown field {field:?}; accepted fields: {}",

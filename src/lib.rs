@@ -11,6 +11,7 @@ pub mod krm;
 pub mod naming;
 pub mod references;
 pub mod stamp;
+pub mod suffix;
 pub mod workloads;
 pub mod yaml;
 
@@ -45,8 +46,11 @@ pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
     let (item_edits, mut results) = match Config::from_function_config(&tree, list.function_config)
     {
         Ok(config) => {
-            let stamped = stamp::stamp(&tree, &list.items, &config, layout);
-            (stamped.splices, stamped.results)
+            let mut planned = suffix::plan(&tree, &list.items, &config, layout);
+            let stamped = stamp::stamp(&tree, &list.items, &config, layout, &planned.renames);
+            stamped.splices.append_to(&mut planned.splices);
+            planned.results.extend(stamped.results);
+            (planned.splices, planned.results)
         }
         Err(e) => {
             let mut r = KrmResult::new(Severity::Error, e.message);

@@ -79,6 +79,9 @@ struct RefSite {
     kind: SourceKind,
     name_field: &'static str,
     keys: KeySel,
+    /// False for references that give the pod no content (image pull secrets, CSI
+    /// credentials): renamed with the object, but not hashed.
+    visible: bool,
 }
 
 pub const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
@@ -89,21 +92,39 @@ use SourceKind::{ConfigMap, Secret};
 
 #[rustfmt::skip]
 const REF_SITES: &[RefSite] = &[
-    RefSite { scope: Containers, path: &["env", "*", "valueFrom", "configMapKeyRef"], kind: ConfigMap, name_field: "name", keys: Field("key") },
-    RefSite { scope: Containers, path: &["env", "*", "valueFrom", "secretKeyRef"], kind: Secret, name_field: "name", keys: Field("key") },
-    RefSite { scope: Containers, path: &["envFrom", "*", "configMapRef"], kind: ConfigMap, name_field: "name", keys: All },
-    RefSite { scope: Containers, path: &["envFrom", "*", "secretRef"], kind: Secret, name_field: "name", keys: All },
-    RefSite { scope: PodSpec, path: &["volumes", "*", "configMap"], kind: ConfigMap, name_field: "name", keys: Items },
-    RefSite { scope: PodSpec, path: &["volumes", "*", "secret"], kind: Secret, name_field: "secretName", keys: Items },
-    RefSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "configMap"], kind: ConfigMap, name_field: "name", keys: Items },
-    RefSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "secret"], kind: Secret, name_field: "name", keys: Items },
+    RefSite { scope: Containers, path: &["env", "*", "valueFrom", "configMapKeyRef"], kind: ConfigMap, name_field: "name", keys: Field("key"), visible: true },
+    RefSite { scope: Containers, path: &["env", "*", "valueFrom", "secretKeyRef"], kind: Secret, name_field: "name", keys: Field("key"), visible: true },
+    RefSite { scope: Containers, path: &["envFrom", "*", "configMapRef"], kind: ConfigMap, name_field: "name", keys: All, visible: true },
+    RefSite { scope: Containers, path: &["envFrom", "*", "secretRef"], kind: Secret, name_field: "name", keys: All, visible: true },
+    RefSite { scope: PodSpec, path: &["volumes", "*", "configMap"], kind: ConfigMap, name_field: "name", keys: Items, visible: true },
+    RefSite { scope: PodSpec, path: &["volumes", "*", "secret"], kind: Secret, name_field: "secretName", keys: Items, visible: true },
+    RefSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "configMap"], kind: ConfigMap, name_field: "name", keys: Items, visible: true },
+    RefSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "secret"], kind: Secret, name_field: "name", keys: Items, visible: true },
+    RefSite { scope: PodSpec, path: &["imagePullSecrets", "*"], kind: Secret, name_field: "name", keys: All, visible: false },
+    RefSite { scope: PodSpec, path: &["volumes", "*", "csi", "nodePublishSecretRef"], kind: Secret, name_field: "name", keys: All, visible: false },
 ];
+
+/// Every reference whose content the pod sees, in the pod spec at `spec` (whose field
+/// path is `spec_path`).
+pub fn find(tree: &Tree<'_>, spec: NodeId, spec_path: &str) -> Vec<Reference> {
+    find_sites(tree, spec, spec_path, true)
+}
+
+/// Every reference in the pod spec, including those that give the pod no content.
+pub fn find_all(tree: &Tree<'_>, spec: NodeId, spec_path: &str) -> Vec<Reference> {
+    find_sites(tree, spec, spec_path, false)
+}
 
 /// Every ConfigMap/Secret reference in the pod spec at `spec` (whose field path is
 /// `spec_path`), in document order per site.
-pub fn find(tree: &Tree<'_>, spec: NodeId, spec_path: &str) -> Vec<Reference> {
+fn find_sites(
+    tree: &Tree<'_>,
+    spec: NodeId,
+    spec_path: &str,
+    visible_only: bool,
+) -> Vec<Reference> {
     let mut out = Vec::new();
-    for site in REF_SITES {
+    for site in REF_SITES.iter().filter(|s| s.visible || !visible_only) {
         match site.scope {
             Scope::PodSpec => {
                 let mut found = Vec::new();
@@ -134,7 +155,9 @@ pub fn find(tree: &Tree<'_>, spec: NodeId, spec_path: &str) -> Vec<Reference> {
     out
 }
 
-fn walk(
+/// Collects the nodes at `path` below `node` (`*` walks every list item) with their
+/// field paths.
+pub fn walk(
     tree: &Tree<'_>,
     node: NodeId,
     path: &[&str],

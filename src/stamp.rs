@@ -7,6 +7,7 @@ use crate::config::{Config, Granularity, OnMissing};
 use crate::hashing::{self, Content, ContentError, Seen};
 use crate::krm::{KrmResult, ResourceId, Severity, annotation};
 use crate::references::{self, CONTAINER_LISTS, Keys, Reference, SourceKind};
+use crate::suffix::Renames;
 use crate::workloads::{self, WorkloadKind};
 use crate::yaml::edit::column;
 use crate::yaml::{Change, EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
@@ -53,15 +54,21 @@ fn is_true(value: Option<&str>) -> bool {
 #[derive(Default)]
 struct Counts {
     stamped: usize,
-    changed: usize,
-    cleared: usize,
     skipped: usize,
     missing: usize,
     failed: usize,
 }
 
 /// Runs the pass over `items`.
-pub fn stamp(tree: &Tree<'_>, items: &[NodeId], config: &Config, layout: Layout) -> Stamped {
+/// Runs the pass over `items`. References are resolved through `renames`, so a
+/// workload is hashed against the names objects will have after suffixing.
+pub fn stamp(
+    tree: &Tree<'_>,
+    items: &[NodeId],
+    config: &Config,
+    layout: Layout,
+    renames: &Renames,
+) -> Stamped {
     let mut out = Stamped::default();
     let mut sources = Sources {
         tree,
@@ -76,7 +83,11 @@ pub fn stamp(tree: &Tree<'_>, items: &[NodeId], config: &Config, layout: Layout)
         let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) else {
             continue;
         };
-        let key = (kind, id.namespace.clone(), id.name.clone());
+        let name = renames
+            .final_name(kind, &id.namespace, &id.name)
+            .unwrap_or(&id.name)
+            .to_string();
+        let key = (kind, id.namespace.clone(), name);
         let ignored = is_true(annotation(tree, item, IGNORE_ANNOTATION));
         if sources.by_id.contains_key(&key) {
             out.results.push(
@@ -112,6 +123,7 @@ pub fn stamp(tree: &Tree<'_>, items: &[NodeId], config: &Config, layout: Layout)
             kind,
             config,
             layout,
+            renames,
             &mut sources,
             &mut bad_sources,
             &mut counts,
@@ -119,15 +131,9 @@ pub fn stamp(tree: &Tree<'_>, items: &[NodeId], config: &Config, layout: Layout)
         );
     }
 
-    let mut summary = format!(
-        "config-hash: {} workload(s) stamped ({} changed, {} unchanged)",
-        counts.stamped,
-        counts.changed,
-        counts.stamped - counts.changed
-    );
-    if counts.cleared > 0 {
-        summary.push_str(&format!(", {} cleared of a stale hash", counts.cleared));
-    }
+    // Results describe the output, not the change, so that running the function on its
+    // own output reproduces it byte for byte.
+    let mut summary = format!("config-hash: {} workload(s) stamped", counts.stamped);
     summary.push_str(&format!(
         ", {} skipped, {} missing reference(s)",
         counts.skipped, counts.missing
@@ -153,6 +159,7 @@ fn stamp_workload(
     kind: &WorkloadKind,
     config: &Config,
     layout: Layout,
+    renames: &Renames,
     sources: &mut Sources<'_, '_>,
     bad_sources: &mut Vec<NodeId>,
     counts: &mut Counts,
@@ -171,7 +178,11 @@ fn stamp_workload(
     let mut seen: BTreeMap<(SourceKind, String), Acc> = BTreeMap::new();
     let mut broken = false;
     for r in &refs {
-        let key = (r.kind, id.namespace.clone(), r.name.clone());
+        let name = renames
+            .final_name(r.kind, &id.namespace, &r.name)
+            .unwrap_or(&r.name)
+            .to_string();
+        let key = (r.kind, id.namespace.clone(), name.clone());
         let source = sources.by_id.get(&key).map(|s| (s.item, s.ignored));
         if let Some((_, true)) = source {
             continue;
@@ -211,7 +222,7 @@ fn stamp_workload(
             }
             None => {}
         }
-        let acc = seen.entry((r.kind, r.name.clone())).or_insert(Acc {
+        let acc = seen.entry((r.kind, name)).or_insert(Acc {
             keys: Keys::Some(Vec::new()),
             present,
         });
@@ -225,20 +236,7 @@ fn stamp_workload(
     let mut ed = Editor::new(tree, with_seq_indent(tree, spec, layout));
     let env_applies = kind.env_allowed && config.writes_env();
     let result = if seen.is_empty() {
-        clear(&mut ed, template, spec, config, env_applies).map(|changed| {
-            if changed {
-                counts.cleared += 1;
-                out.results.push(
-                    KrmResult::new(
-                        Severity::Info,
-                        format!(
-                            "{id}: reads no ConfigMap or Secret any more; removed its stale hash"
-                        ),
-                    )
-                    .about(tree, item),
-                );
-            }
-        })
+        clear(&mut ed, template, spec, config, env_applies).map(|_| ())
     } else {
         let contents: Vec<(SourceKind, &str, Option<&Content>, &Keys)> = seen
             .iter()
@@ -260,11 +258,8 @@ fn stamp_workload(
             })
             .collect();
         let hash = hashing::pod_hash(&seen_list);
-        apply(&mut ed, template, spec, config, env_applies, &hash).map(|changed| {
+        apply(&mut ed, template, spec, config, env_applies, &hash).map(|_| {
             counts.stamped += 1;
-            if changed {
-                counts.changed += 1;
-            }
             let names: Vec<String> = seen
                 .iter()
                 .map(|((k, name), acc)| {
@@ -282,12 +277,7 @@ fn stamp_workload(
             out.results.push(
                 KrmResult::new(
                     Severity::Info,
-                    format!(
-                        "{id}: {} {} from {}",
-                        what.join(" and "),
-                        if changed { "set" } else { "up to date" },
-                        names.join(", ")
-                    ),
+                    format!("{id}: {} from {}", what.join(" and "), names.join(", ")),
                 )
                 .about(tree, item),
             );

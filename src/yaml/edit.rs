@@ -9,6 +9,8 @@ use super::tree::{NodeId, NodeKind, Style, Tree};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NewValue {
     Str(String),
+    /// A plain scalar written as is (`true`, a number): not a string.
+    Raw(String),
     Map(Vec<(String, NewValue)>),
     Seq(Vec<NewValue>),
 }
@@ -132,10 +134,15 @@ impl<'t, 'a> Editor<'t, 'a> {
             };
             self.check_not_alias(v)?;
             if last {
-                if let NewValue::Str(want) = &value {
-                    if self.reads_as_string(v, want) {
+                match &value {
+                    NewValue::Str(want) if self.reads_as_string(v, want) => {
                         return Ok(Change::Unchanged);
                     }
+                    NewValue::Raw(want) if matches!(&self.tree.node(v).kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value == want) =>
+                    {
+                        return Ok(Change::Unchanged);
+                    }
+                    _ => {}
                 }
                 if self.tree.is_null(v) || self.scalar_text(v).is_some() {
                     self.replace_scalar(cur, k, v, &value)?;
@@ -284,10 +291,17 @@ impl<'t, 'a> Editor<'t, 'a> {
             }
             return Ok(());
         }
-        if let (NewValue::Str(s), false) = (value, empty) {
-            self.splices
-                .replace(vn.span.start, vn.span.end, double_quoted(s));
-            return Ok(());
+        match (value, empty) {
+            (NewValue::Str(s), false) => {
+                self.splices
+                    .replace(vn.span.start, vn.span.end, double_quoted(s));
+                return Ok(());
+            }
+            (NewValue::Raw(s), false) => {
+                self.splices.replace(vn.span.start, vn.span.end, s.clone());
+                return Ok(());
+            }
+            _ => {}
         }
         let colon = colon_after(src, self.tree.node(k).span.end).ok_or(EditError::Layout {
             pos: vn.span.start,
@@ -459,6 +473,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         let eol = self.layout.eol;
         match value {
             NewValue::Str(s) => format!(" {}", double_quoted(s)),
+            NewValue::Raw(s) => format!(" {s}"),
             NewValue::Map(entries) => {
                 let mut out = String::new();
                 for (k, v) in entries {
@@ -488,6 +503,7 @@ impl<'t, 'a> Editor<'t, 'a> {
     fn block_item(&self, item: &NewValue, col: usize) -> String {
         match item {
             NewValue::Str(s) => double_quoted(s),
+            NewValue::Raw(s) => s.clone(),
             NewValue::Map(entries) => {
                 let mut out = String::new();
                 for (i, (k, v)) in entries.iter().enumerate() {
@@ -510,6 +526,7 @@ impl<'t, 'a> Editor<'t, 'a> {
 pub fn flow_value(value: &NewValue) -> String {
     match value {
         NewValue::Str(s) => double_quoted(s),
+        NewValue::Raw(s) => s.clone(),
         NewValue::Map(entries) => {
             let inner: Vec<String> = entries
                 .iter()
