@@ -1,13 +1,121 @@
 //! Command-line definitions (clap derive only); behaviour lives in the library.
 
-use clap::Parser;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Stamp a hash of the ConfigMaps and Secrets each pod reads into its pod template.
 ///
 /// With no arguments, config-hash is a KRM function: it reads a ResourceList (YAML or
-/// JSON) on stdin and writes it, with `results`, to stdout. Configure it with a
-/// functionConfig (kpt: `-- mode=env`; or a ConfigHash object). Exit status: 0, or 1
-/// when a result has severity error or the input cannot be read.
+/// JSON) on stdin and writes it, with `results`, to stdout. Given a plain multi-document
+/// manifest stream (on stdin or as FILES) it writes the stream back, stamped, and
+/// prints warnings and errors on stderr. Given one FILE that holds a ConfigHash object,
+/// it runs as a kustomize legacy exec plugin (config from the file, stream on stdin).
+///
+/// Exit status: 0 success; 1 an error result, or input that cannot be read; 3 (with
+/// --check) something is out of date.
 #[derive(Debug, Parser)]
-#[command(name = "config-hash", version, about, long_about)]
-pub struct Cli {}
+#[command(
+    name = "config-hash",
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Install this binary as a kustomize exec plugin for `kind: ConfigHash`, where
+    /// `kubectl kustomize --enable-alpha-plugins` finds it
+    /// ($XDG_CONFIG_HOME/kustomize/plugin/config-hash.dev/v1alpha1/confighash/ConfigHash,
+    /// XDG_CONFIG_HOME defaulting to ~/.config), and print the path.
+    InstallKustomizePlugin {
+        /// Install under this directory instead of $XDG_CONFIG_HOME/kustomize/plugin.
+        #[arg(long, value_name = "DIR")]
+        plugin_home: Option<PathBuf>,
+    },
+    /// Show which workloads read which ConfigMaps/Secrets (and keys), and which
+    /// references are missing: "what rolls if I change this ConfigMap?".
+    Graph {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = GraphFormat::Table)]
+        format: GraphFormat,
+        /// Manifest files (default: stdin; a ResourceList or a plain stream).
+        files: Vec<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GraphFormat {
+    /// A readable table.
+    Table,
+    /// JSON: {"edges": [...]}.
+    Json,
+    /// Graphviz DOT (`| dot -Tsvg`); missing references drawn red and dashed.
+    Dot,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Manifest files to read instead of stdin; they are processed as one stream and
+    /// written to stdout.
+    pub files: Vec<PathBuf>,
+    /// A functionConfig file: `kind: ConfigHash` (fields under spec) or a ConfigMap
+    /// (fields under data).
+    #[arg(short, long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Write the hash as an annotation, an env var, or both.
+    #[arg(long, value_parser = ["annotation", "env", "both"])]
+    pub mode: Option<String>,
+    /// Annotation key for the hash [default: config-hash.dev/hash].
+    #[arg(long, value_name = "KEY")]
+    pub annotation_key: Option<String>,
+    /// Env var name for the hash [default: CONFIG_HASH].
+    #[arg(long, value_name = "NAME")]
+    pub env_name: Option<String>,
+    /// Hash only the keys each pod sees (key) or whole objects (object).
+    #[arg(long, value_parser = ["key", "object"])]
+    pub granularity: Option<String>,
+    /// What a non-optional reference to a missing object or key gets.
+    #[arg(long, value_parser = ["warn", "error", "ignore"])]
+    pub on_missing: Option<String>,
+    /// Give ConfigMaps and Secrets kustomize-compatible hashed names.
+    #[arg(long)]
+    pub name_suffix: bool,
+    /// With --name-suffix, mark suffixed objects immutable.
+    #[arg(long)]
+    pub immutable: bool,
+    /// Change nothing: list what is out of date and exit 3 if anything is.
+    #[arg(long)]
+    pub check: bool,
+}
+
+impl RunArgs {
+    /// The flags as functionConfig field overrides.
+    pub fn overrides(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut put = |field: &str, value: &Option<String>| {
+            if let Some(v) = value {
+                out.push((field.to_string(), v.clone()));
+            }
+        };
+        put("mode", &self.mode);
+        put("annotationKey", &self.annotation_key);
+        put("envName", &self.env_name);
+        put("granularity", &self.granularity);
+        put("onMissing", &self.on_missing);
+        if self.name_suffix {
+            out.push(("nameSuffix".into(), "true".into()));
+        }
+        if self.immutable {
+            out.push(("immutable".into(), "true".into()));
+        }
+        out
+    }
+}

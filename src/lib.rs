@@ -6,48 +6,87 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod graph;
 pub mod hashing;
 pub mod krm;
 pub mod naming;
+pub mod plugin;
 pub mod references;
 pub mod stamp;
+pub mod stream;
 pub mod suffix;
 pub mod workloads;
 pub mod yaml;
 
 use config::Config;
-use krm::{InputError, KrmResult, ResourceList, Severity};
+use krm::{InputError, KrmResult, ResourceId, ResourceList, Severity};
 use yaml::{Layout, Splices, Tree};
 
 /// What a run produced.
 #[derive(Debug)]
 pub struct Outcome {
-    /// The ResourceList to write to stdout.
+    /// What to write to stdout: the ResourceList with `results`, or the manifest stream.
     pub output: String,
     pub results: Vec<KrmResult>,
     /// The edits made to items (not to `results`), as `(start, end, replacement)` byte
     /// ranges of the input after any BOM: lets tests prove nothing else moved.
     pub item_edits: Vec<(usize, usize, String)>,
+    /// The resources the edits touch: what `--check` reports as out of date.
+    pub stale: Vec<ResourceId>,
+    /// True when the input was a ResourceList, false for a plain manifest stream.
+    pub resource_list: bool,
     /// 0, or 1 when a result has severity `error` (items are then left unchanged).
     pub exit_code: i32,
 }
 
+/// How a run is configured beyond the input itself.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// A functionConfig document (ConfigMap or ConfigHash) from a file; it overrides the
+    /// ResourceList's own functionConfig.
+    pub config_text: Option<String>,
+    /// Field values (`mode` = `env`, ...) that override everything else.
+    pub overrides: Vec<(String, String)>,
+}
+
 const BOM: &str = "\u{feff}";
 
-/// Runs the function on a ResourceList (YAML or JSON).
+/// Runs the function on a ResourceList (YAML or JSON) with its own functionConfig.
 pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
+    let out = run(input, &Options::default())?;
+    if !out.resource_list {
+        let tree = Tree::parse(input.strip_prefix(BOM).unwrap_or(input))?;
+        ResourceList::locate(&tree)?;
+    }
+    Ok(out)
+}
+
+/// Runs the function on a ResourceList or on a plain multi-document manifest stream.
+pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
     let (bom, body) = match input.strip_prefix(BOM) {
         Some(rest) => (BOM, rest),
         None => ("", input),
     };
     let tree = Tree::parse(body)?;
-    let list = ResourceList::locate(&tree)?;
+    let list = if stream::is_resource_list(&tree) {
+        Some(ResourceList::locate(&tree)?)
+    } else {
+        None
+    };
+    let items = match &list {
+        Some(l) => l.items.clone(),
+        None => stream::items(&tree),
+    };
     let layout = Layout::detect(body);
-    let (item_edits, mut results) = match Config::from_function_config(&tree, list.function_config)
-    {
+    let config = configure(
+        &tree,
+        list.as_ref().and_then(|l| l.function_config),
+        options,
+    );
+    let (item_edits, mut results) = match config {
         Ok(config) => {
-            let mut planned = suffix::plan(&tree, &list.items, &config, layout);
-            let stamped = stamp::stamp(&tree, &list.items, &config, layout, &planned.renames);
+            let mut planned = suffix::plan(&tree, &items, &config, layout);
+            let stamped = stamp::stamp(&tree, &items, &config, layout, &planned.renames);
             stamped.splices.append_to(&mut planned.splices);
             planned.results.extend(stamped.results);
             (planned.splices, planned.results)
@@ -65,14 +104,19 @@ pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
         item_edits
     };
     let applied_item_edits = splices.edits();
-    krm::write_results(&tree, &list, &results, layout, &mut splices);
+    let stale = touched(&tree, &items, &applied_item_edits);
+    if let Some(list) = &list {
+        krm::write_results(&tree, list, &results, layout, &mut splices);
+    }
     let output = match splices.apply(body) {
         Ok(text) => text,
         Err(e) => {
             // A bug, not bad input: keep the items as they were and say so.
             results.push(KrmResult::new(Severity::Error, e.to_string()));
             let mut only_results = Splices::new();
-            krm::write_results(&tree, &list, &results, layout, &mut only_results);
+            if let Some(list) = &list {
+                krm::write_results(&tree, list, &results, layout, &mut only_results);
+            }
             only_results
                 .apply(body)
                 .unwrap_or_else(|_| body.to_string())
@@ -83,6 +127,80 @@ pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
         output: format!("{bom}{output}"),
         results,
         item_edits: applied_item_edits,
+        stale,
+        resource_list: list.is_some(),
         exit_code,
     })
+}
+
+/// The configuration: the ResourceList's functionConfig, then a config file, then
+/// single-field overrides.
+fn configure(
+    tree: &Tree<'_>,
+    function_config: Option<yaml::NodeId>,
+    options: &Options,
+) -> Result<Config, config::ConfigError> {
+    let mut config = match &options.config_text {
+        Some(text) => {
+            let file = Tree::parse(text).map_err(|e| config::ConfigError {
+                field: None,
+                message: format!("the config file is not YAML: {e}"),
+            })?;
+            let root = file.docs.first().map(|d| d.root);
+            Config::from_function_config(&file, root)?
+        }
+        None => Config::from_function_config(tree, function_config)?,
+    };
+    for (field, value) in &options.overrides {
+        config
+            .set(field, value)
+            .map_err(|message| config::ConfigError {
+                field: Some(field.clone()),
+                message,
+            })?;
+    }
+    Ok(config)
+}
+
+/// The items that contain an edit, in input order.
+fn touched(
+    tree: &Tree<'_>,
+    items: &[yaml::NodeId],
+    edits: &[(usize, usize, String)],
+) -> Vec<ResourceId> {
+    let mut starts: Vec<(usize, yaml::NodeId)> = items
+        .iter()
+        .map(|&i| (tree.node(i).span.start, i))
+        .collect();
+    starts.sort_unstable();
+    let mut hit: Vec<yaml::NodeId> = Vec::new();
+    for (start, _, _) in edits {
+        let idx = starts.partition_point(|&(s, _)| s <= *start);
+        if let Some(&(_, item)) = idx.checked_sub(1).and_then(|i| starts.get(i)) {
+            if !hit.contains(&item) {
+                hit.push(item);
+            }
+        }
+    }
+    let mut order: Vec<(usize, yaml::NodeId)> = hit
+        .into_iter()
+        .map(|i| (tree.node(i).span.start, i))
+        .collect();
+    order.sort_unstable();
+    order
+        .into_iter()
+        .map(|(_, i)| ResourceId::of(tree, i))
+        .collect()
+}
+
+/// The dependency graph of a ResourceList or manifest stream.
+pub fn graph(input: &str) -> Result<Vec<graph::Edge>, InputError> {
+    let body = input.strip_prefix(BOM).unwrap_or(input);
+    let tree = Tree::parse(body)?;
+    let items = if stream::is_resource_list(&tree) {
+        ResourceList::locate(&tree)?.items
+    } else {
+        stream::items(&tree)
+    };
+    Ok(graph::build(&tree, &items))
 }

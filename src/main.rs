@@ -1,37 +1,204 @@
-//! The binary: read stdin, run the library, write stdout, set the exit status.
+//! The binary: parse argv, read stdin or files, run the library, write stdout and
+//! stderr, set the exit status. All behaviour lives in the library.
 
 mod cli;
 
 use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser as _;
+use config_hash::krm::Severity;
+use config_hash::{Options, Outcome};
+
+/// `--check` found something out of date.
+const EXIT_STALE: u8 = 3;
 
 fn main() -> ExitCode {
-    let _cli = cli::Cli::parse();
+    let cli = cli::Cli::parse();
+    match cli.command {
+        Some(cli::Command::InstallKustomizePlugin { plugin_home }) => install_plugin(plugin_home),
+        Some(cli::Command::Graph { format, files }) => graph(format, &files),
+        None => run(&cli.run),
+    }
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("config-hash: error: {message}");
+    ExitCode::FAILURE
+}
+
+fn read_stdin() -> Result<String, String> {
     let mut input = Vec::new();
-    if let Err(e) = io::stdin().read_to_end(&mut input) {
-        eprintln!("config-hash: error: cannot read stdin: {e}");
-        return ExitCode::FAILURE;
-    }
-    let Ok(text) = String::from_utf8(input) else {
-        eprintln!("config-hash: error: stdin is not UTF-8 text (a ResourceList is YAML or JSON)");
-        return ExitCode::FAILURE;
-    };
-    match config_hash::run_resource_list(&text) {
-        Ok(outcome) => {
-            if let Err(e) = io::stdout().lock().write_all(outcome.output.as_bytes()) {
-                // A closed pipe (`| head`) is the reader's choice, not our failure.
-                if e.kind() != io::ErrorKind::BrokenPipe {
-                    eprintln!("config-hash: error: cannot write stdout: {e}");
-                }
-                return ExitCode::FAILURE;
+    io::stdin()
+        .read_to_end(&mut input)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    String::from_utf8(input)
+        .map_err(|_| "stdin is not UTF-8 text (manifests are YAML or JSON)".to_string())
+}
+
+fn read_file(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Files read as one stream: each file's documents, separated by `---`.
+fn read_files(files: &[PathBuf]) -> Result<String, String> {
+    let mut text = String::new();
+    for (i, f) in files.iter().enumerate() {
+        let content = read_file(f)?;
+        if i > 0 {
+            if !text.ends_with('\n') {
+                text.push('\n');
             }
-            ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1))
+            text.push_str("---\n");
         }
-        Err(e) => {
-            eprintln!("config-hash: error: input is not a readable ResourceList: {e}");
-            ExitCode::FAILURE
+        text.push_str(&content);
+    }
+    Ok(text)
+}
+
+fn write_stdout(text: &str) -> Result<(), ExitCode> {
+    match io::stdout().lock().write_all(text.as_bytes()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is the reader's choice, not our failure.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(ExitCode::SUCCESS),
+        Err(e) => Err(fail(format!("cannot write stdout: {e}"))),
+    }
+}
+
+fn run(args: &cli::RunArgs) -> ExitCode {
+    let mut options = Options {
+        config_text: None,
+        overrides: args.overrides(),
+    };
+    if let Some(path) = &args.config {
+        match read_file(path) {
+            Ok(text) => options.config_text = Some(text),
+            Err(e) => return fail(e),
         }
     }
+    // kustomize runs a legacy exec plugin with one argument: its config file.
+    let input = match args.files.as_slice() {
+        [] => read_stdin(),
+        [one] if options.config_text.is_none() => match read_file(one) {
+            Ok(text) if config_hash::plugin::is_plugin_config(&text) => {
+                options.config_text = Some(text);
+                read_stdin()
+            }
+            other => other,
+        },
+        files => read_files(files),
+    };
+    let input = match input {
+        Ok(text) => text,
+        Err(e) => return fail(e),
+    };
+    let outcome = match config_hash::run(&input, &options) {
+        Ok(o) => o,
+        Err(e) => {
+            return fail(format!(
+                "input is not a readable ResourceList or manifest stream: {e}"
+            ));
+        }
+    };
+    if args.check {
+        return check(&outcome);
+    }
+    if !outcome.resource_list {
+        report(&outcome);
+    }
+    if let Err(code) = write_stdout(&outcome.output) {
+        return code;
+    }
+    ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1))
+}
+
+/// Warnings and errors on stderr, for streams (a ResourceList carries them in `results`).
+fn report(outcome: &Outcome) {
+    for r in &outcome.results {
+        if r.severity != Severity::Info {
+            eprintln!("{}: {}", r.severity.as_str(), r.message);
+        }
+    }
+}
+
+fn check(outcome: &Outcome) -> ExitCode {
+    report(outcome);
+    if outcome.exit_code != 0 {
+        return ExitCode::FAILURE;
+    }
+    if outcome.stale.is_empty() {
+        println!("config-hash: up to date");
+        return ExitCode::SUCCESS;
+    }
+    let mut text = String::new();
+    for id in &outcome.stale {
+        text.push_str(&format!("out of date: {id}\n"));
+    }
+    text.push_str(&format!(
+        "config-hash: {} resource(s) out of date; run config-hash (or kpt fn render) and commit the result\n",
+        outcome.stale.len()
+    ));
+    if let Err(code) = write_stdout(&text) {
+        return code;
+    }
+    ExitCode::from(EXIT_STALE)
+}
+
+fn graph(format: cli::GraphFormat, files: &[PathBuf]) -> ExitCode {
+    let input = if files.is_empty() {
+        read_stdin()
+    } else {
+        read_files(files)
+    };
+    let input = match input {
+        Ok(text) => text,
+        Err(e) => return fail(e),
+    };
+    let edges = match config_hash::graph(&input) {
+        Ok(edges) => edges,
+        Err(e) => {
+            return fail(format!(
+                "input is not a readable ResourceList or manifest stream: {e}"
+            ));
+        }
+    };
+    let text = match format {
+        cli::GraphFormat::Table => config_hash::graph::render_table(&edges),
+        cli::GraphFormat::Json => config_hash::graph::render_json(&edges),
+        cli::GraphFormat::Dot => config_hash::graph::render_dot(&edges),
+    };
+    match write_stdout(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
+}
+
+fn install_plugin(plugin_home: Option<PathBuf>) -> ExitCode {
+    let xdg = std::env::var("XDG_CONFIG_HOME").ok();
+    let home = std::env::var("HOME").ok();
+    let Some(dest) = config_hash::plugin::plugin_path(plugin_home, xdg.as_deref(), home.as_deref())
+    else {
+        return fail("neither XDG_CONFIG_HOME nor HOME is set; pass --plugin-home DIR");
+    };
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => return fail(format!("cannot find this executable: {e}")),
+    };
+    let installed = dest
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::copy(&exe, &dest).map(|_| ()));
+    if let Err(e) = installed {
+        return fail(format!("cannot install to {}: {e}", dest.display()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        if let Err(e) = std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)) {
+            return fail(format!("cannot make {} executable: {e}", dest.display()));
+        }
+    }
+    println!("{}", dest.display());
+    ExitCode::SUCCESS
 }

@@ -438,7 +438,7 @@ fn set_env(
     let tree = ed.tree;
     let entry = || {
         NewValue::Map(vec![
-            ("name".into(), NewValue::Str(name.into())),
+            ("name".into(), NewValue::Plain(name.into())),
             ("value".into(), NewValue::Str(hash.into())),
         ])
     };

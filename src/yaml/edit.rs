@@ -11,6 +11,9 @@ pub enum NewValue {
     Str(String),
     /// A plain scalar written as is (`true`, a number): not a string.
     Raw(String),
+    /// A string written plain in block style when every reader sees a string (a name),
+    /// double-quoted otherwise and in flow (JSON) style.
+    Plain(String),
     Map(Vec<(String, NewValue)>),
     Seq(Vec<NewValue>),
 }
@@ -301,6 +304,11 @@ impl<'t, 'a> Editor<'t, 'a> {
                 self.splices.replace(vn.span.start, vn.span.end, s.clone());
                 return Ok(());
             }
+            (NewValue::Plain(s), false) => {
+                self.splices
+                    .replace(vn.span.start, vn.span.end, key_text(s).into_owned());
+                return Ok(());
+            }
             _ => {}
         }
         let colon = colon_after(src, self.tree.node(k).span.end).ok_or(EditError::Layout {
@@ -474,6 +482,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         match value {
             NewValue::Str(s) => format!(" {}", double_quoted(s)),
             NewValue::Raw(s) => format!(" {s}"),
+            NewValue::Plain(s) => format!(" {}", key_text(s)),
             NewValue::Map(entries) => {
                 let mut out = String::new();
                 for (k, v) in entries {
@@ -504,6 +513,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         match item {
             NewValue::Str(s) => double_quoted(s),
             NewValue::Raw(s) => s.clone(),
+            NewValue::Plain(s) => key_text(s).into_owned(),
             NewValue::Map(entries) => {
                 let mut out = String::new();
                 for (i, (k, v)) in entries.iter().enumerate() {
@@ -525,7 +535,7 @@ impl<'t, 'a> Editor<'t, 'a> {
 /// A value in flow (JSON) syntax: valid in JSON documents and in YAML flow collections.
 pub fn flow_value(value: &NewValue) -> String {
     match value {
-        NewValue::Str(s) => double_quoted(s),
+        NewValue::Str(s) | NewValue::Plain(s) => double_quoted(s),
         NewValue::Raw(s) => s.clone(),
         NewValue::Map(entries) => {
             let inner: Vec<String> = entries
