@@ -121,6 +121,17 @@ pub fn build(tree: &Tree<'_>, items: &[NodeId]) -> Vec<Edge> {
     out
 }
 
+/// `ConfigMap ns/name`: the object lives in the workload's namespace.
+fn source_text(e: &Edge) -> String {
+    let ns = e
+        .workload
+        .namespace
+        .as_deref()
+        .map(|n| format!("{n}/"))
+        .unwrap_or_default();
+    format!("{} {ns}{}", e.kind.as_str(), e.name)
+}
+
 fn keys_text(e: &Edge) -> String {
     match &e.keys {
         None => "*".to_string(),
@@ -144,7 +155,7 @@ pub fn render_table(edges: &[Edge]) -> String {
         .map(|e| {
             [
                 e.workload.to_string(),
-                format!("{} {}", e.kind.as_str(), e.name),
+                source_text(e),
                 keys_text(e),
                 status_text(e),
             ]
@@ -188,13 +199,13 @@ pub fn render_json(edges: &[Edge]) -> String {
         }
         let w = &e.workload;
         let ns = w.namespace.as_deref().map_or("null".to_string(), q);
-        let keys = match &e.keys {
-            None => "\"*\"".to_string(),
-            Some(ks) => format!("[{}]", list(&mut ks.iter())),
+        let (keys, all_keys) = match &e.keys {
+            None => ("[]".to_string(), true),
+            Some(ks) => (format!("[{}]", list(&mut ks.iter())), false),
         };
         let _ = write!(
             out,
-            "\n  {{\"workload\": {{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"source\": {{\"kind\": {}, \"name\": {}}}, \"keys\": {keys}, \"status\": {}, \"missingKeys\": [{}], \"fields\": [{}]}}",
+            "\n  {{\"workload\": {{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"source\": {{\"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"allKeys\": {all_keys}, \"keys\": {keys}, \"status\": {}, \"missingKeys\": [{}], \"fields\": [{}]}}",
             q(&w.api_version),
             q(&w.kind),
             q(&w.name),

@@ -24,7 +24,7 @@ fn main() -> ExitCode {
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("config-hash: error: {message}");
+    eprintln!("error: {message}");
     ExitCode::FAILURE
 }
 
@@ -41,20 +41,59 @@ fn read_file(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-/// Files read as one stream: each file's documents, separated by `---`.
-fn read_files(files: &[PathBuf]) -> Result<String, String> {
-    let mut text = String::new();
+/// Several files read as one stream, separated by `---`.
+struct Joined {
+    text: String,
+    /// The 1-based line of the joined text where each file starts.
+    starts: Vec<(usize, PathBuf)>,
+}
+
+impl Joined {
+    /// Words an input error in terms of the file it is in.
+    fn locate(&self, e: &config_hash::krm::InputError) -> String {
+        match self.starts.iter().rev().find(|(start, _)| *start <= e.line) {
+            Some((start, path)) if self.starts.len() > 1 => format!(
+                "{}: line {} column {}: {}",
+                path.display(),
+                e.line - start + 1,
+                e.column,
+                e.message
+            ),
+            _ => e.to_string(),
+        }
+    }
+}
+
+fn read_files(files: &[PathBuf]) -> Result<Joined, String> {
+    let mut joined = Joined {
+        text: String::new(),
+        starts: Vec::new(),
+    };
     for (i, f) in files.iter().enumerate() {
         let content = read_file(f)?;
         if i > 0 {
-            if !text.ends_with('\n') {
-                text.push('\n');
+            if !joined.text.ends_with('\n') {
+                joined.text.push('\n');
             }
-            text.push_str("---\n");
+            joined.text.push_str("---\n");
         }
-        text.push_str(&content);
+        let line = joined.text.bytes().filter(|&b| b == b'\n').count() + 1;
+        joined.starts.push((line, f.clone()));
+        joined.text.push_str(&content);
     }
-    Ok(text)
+    Ok(joined)
+}
+
+/// Reads FILES (or stdin when there are none).
+fn read_input(files: &[PathBuf]) -> Result<Joined, String> {
+    if files.is_empty() {
+        read_stdin().map(|text| Joined {
+            text,
+            starts: Vec::new(),
+        })
+    } else {
+        read_files(files)
+    }
 }
 
 fn write_stdout(text: &str) -> Result<(), ExitCode> {
@@ -79,25 +118,26 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     }
     // kustomize runs a legacy exec plugin with one argument: its config file.
     let input = match args.files.as_slice() {
-        [] => read_stdin(),
         [one] if options.config_text.is_none() => match read_file(one) {
             Ok(text) if config_hash::plugin::is_plugin_config(&text) => {
                 options.config_text = Some(text);
-                read_stdin()
+                read_input(&[])
             }
-            other => other,
+            Ok(_) => read_input(&args.files),
+            Err(e) => Err(e),
         },
-        files => read_files(files),
+        files => read_input(files),
     };
     let input = match input {
-        Ok(text) => text,
+        Ok(joined) => joined,
         Err(e) => return fail(e),
     };
-    let outcome = match config_hash::run(&input, &options) {
+    let outcome = match config_hash::run(&input.text, &options) {
         Ok(o) => o,
         Err(e) => {
             return fail(format!(
-                "input is not a readable ResourceList or manifest stream: {e}"
+                "input is not a readable ResourceList or manifest stream: {}",
+                input.locate(&e)
             ));
         }
     };
@@ -146,20 +186,16 @@ fn check(outcome: &Outcome) -> ExitCode {
 }
 
 fn graph(format: cli::GraphFormat, files: &[PathBuf]) -> ExitCode {
-    let input = if files.is_empty() {
-        read_stdin()
-    } else {
-        read_files(files)
-    };
-    let input = match input {
-        Ok(text) => text,
+    let input = match read_input(files) {
+        Ok(joined) => joined,
         Err(e) => return fail(e),
     };
-    let edges = match config_hash::graph(&input) {
+    let edges = match config_hash::graph(&input.text) {
         Ok(edges) => edges,
         Err(e) => {
             return fail(format!(
-                "input is not a readable ResourceList or manifest stream: {e}"
+                "input is not a readable ResourceList or manifest stream: {}",
+                input.locate(&e)
             ));
         }
     };

@@ -179,7 +179,7 @@ impl<'t, 'a> Editor<'t, 'a> {
     fn reads_as_string(&self, v: NodeId, want: &str) -> bool {
         match &self.tree.node(v).kind {
             NodeKind::Scalar { value, style, .. } if value == want => {
-                *style != Style::Plain || super::scalar::plain_is_safe(value)
+                *style != Style::Plain || super::scalar::plain_reads_as_string(value)
             }
             _ => false,
         }

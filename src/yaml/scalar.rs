@@ -34,6 +34,51 @@ pub fn plain_is_safe(s: &str) -> bool {
         .all(|c| c.is_ascii_graphic() && c != '"' && c != '\'' && c != '\\')
 }
 
+/// True when a plain scalar already in the input is read as this very string by both
+/// YAML 1.1 and YAML 1.2 readers. Precise rather than conservative: it decides whether an
+/// existing value (a hash another tool wrote unquoted) can be left as it is.
+pub fn plain_reads_as_string(s: &str) -> bool {
+    if s.is_empty() || SPECIAL_WORDS.contains(&s) || s.trim() != s {
+        return false;
+    }
+    let unsigned = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let lower = unsigned.to_ascii_lowercase();
+    if matches!(lower.as_str(), ".inf" | ".nan") {
+        return false;
+    }
+    // Integers in any base, with YAML 1.1's underscores, and base-60 numbers.
+    let digits =
+        |t: &str, radix: u32| !t.is_empty() && t.chars().all(|c| c == '_' || c.is_digit(radix));
+    if digits(unsigned, 10)
+        || lower.strip_prefix("0x").is_some_and(|t| digits(t, 16))
+        || lower.strip_prefix("0o").is_some_and(|t| digits(t, 8))
+        || lower.strip_prefix("0b").is_some_and(|t| digits(t, 2))
+        || (unsigned.contains(':') && unsigned.split(':').all(|p| digits(p, 10)))
+    {
+        return false;
+    }
+    // Floats: digits with at most one '.', then an optional exponent.
+    let (mantissa, exponent) = match lower.split_once('e') {
+        Some((m, e)) => (m, Some(e.strip_prefix(['+', '-']).unwrap_or(e))),
+        None => (lower.as_str(), None),
+    };
+    let mantissa_ok = mantissa.matches('.').count() <= 1
+        && mantissa.chars().any(|c| c.is_ascii_digit())
+        && mantissa
+            .chars()
+            .all(|c| c == '.' || c == '_' || c.is_ascii_digit());
+    if mantissa_ok && exponent.is_none_or(|e| digits(e, 10)) {
+        return false;
+    }
+    // Dates and timestamps start with yyyy-mm-dd.
+    let b = s.as_bytes();
+    if b.len() >= 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-' {
+        return false;
+    }
+    let first = s.chars().next().unwrap_or(' ');
+    !"?:,[]{}#&*!|>'\"%@`-".contains(first) || (first == '-' && s.len() > 1 && !s.starts_with("- "))
+}
+
 /// A double-quoted scalar; also a valid JSON string.
 pub fn double_quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -110,6 +155,30 @@ mod tests {
             "x:",
         ] {
             assert!(!plain_is_safe(s), "{s:?} must be quoted");
+        }
+    }
+
+    #[test]
+    fn existing_plain_values_are_judged_precisely() {
+        for s in ["4eb2e82007", "abc", "1a", "0x1G", "1.2.3", "1e", "e5"] {
+            assert!(plain_reads_as_string(s), "{s:?} is a string");
+        }
+        for s in [
+            "1234",
+            "12e45",
+            "1.5",
+            "0x1F",
+            "0o17",
+            "1_000",
+            "12:30",
+            "2001-12-14",
+            "yes",
+            "~",
+            ".inf",
+            "-1",
+            "1E+3",
+        ] {
+            assert!(!plain_reads_as_string(s), "{s:?} is not a string");
         }
     }
 

@@ -1,0 +1,1076 @@
+//! The command line, end to end through the built binary: plain manifest streams on
+//! stdin and as FILES (`examples/pipes/`), `--config` and every flag, ResourceLists
+//! with flags, `--check`, `graph`, the kustomize legacy-plugin invocation, `--help`,
+//! `--version`, and unreadable input.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use yaml_serde::Value;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_config-hash");
+const ANNOTATION_KEY: &str = "config-hash.dev/hash";
+const WEB: &str = "Deployment/web";
+const WORKER: &str = "StatefulSet/worker";
+
+/// Runs config-hash with `args` and `stdin`.
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BINARY)
+        .args(args)
+        .current_dir(pipes_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run config-hash");
+    let mut input = child.stdin.take().expect("stdin");
+    // A command that does not read stdin may close it first: not an error here.
+    let _ = input.write_all(stdin.as_bytes());
+    drop(input);
+    child.wait_with_output().expect("wait for config-hash")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 stdout")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("UTF-8 stderr")
+}
+
+fn describe(output: &Output) -> String {
+    format!(
+        "status {}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Asserts the exit code and returns stdout.
+fn expect_exit(output: &Output, code: i32, what: &str) -> String {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{what}: exit code\n{}",
+        describe(output)
+    );
+    stdout(output)
+}
+
+fn pipes_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pipes")
+}
+
+fn example(file: &str) -> String {
+    fs::read_to_string(pipes_dir().join(file)).unwrap_or_else(|e| panic!("read {file}: {e}"))
+}
+
+/// The two manifest files as one stream, the way `config-hash FILES` joins them.
+fn example_stream() -> String {
+    format!(
+        "{}---\n{}",
+        example("manifests/config.yaml"),
+        example("manifests/workloads.yaml")
+    )
+}
+
+/// A temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "config-hash-e2e-cli-{}-{nanos}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+
+    /// Writes `file` and returns its path as a string.
+    fn write(&self, file: &str, text: &str) -> String {
+        let path = self.0.join(file);
+        fs::write(&path, text).expect("write temp file");
+        path.to_str().expect("UTF-8 temp path").to_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The lines of `new` that are not in `original`, given that `new` is `original` with
+/// lines inserted and nothing else changed (panics otherwise).
+fn inserted_lines(original: &str, new: &str) -> Vec<String> {
+    let mut rest = original.split_inclusive('\n').peekable();
+    let mut inserted = Vec::new();
+    for line in new.split_inclusive('\n') {
+        if rest.peek() == Some(&line) {
+            rest.next();
+        } else {
+            inserted.push(line.trim_end_matches('\n').to_owned());
+        }
+    }
+    if let Some(lost) = rest.next() {
+        panic!(
+            "the original line {lost:?} was changed or removed; only insertions were \
+             expected.\n--- original\n{original}\n--- new\n{new}"
+        );
+    }
+    inserted
+}
+
+fn is_hash(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// `lines` with every double-quoted 64-hex hash replaced by `"<HASH>"`.
+fn mask(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|line| {
+            line.split('"')
+                .enumerate()
+                .map(|(i, piece)| {
+                    if i % 2 == 1 && is_hash(piece) {
+                        "<HASH>"
+                    } else {
+                        piece
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\"")
+        })
+        .collect()
+}
+
+/// The documents of a multi-document stream (split at `---` lines), `Kind/name` first.
+fn documents(text: &str) -> Vec<(String, Value)> {
+    let mut chunks = vec![String::new()];
+    for line in text.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            chunks.push(String::new());
+        } else {
+            chunks.last_mut().expect("a chunk").push_str(line);
+        }
+    }
+    chunks
+        .iter()
+        .filter_map(|chunk| {
+            let doc: Value = yaml_serde::from_str(chunk)
+                .unwrap_or_else(|e| panic!("a document does not parse: {e}\n{chunk}"));
+            if doc.is_null() {
+                return None;
+            }
+            let id = format!(
+                "{}/{}",
+                doc["kind"].as_str().expect("kind"),
+                doc["metadata"]["name"].as_str().expect("name")
+            );
+            Some((id, doc))
+        })
+        .collect()
+}
+
+fn doc<'a>(docs: &'a [(String, Value)], id: &str) -> &'a Value {
+    docs.iter()
+        .find(|(i, _)| i == id)
+        .map(|(_, d)| d)
+        .unwrap_or_else(|| panic!("{id} not in the output"))
+}
+
+/// The annotation `key` on a workload's pod template.
+fn annotation(docs: &[(String, Value)], id: &str, key: &str) -> Option<String> {
+    doc(docs, id)["spec"]["template"]["metadata"]["annotations"][key]
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// The value of env var `name` in each container of a workload.
+fn env(docs: &[(String, Value)], id: &str, name: &str) -> Vec<Option<String>> {
+    doc(docs, id)["spec"]["template"]["spec"]["containers"]
+        .as_sequence()
+        .expect("containers")
+        .iter()
+        .map(|c| {
+            let env = c["env"].as_sequence()?;
+            let var = env.iter().find(|e| e["name"].as_str() == Some(name))?;
+            var["value"].as_str().map(str::to_owned)
+        })
+        .collect()
+}
+
+/// The default annotation's hash on each of the example's two workloads.
+fn hashes(text: &str) -> (String, String) {
+    let docs = documents(text);
+    let get = |id| {
+        let h = annotation(&docs, id, ANNOTATION_KEY).unwrap_or_else(|| panic!("{id} unstamped"));
+        assert!(is_hash(&h), "{id}: {h:?}");
+        h
+    };
+    (get(WEB), get(WORKER))
+}
+
+/// A stream where `api` reads a ConfigMap that is not there, and an optional Secret
+/// that is not there either.
+const MISSING: &str = "\
+# api reads a ConfigMap nobody defined
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+      - name: api
+        image: busybox:1.36
+        envFrom:
+        - configMapRef:
+            name: nowhere
+        - secretRef:
+            name: maybe
+            optional: true
+";
+
+#[test]
+fn a_plain_stream_is_stamped_and_every_other_byte_kept() {
+    let input = example_stream();
+    let output = run(&[], &input);
+    let out = expect_exit(&output, 0, "config-hash < stream");
+    assert_eq!(stderr(&output), "", "nothing to warn about");
+    assert_eq!(
+        mask(&inserted_lines(&input, &out)),
+        [
+            "      annotations:",
+            "        config-hash.dev/hash: \"<HASH>\"",
+            "      annotations:",
+            "        config-hash.dev/hash: \"<HASH>\"",
+        ],
+        "the lines inserted (a stream stays a stream: no ResourceList, no results)"
+    );
+    let (web, worker) = hashes(&out);
+    assert_ne!(
+        web, worker,
+        "web reads two keys and the Secret; worker the whole ConfigMap"
+    );
+    // Idempotent: its own output is up to date.
+    assert_eq!(expect_exit(&run(&[], &out), 0, "second run"), out);
+
+    // Separators, a leading `---` with a comment, `...`, comment-only documents, flow
+    // style and a `kind: List` all survive.
+    let tricky = "\
+--- # the settings
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: s}
+data:
+  A: \"1\"   # aligned comment
+...
+---
+# a comment-only document
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+spec:
+  template:
+    metadata:
+      labels: {app: d}
+    spec:
+      containers:
+      - {name: c, image: x, envFrom: [{configMapRef: {name: s}}]}
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: batch/v1
+  kind: Job
+  metadata: {name: j}
+  spec:
+    template:
+      spec:
+        containers:
+        - {name: c, image: x, env: [{name: A, valueFrom: {configMapKeyRef: {name: s, key: A}}}]}
+";
+    let out = expect_exit(&run(&[], tricky), 0, "tricky stream");
+    assert_eq!(
+        mask(&inserted_lines(tricky, &out)),
+        [
+            "      annotations:",
+            "        config-hash.dev/hash: \"<HASH>\"",
+            "      metadata:",
+            "        annotations:",
+            "          config-hash.dev/hash: \"<HASH>\"",
+        ]
+    );
+}
+
+#[test]
+fn files_are_one_stream_in_the_order_given() {
+    let from_files = run(&["manifests/config.yaml", "manifests/workloads.yaml"], "");
+    let out = expect_exit(&from_files, 0, "config-hash FILES");
+    let from_stdin = run(&[], &example_stream());
+    assert_eq!(
+        out,
+        stdout(&from_stdin),
+        "FILES and the same stream on stdin"
+    );
+    assert_eq!(stderr(&from_files), "");
+
+    // Reversed: the workloads come first, with the same hashes.
+    let reversed = run(&["manifests/workloads.yaml", "manifests/config.yaml"], "");
+    let reversed = expect_exit(&reversed, 0, "config-hash FILES reversed");
+    assert!(reversed.starts_with("# The web front end"), "{reversed}");
+    assert_eq!(hashes(&reversed), hashes(&out));
+
+    // One file that is not a ConfigHash object is a manifest file, not plugin config.
+    let one = expect_exit(&run(&["manifests/workloads.yaml"], ""), 0, "one file");
+    assert_eq!(documents(&one).len(), 3);
+    assert!(
+        stderr(&run(&["manifests/workloads.yaml"], "")).starts_with("warning: Deployment shop/web"),
+        "the ConfigMap and Secret are in the other file: the references are missing"
+    );
+}
+
+#[test]
+fn config_files_in_both_forms_and_flags_over_them() {
+    let input = example_stream();
+    let (web, worker) = hashes(&expect_exit(&run(&[], &input), 0, "defaults"));
+
+    // ConfigHash form (examples/pipes/config-hash.yaml): mode both.
+    for flag in ["--config", "-c"] {
+        let out = expect_exit(&run(&[flag, "config-hash.yaml"], &input), 0, flag);
+        let docs = documents(&out);
+        assert_eq!(annotation(&docs, WEB, ANNOTATION_KEY).as_ref(), Some(&web));
+        assert_eq!(env(&docs, WEB, "CONFIG_HASH"), [Some(web.clone())]);
+        assert_eq!(env(&docs, WORKER, "CONFIG_HASH"), [Some(worker.clone())]);
+    }
+
+    // ConfigMap form, as kpt passes key=value pairs.
+    let tmp = TempDir::new();
+    let config_map = tmp.write(
+        "fn-config.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: function-input\n\
+         data:\n  mode: env\n  envName: SETTINGS_HASH\n",
+    );
+    let out = expect_exit(&run(&["-c", &config_map], &input), 0, "ConfigMap config");
+    let docs = documents(&out);
+    assert_eq!(annotation(&docs, WEB, ANNOTATION_KEY), None);
+    assert_eq!(env(&docs, WEB, "SETTINGS_HASH"), [Some(web.clone())]);
+    assert_eq!(env(&docs, WEB, "CONFIG_HASH"), [None]);
+
+    // A flag overrides the file's field; the file's other fields stay.
+    let out = run(&["-c", &config_map, "--mode", "annotation"], &input);
+    let docs = documents(&expect_exit(&out, 0, "-c with --mode"));
+    assert_eq!(annotation(&docs, WEB, ANNOTATION_KEY).as_ref(), Some(&web));
+    assert_eq!(env(&docs, WEB, "SETTINGS_HASH"), [None]);
+
+    // A bad config file: exit 1, stream unchanged, the error on stderr.
+    let bad = tmp.write(
+        "bad.yaml",
+        "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: x}\n\
+         spec: {mode: sideways}\n",
+    );
+    let out = run(&["-c", &bad], &input);
+    assert_eq!(expect_exit(&out, 1, "bad config"), input);
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: ") && err.contains("sideways"),
+        "{err}"
+    );
+
+    // A config file that cannot be read.
+    let out = run(&["-c", "no-such-config.yaml"], &input);
+    assert_eq!(expect_exit(&out, 1, "missing config"), "");
+    assert!(
+        stderr(&out).contains("no-such-config.yaml"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn each_flag_does_what_it_says() {
+    let input = example_stream();
+    let (web, worker) = hashes(&expect_exit(&run(&[], &input), 0, "defaults"));
+
+    // --mode env: only env vars, same hashes.
+    let docs = documents(&expect_exit(
+        &run(&["--mode", "env"], &input),
+        0,
+        "--mode env",
+    ));
+    assert_eq!(annotation(&docs, WEB, ANNOTATION_KEY), None);
+    assert_eq!(env(&docs, WEB, "CONFIG_HASH"), [Some(web.clone())]);
+    assert_eq!(env(&docs, WORKER, "CONFIG_HASH"), [Some(worker.clone())]);
+
+    // --mode both.
+    let docs = documents(&expect_exit(
+        &run(&["--mode", "both"], &input),
+        0,
+        "--mode both",
+    ));
+    assert_eq!(annotation(&docs, WEB, ANNOTATION_KEY).as_ref(), Some(&web));
+    assert_eq!(env(&docs, WEB, "CONFIG_HASH"), [Some(web.clone())]);
+
+    // --annotation-key.
+    let out = run(&["--annotation-key", "example.com/config"], &input);
+    let docs = documents(&expect_exit(&out, 0, "--annotation-key"));
+    assert_eq!(
+        annotation(&docs, WEB, "example.com/config").as_ref(),
+        Some(&web)
+    );
+    assert_eq!(annotation(&docs, WEB, ANNOTATION_KEY), None);
+
+    // --env-name (with --mode env).
+    let out = run(&["--mode", "env", "--env-name", "APP_HASH"], &input);
+    let docs = documents(&expect_exit(&out, 0, "--env-name"));
+    assert_eq!(env(&docs, WORKER, "APP_HASH"), [Some(worker.clone())]);
+    assert_eq!(env(&docs, WORKER, "CONFIG_HASH"), [None]);
+
+    // A bad flag value: a usage error from clap (exit 2), nothing on stdout.
+    let out = run(&["--mode", "sideways"], &input);
+    assert_eq!(expect_exit(&out, 2, "--mode sideways"), "");
+    // An invalid annotation key is the function's error: exit 1, stream unchanged.
+    let out = run(&["--annotation-key", "not a key!"], &input);
+    assert_eq!(expect_exit(&out, 1, "bad --annotation-key"), input);
+    assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
+}
+
+#[test]
+fn granularity_object_hashes_keys_the_pod_does_not_see() {
+    let input = example_stream();
+    // QUEUE_SIZE is read by the worker (envFrom), not by web (two configMapKeyRefs).
+    let edited = input.replace("QUEUE_SIZE: \"100\"", "QUEUE_SIZE: \"200\"");
+    assert_ne!(edited, input);
+    for (args, web_changes) in [(&[][..], false), (&["--granularity", "object"][..], true)] {
+        let before = hashes(&expect_exit(&run(args, &input), 0, "before"));
+        let after = hashes(&expect_exit(&run(args, &edited), 0, "after"));
+        assert_eq!(before.0 != after.0, web_changes, "{args:?}: web's hash");
+        assert_ne!(before.1, after.1, "{args:?}: the worker sees QUEUE_SIZE");
+    }
+    let key = hashes(&expect_exit(
+        &run(&["--granularity", "key"], &input),
+        0,
+        "key",
+    ));
+    assert_eq!(
+        key,
+        hashes(&stdout(&run(&[], &input))),
+        "key is the default"
+    );
+}
+
+#[test]
+fn on_missing_warn_error_ignore() {
+    // Default (warn): stamped, one warning line naming the workload and the object.
+    let out = run(&[], MISSING);
+    let stamped = expect_exit(&out, 0, "warn");
+    assert_ne!(stamped, MISSING);
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("warning: Deployment api")
+            && err.contains("spec.template.spec.containers[0].envFrom[0].configMapRef")
+            && err.contains("ConfigMap \"nowhere\""),
+        "{err}"
+    );
+
+    // error: exit 1, the stream unchanged, the same message as an error.
+    let out = run(&["--on-missing", "error"], MISSING);
+    assert_eq!(expect_exit(&out, 1, "--on-missing error"), MISSING);
+    let err = stderr(&out);
+    assert!(err.lines().count() >= 1, "{err}");
+    assert!(
+        err.lines().all(|l| l.starts_with("error: ")) && err.contains("ConfigMap \"nowhere\""),
+        "{err}"
+    );
+
+    // ignore: stamped the same as with warn, silently.
+    let out = run(&["--on-missing", "ignore"], MISSING);
+    assert_eq!(expect_exit(&out, 0, "--on-missing ignore"), stamped);
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn name_suffix_renames_and_rewrites_references() {
+    let input = example_stream();
+    let out = expect_exit(&run(&["--name-suffix"], &input), 0, "--name-suffix");
+    let docs = documents(&out);
+    let names: Vec<&str> = docs.iter().map(|(id, _)| id.as_str()).collect();
+    let config = names
+        .iter()
+        .find(|id| id.starts_with("ConfigMap/shop-settings-"))
+        .unwrap_or_else(|| panic!("no suffixed ConfigMap in {names:?}"));
+    let secret = names
+        .iter()
+        .find(|id| id.starts_with("Secret/shop-db-"))
+        .unwrap_or_else(|| panic!("no suffixed Secret in {names:?}"));
+    let config = config.trim_start_matches("ConfigMap/");
+    let secret = secret.trim_start_matches("Secret/");
+    assert_eq!(config.len(), "shop-settings-".len() + 10, "{config}");
+    assert_eq!(
+        doc(&docs, &format!("ConfigMap/{config}"))["metadata"]["annotations"]
+            ["config-hash.dev/base-name"]
+            .as_str(),
+        Some("shop-settings")
+    );
+    // Every reference now names the suffixed objects, and nothing else moved.
+    assert!(!out.contains("name: shop-settings}") && !out.contains("name: shop-db}"));
+    assert_eq!(out.matches(&format!("name: {config}")).count(), 4, "{out}");
+    assert_eq!(out.matches(&format!("name: {secret}")).count(), 2, "{out}");
+    assert!(out.contains("# raise to debug when chasing a bug"));
+    // Idempotent, and up to date for --check.
+    assert_eq!(expect_exit(&run(&["--name-suffix"], &out), 0, "again"), out);
+    assert_eq!(
+        expect_exit(&run(&["--name-suffix", "--check"], &out), 0, "check"),
+        "config-hash: up to date\n"
+    );
+
+    // --immutable marks the suffixed objects immutable.
+    let out = run(&["--name-suffix", "--immutable"], &input);
+    let docs = documents(&expect_exit(&out, 0, "--immutable"));
+    for (id, d) in &docs {
+        if id.starts_with("ConfigMap/") || id.starts_with("Secret/") {
+            assert_eq!(d["immutable"].as_bool(), Some(true), "{id}");
+        }
+    }
+}
+
+const RESOURCE_LIST: &str = "\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: web-config
+  data:
+    LOG_LEVEL: info # comment kept
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web
+  spec:
+    template:
+      spec:
+        containers:
+        - name: web
+          image: nginx:1.27
+          envFrom:
+          - configMapRef: {name: web-config}
+functionConfig:
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: function-input
+  data:
+    mode: env
+";
+
+fn resource_list_items(text: &str) -> Vec<(String, Value)> {
+    let list: Value = yaml_serde::from_str(text).expect("a ResourceList");
+    assert_eq!(list["kind"].as_str(), Some("ResourceList"), "{text}");
+    list["items"]
+        .as_sequence()
+        .expect("items")
+        .iter()
+        .map(|i| {
+            let id = format!(
+                "{}/{}",
+                i["kind"].as_str().expect("kind"),
+                i["metadata"]["name"].as_str().expect("name")
+            );
+            (id, i.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn a_resource_list_still_works_and_flags_override_its_function_config() {
+    // Its own functionConfig: mode env.
+    let out = run(&[], RESOURCE_LIST);
+    let text = expect_exit(&out, 0, "ResourceList");
+    assert_eq!(
+        stderr(&out),
+        "",
+        "a ResourceList carries results, not stderr lines"
+    );
+    assert!(
+        text.contains("results:") && text.contains("# comment kept"),
+        "{text}"
+    );
+    let items = resource_list_items(&text);
+    let hash = env(&items, WEB, "CONFIG_HASH")[0]
+        .clone()
+        .expect("env stamped");
+    assert_eq!(annotation(&items, WEB, ANNOTATION_KEY), None);
+
+    // A flag wins over the functionConfig.
+    let text = expect_exit(&run(&["--mode", "annotation"], RESOURCE_LIST), 0, "--mode");
+    let items = resource_list_items(&text);
+    assert_eq!(annotation(&items, WEB, ANNOTATION_KEY), Some(hash.clone()));
+    assert_eq!(env(&items, WEB, "CONFIG_HASH"), [None]);
+
+    // So does a --config file.
+    let text = expect_exit(&run(&["-c", "config-hash.yaml"], RESOURCE_LIST), 0, "-c");
+    let items = resource_list_items(&text);
+    assert_eq!(annotation(&items, WEB, ANNOTATION_KEY), Some(hash.clone()));
+    assert_eq!(env(&items, WEB, "CONFIG_HASH"), [Some(hash)]);
+
+    // An error is a result in the ResourceList (exit 1), not a stderr line.
+    let text = expect_exit(
+        &run(
+            &["--on-missing", "error"],
+            &RESOURCE_LIST.replace("{name: web-config}", "{name: gone}"),
+        ),
+        1,
+        "missing in a ResourceList",
+    );
+    assert!(
+        text.contains("severity: error") && text.contains("gone"),
+        "{text}"
+    );
+}
+
+#[test]
+fn check_exit_codes_and_output() {
+    let input = example_stream();
+    let stamped = stdout(&run(&[], &input));
+
+    // Stale stream: exit 3, one line per stale workload, nothing else on stdout.
+    let out = run(&["--check"], &input);
+    let text = expect_exit(&out, 3, "--check stale");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "out of date: Deployment shop/web",
+            "out of date: StatefulSet shop/worker"
+        ],
+        "{text}"
+    );
+    assert_eq!(lines.len(), 3, "two lines and a summary: {text}");
+    assert!(
+        !text.contains("apiVersion"),
+        "--check must not write the stream"
+    );
+
+    // Up to date: exit 0.
+    assert_eq!(
+        expect_exit(&run(&["--check"], &stamped), 0, "--check fresh"),
+        "config-hash: up to date\n"
+    );
+
+    // One ConfigMap edit makes exactly its readers stale.
+    let edited = stamped.replace("CURRENCY: EUR", "CURRENCY: USD");
+    let text = expect_exit(&run(&["--check"], &edited), 3, "--check after edit");
+    assert!(
+        text.starts_with(
+            "out of date: Deployment shop/web\nout of date: StatefulSet shop/worker\n"
+        )
+    );
+    let edited = stamped.replace("username: shop", "username: nobody");
+    assert_eq!(
+        expect_exit(&run(&["--check"], &edited), 0, "--check unseen key"),
+        "config-hash: up to date\n"
+    );
+    let edited = stamped.replace("QUEUE_SIZE: \"100\"", "QUEUE_SIZE: \"7\"");
+    assert_eq!(
+        expect_exit(&run(&["--check"], &edited), 3, "--check worker's key"),
+        "out of date: StatefulSet shop/worker\n\
+         config-hash: 1 resource(s) out of date; run config-hash (or kpt fn render) and commit the result\n"
+    );
+
+    // Flags apply: the stamped stream is stale for --mode env.
+    expect_exit(
+        &run(&["--check", "--mode", "env"], &stamped),
+        3,
+        "--check --mode env",
+    );
+
+    // Error: exit 1, the error on stderr.
+    let out = run(&["--check", "--on-missing", "error"], MISSING);
+    assert_eq!(expect_exit(&out, 1, "--check error"), "");
+    assert!(
+        stderr(&out).contains("error: Deployment api"),
+        "{}",
+        stderr(&out)
+    );
+
+    // On files: the same lines; the files are not touched.
+    let files = [
+        "--check",
+        "manifests/config.yaml",
+        "manifests/workloads.yaml",
+    ];
+    assert_eq!(
+        expect_exit(&run(&files, ""), 3, "--check FILES"),
+        text_of_stale(&input)
+    );
+    assert_eq!(example_stream(), input, "--check changed a file");
+    let tmp = TempDir::new();
+    let fresh = tmp.write("stamped.yaml", &stamped);
+    assert_eq!(
+        expect_exit(&run(&["--check", &fresh], ""), 0, "--check fresh file"),
+        "config-hash: up to date\n"
+    );
+    assert_eq!(fs::read_to_string(&fresh).expect("read"), stamped);
+
+    // On a ResourceList: no ResourceList on stdout, the same kind of lines.
+    let text = expect_exit(&run(&["--check"], RESOURCE_LIST), 3, "--check ResourceList");
+    assert!(text.starts_with("out of date: Deployment web\n"), "{text}");
+    let stamped_list = stdout(&run(&[], RESOURCE_LIST));
+    assert_eq!(
+        expect_exit(&run(&["--check"], &stamped_list), 0, "--check fresh list"),
+        "config-hash: up to date\n"
+    );
+    let broken = RESOURCE_LIST.replace("mode: env", "mode: sideways");
+    let out = run(&["--check"], &broken);
+    assert_eq!(expect_exit(&out, 1, "--check bad functionConfig"), "");
+    assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
+}
+
+/// What `--check` prints for the stale example stream.
+fn text_of_stale(input: &str) -> String {
+    stdout(&run(&["--check"], input))
+}
+
+#[test]
+fn graph_answers_what_rolls_when_a_config_map_changes() {
+    let files = ["manifests/config.yaml", "manifests/workloads.yaml"];
+
+    // Table (default): one row per workload and source.
+    let mut args = vec!["graph"];
+    args.extend(files);
+    let table = expect_exit(&run(&args, ""), 0, "graph");
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows[0], ["WORKLOAD", "READS", "KEYS", "STATUS"], "{table}");
+    let readers = |source: &str| -> Vec<&str> {
+        rows[1..]
+            .iter()
+            .filter(|r| r[1] == source)
+            .map(|r| r[0])
+            .collect()
+    };
+    assert_eq!(
+        readers("ConfigMap shop/shop-settings"),
+        ["Deployment shop/web", "StatefulSet shop/worker"],
+        "{table}"
+    );
+    assert_eq!(
+        readers("Secret shop/shop-db"),
+        ["Deployment shop/web"],
+        "{table}"
+    );
+    assert!(rows[1..].iter().all(|r| r[3] == "found"), "{table}");
+    let web_keys: Vec<&str> = rows[1..]
+        .iter()
+        .filter(|r| r[0] == "Deployment shop/web")
+        .map(|r| r[2])
+        .collect();
+    assert_eq!(web_keys, ["CURRENCY,LOG_LEVEL", "password"], "{table}");
+    // Same on stdin.
+    assert_eq!(
+        expect_exit(&run(&["graph"], &example_stream()), 0, "graph stdin"),
+        table
+    );
+
+    // JSON parses, and says the same.
+    let mut args = vec!["graph", "--format", "json"];
+    args.extend(files);
+    let json = expect_exit(&run(&args, ""), 0, "graph json");
+    let value: Value = yaml_serde::from_str(&json).unwrap_or_else(|e| panic!("JSON: {e}\n{json}"));
+    let edges = value["edges"].as_sequence().expect("edges");
+    assert_eq!(edges.len(), 3, "{json}");
+    let worker = edges
+        .iter()
+        .find(|e| e["workload"]["name"].as_str() == Some("worker"))
+        .expect("worker edge");
+    assert_eq!(worker["workload"]["kind"].as_str(), Some("StatefulSet"));
+    assert_eq!(worker["workload"]["namespace"].as_str(), Some("shop"));
+    assert_eq!(worker["source"]["kind"].as_str(), Some("ConfigMap"));
+    assert_eq!(worker["source"]["name"].as_str(), Some("shop-settings"));
+    assert_eq!(worker["status"].as_str(), Some("found"));
+
+    // DOT.
+    let mut args = vec!["graph", "--format", "dot"];
+    args.extend(files);
+    let dot = expect_exit(&run(&args, ""), 0, "graph dot");
+    assert!(
+        dot.starts_with("digraph ") && dot.trim_end().ends_with('}'),
+        "{dot}"
+    );
+    assert!(
+        dot.contains("\"Deployment shop/web\" -> \"Secret shop/shop-db\""),
+        "{dot}"
+    );
+
+    // No Secret value ever shows.
+    for text in [&table, &json, &dot] {
+        assert!(
+            !text.contains("change-me"),
+            "a Secret value leaked:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn graph_shows_missing_references() {
+    let table = expect_exit(&run(&["graph"], MISSING), 0, "graph");
+    assert!(
+        table
+            .lines()
+            .any(|l| l.contains("ConfigMap nowhere") && l.trim_end().ends_with("missing")),
+        "{table}"
+    );
+    assert!(
+        table
+            .lines()
+            .any(|l| l.contains("Secret maybe") && l.contains("optional")),
+        "{table}"
+    );
+
+    let json = expect_exit(&run(&["graph", "--format", "json"], MISSING), 0, "json");
+    let value: Value = yaml_serde::from_str(&json).unwrap_or_else(|e| panic!("JSON: {e}\n{json}"));
+    let statuses: Vec<&str> = value["edges"]
+        .as_sequence()
+        .expect("edges")
+        .iter()
+        .map(|e| e["status"].as_str().expect("status"))
+        .collect();
+    assert_eq!(statuses, ["missing", "optional-absent"], "{json}");
+
+    let dot = expect_exit(&run(&["graph", "--format", "dot"], MISSING), 0, "dot");
+    let missing_node = dot
+        .lines()
+        .find(|l| l.trim_start().starts_with("\"ConfigMap nowhere\" ["))
+        .unwrap_or_else(|| panic!("no node for the missing ConfigMap:\n{dot}"));
+    assert!(
+        missing_node.contains("color=red") && missing_node.contains("style=dashed"),
+        "{missing_node}"
+    );
+    let missing_edge = dot
+        .lines()
+        .find(|l| l.contains("-> \"ConfigMap nowhere\""))
+        .unwrap_or_else(|| panic!("no edge to the missing ConfigMap:\n{dot}"));
+    assert!(
+        missing_edge.contains("color=red") && missing_edge.contains("style=dashed"),
+        "{missing_edge}"
+    );
+    // Found sources are not red.
+    let found = expect_exit(
+        &run(
+            &[
+                "graph",
+                "--format",
+                "dot",
+                "manifests/config.yaml",
+                "manifests/workloads.yaml",
+            ],
+            "",
+        ),
+        0,
+        "dot",
+    );
+    assert!(!found.contains("red"), "{found}");
+
+    // A ResourceList works as input too.
+    let table = expect_exit(&run(&["graph"], RESOURCE_LIST), 0, "graph ResourceList");
+    assert!(
+        table.contains("Deployment web") && table.contains("ConfigMap web-config"),
+        "{table}"
+    );
+}
+
+#[test]
+fn legacy_plugin_invocation_reads_config_from_the_one_file_and_the_stream_from_stdin() {
+    let tmp = TempDir::new();
+    let config = tmp.write(
+        "kust-plugin-config-123",
+        "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata:\n  name: config-hash\n\
+         spec:\n  mode: env\n  envName: PLUGIN_HASH\n",
+    );
+    let input = example_stream();
+    let out = run(&[&config], &input);
+    let text = expect_exit(&out, 0, "plugin invocation");
+    assert_eq!(stderr(&out), "");
+    let docs = documents(&text);
+    let (web, _) = hashes(&stdout(&run(&[], &input)));
+    assert_eq!(env(&docs, WEB, "PLUGIN_HASH"), [Some(web)]);
+    assert_eq!(annotation(&docs, WEB, ANNOTATION_KEY), None);
+    // The same as passing the file with -c.
+    assert_eq!(text, stdout(&run(&["-c", &config], &input)));
+    // Nothing but the env vars changed (the worker had no `env:` list).
+    assert_eq!(
+        mask(&inserted_lines(&input, &text)),
+        [
+            "        - name: PLUGIN_HASH",
+            "          value: \"<HASH>\"",
+            "        env:",
+            "        - name: PLUGIN_HASH",
+            "          value: \"<HASH>\"",
+        ]
+    );
+}
+
+#[test]
+fn help_mentions_every_flag() {
+    let top = expect_exit(&run(&["--help"], ""), 0, "--help");
+    for flag in [
+        "--config",
+        "-c,",
+        "--mode",
+        "--annotation-key",
+        "--env-name",
+        "--granularity",
+        "--on-missing",
+        "--name-suffix",
+        "--immutable",
+        "--check",
+        "--help",
+        "--version",
+        "install-kustomize-plugin",
+        "graph",
+        "[FILES]",
+    ] {
+        assert!(top.contains(flag), "--help does not mention {flag}:\n{top}");
+    }
+    for value in [
+        "annotation, env, both",
+        "key, object",
+        "warn, error, ignore",
+        "exit",
+    ] {
+        assert!(
+            top.contains(value),
+            "--help does not mention {value:?}:\n{top}"
+        );
+    }
+    let graph = expect_exit(&run(&["graph", "--help"], ""), 0, "graph --help");
+    for flag in ["--format", "table", "json", "dot", "[FILES]", "--help"] {
+        assert!(
+            graph.contains(flag),
+            "graph --help does not mention {flag}:\n{graph}"
+        );
+    }
+    let install = expect_exit(
+        &run(&["install-kustomize-plugin", "--help"], ""),
+        0,
+        "install --help",
+    );
+    for flag in [
+        "--plugin-home",
+        "XDG_CONFIG_HOME",
+        "config-hash.dev/v1alpha1/confighash/ConfigHash",
+        "--help",
+    ] {
+        assert!(
+            install.contains(flag),
+            "install-kustomize-plugin --help does not mention {flag}:\n{install}"
+        );
+    }
+    assert_eq!(stdout(&run(&["help", "graph"], "")), graph);
+}
+
+#[test]
+fn version() {
+    let out = expect_exit(&run(&["--version"], ""), 0, "--version");
+    assert_eq!(out, format!("config-hash {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(stdout(&run(&["-V"], "")), out);
+}
+
+#[test]
+fn install_kustomize_plugin_with_plugin_home() {
+    let tmp = TempDir::new();
+    let home = tmp.0.join("plugins");
+    let out = run(
+        &[
+            "install-kustomize-plugin",
+            "--plugin-home",
+            home.to_str().expect("UTF-8"),
+        ],
+        "",
+    );
+    let printed = expect_exit(&out, 0, "install --plugin-home");
+    let expected = home.join("config-hash.dev/v1alpha1/confighash/ConfigHash");
+    assert_eq!(printed, format!("{}\n", expected.display()));
+    assert!(fs::read(&expected).expect("installed") == fs::read(BINARY).expect("binary"));
+}
+
+#[test]
+fn unreadable_input_is_one_line_with_a_position() {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &[],
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n",
+        ),
+        (&["--check"], "a: 1\n  b: 2\n"),
+        (&["graph"], "apiVersion: v1\nkind: [\n"),
+        (
+            &[],
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [a, {\n",
+        ),
+    ];
+    for (args, input) in cases {
+        let out = run(args, input);
+        assert_eq!(
+            expect_exit(&out, 1, &format!("{args:?} {input:?}")),
+            "",
+            "nothing on stdout"
+        );
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        let has_position = err.split("line ").nth(1).is_some_and(|rest| {
+            let (line, rest) = rest.split_once(" column ").unwrap_or(("", ""));
+            line.parse::<u32>().is_ok()
+                && rest
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .is_some_and(|c| c.parse::<u32>().is_ok())
+        });
+        assert!(has_position, "no line/column in: {err}");
+    }
+    // Not UTF-8, and a file that is not there.
+    let out = Command::new(BINARY)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().expect("stdin").write_all(b"a: \xff\n")?;
+            c.wait_with_output()
+        })
+        .expect("run config-hash");
+    assert_eq!(expect_exit(&out, 1, "not UTF-8"), "");
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    let out = run(&["no-such-file.yaml", "manifests/config.yaml"], "");
+    assert_eq!(expect_exit(&out, 1, "missing file"), "");
+    assert!(
+        stderr(&out).contains("no-such-file.yaml"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,0 +1,546 @@
+//! End to end with the real `kubectl kustomize` (kustomize v5.5.0): the plugin is
+//! installed with `config-hash install-kustomize-plugin` into a temporary
+//! XDG_CONFIG_HOME, and `examples/kustomize/` is built with `--enable-alpha-plugins`.
+//!
+//! kustomize runs config-hash as a legacy exec plugin before it appends its own hash
+//! suffix to generated objects. So the stamped hash must cover the generated ConfigMap
+//! under its unsuffixed name, and the suffixing and reference rewriting must still
+//! happen afterwards.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use yaml_serde::Value;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_config-hash");
+const ANNOTATION_KEY: &str = "config-hash.dev/hash";
+const GENERATED: &str = "app-settings";
+const WEB: &str = "Deployment/web";
+const REPORT: &str = "CronJob/nightly-report";
+
+/// True (after a loud note) when kubectl is absent and the test may skip; panics under CI.
+fn kubectl_missing() -> bool {
+    let found = std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| dir.join("kubectl").is_file())
+    });
+    if found {
+        return false;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "kubectl not found on PATH, and CI is set: the kustomize end-to-end tests must run in CI"
+    );
+    eprintln!("\n*** SKIPPED: kubectl not found on PATH; kustomize end-to-end test not run ***\n");
+    true
+}
+
+/// A temp dir holding a copy of `examples/kustomize` (`example/`) and an
+/// XDG_CONFIG_HOME with the plugin installed (`xdg/`); removed on drop.
+struct Workspace {
+    root: PathBuf,
+}
+
+impl Workspace {
+    fn new() -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let root = std::env::temp_dir().join(format!(
+            "config-hash-e2e-kustomize-{}-{nanos}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kustomize");
+        copy_dir(&source, &root.join("example"));
+        let ws = Workspace { root };
+        ws.install_plugin();
+        ws
+    }
+
+    fn example(&self) -> PathBuf {
+        self.root.join("example")
+    }
+
+    fn xdg(&self) -> PathBuf {
+        self.root.join("xdg")
+    }
+
+    /// `config-hash install-kustomize-plugin` with XDG_CONFIG_HOME set: checks the
+    /// printed path and that the plugin there is this binary, executable.
+    fn install_plugin(&self) {
+        let output = Command::new(BINARY)
+            .arg("install-kustomize-plugin")
+            .env("XDG_CONFIG_HOME", self.xdg())
+            .output()
+            .expect("run config-hash install-kustomize-plugin");
+        assert_success(&output, "config-hash install-kustomize-plugin");
+        let expected = self
+            .xdg()
+            .join("kustomize/plugin/config-hash.dev/v1alpha1/confighash/ConfigHash");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            format!("{}\n", expected.display()),
+            "install-kustomize-plugin must print where it put the plugin"
+        );
+        let installed = fs::read(&expected).expect("the plugin file exists");
+        assert!(
+            installed == fs::read(BINARY).expect("read the binary"),
+            "the installed plugin is not a copy of config-hash"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = fs::metadata(&expected)
+                .expect("stat plugin")
+                .permissions()
+                .mode();
+            assert_eq!(
+                mode & 0o111,
+                0o111,
+                "the plugin is not executable: {mode:o}"
+            );
+        }
+    }
+
+    /// Replaces the one occurrence of `from` in the example's `file` with `to`.
+    fn edit(&self, file: &str, from: &str, to: &str) {
+        let path = self.example().join(file);
+        let text = fs::read_to_string(&path).expect("read example file");
+        assert_eq!(
+            text.matches(from).count(),
+            1,
+            "{file} must hold {from:?} once"
+        );
+        fs::write(&path, text.replace(from, to)).expect("write edited file");
+    }
+
+    /// `kubectl kustomize --enable-alpha-plugins example/`, run with XDG_CONFIG_HOME.
+    fn kustomize(&self) -> Output {
+        Command::new("kubectl")
+            .args(["kustomize", "--enable-alpha-plugins"])
+            .arg(self.example())
+            .env("XDG_CONFIG_HOME", self.xdg())
+            .output()
+            .expect("run kubectl kustomize")
+    }
+
+    /// A successful build's output.
+    fn build(&self) -> String {
+        let output = self.kustomize();
+        assert_success(&output, "kubectl kustomize --enable-alpha-plugins");
+        String::from_utf8(output.stdout).expect("UTF-8 output")
+    }
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("create example copy");
+    for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("list {}: {e}", from.display())) {
+        let entry = entry.expect("list example");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).expect("copy example file");
+        }
+    }
+}
+
+fn assert_success(output: &Output, what: &str) {
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The documents of a multi-document stream, keyed by `Kind/name`.
+fn documents(text: &str) -> BTreeMap<String, Value> {
+    let mut docs = BTreeMap::new();
+    let mut chunks = vec![String::new()];
+    for line in text.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            chunks.push(String::new());
+        } else {
+            chunks.last_mut().expect("a chunk").push_str(line);
+        }
+    }
+    for chunk in chunks.iter().filter(|c| !c.trim().is_empty()) {
+        let doc: Value = yaml_serde::from_str(chunk)
+            .unwrap_or_else(|e| panic!("a document does not parse: {e}\n{chunk}"));
+        let id = format!(
+            "{}/{}",
+            doc["kind"].as_str().expect("kind"),
+            doc["metadata"]["name"].as_str().expect("name")
+        );
+        assert!(docs.insert(id.clone(), doc).is_none(), "{id} twice");
+    }
+    docs
+}
+
+fn pod_template(doc: &Value) -> &Value {
+    match doc["kind"].as_str() {
+        Some("CronJob") => &doc["spec"]["jobTemplate"]["spec"]["template"],
+        _ => &doc["spec"]["template"],
+    }
+}
+
+fn is_hash(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The hash on each workload's pod template (the two workloads of the example).
+fn hashes(docs: &BTreeMap<String, Value>) -> BTreeMap<&'static str, String> {
+    [WEB, REPORT]
+        .into_iter()
+        .map(|id| {
+            let doc = docs
+                .get(id)
+                .unwrap_or_else(|| panic!("{id} not in the output"));
+            let hash = pod_template(doc)["metadata"]["annotations"][ANNOTATION_KEY]
+                .as_str()
+                .unwrap_or_else(|| panic!("{id} is not stamped"))
+                .to_owned();
+            assert!(is_hash(&hash), "{id}: {hash:?} is not 64 lowercase hex");
+            (id, hash)
+        })
+        .collect()
+}
+
+/// The name kustomize gave the generated ConfigMap: `app-settings-<suffix>`.
+fn generated_name(docs: &BTreeMap<String, Value>) -> String {
+    let names: Vec<&String> = docs
+        .keys()
+        .filter(|id| id.starts_with(&format!("ConfigMap/{GENERATED}")))
+        .collect();
+    let [id] = names.as_slice() else {
+        panic!("expected one generated ConfigMap, found {names:?}");
+    };
+    let name = id.trim_start_matches("ConfigMap/").to_owned();
+    let suffix = name
+        .strip_prefix(&format!("{GENERATED}-"))
+        .unwrap_or_else(|| panic!("kustomize did not suffix the generated ConfigMap: {name}"));
+    assert_eq!(
+        suffix.len(),
+        10,
+        "kustomize's suffix is 10 characters: {name}"
+    );
+    name
+}
+
+/// Every `configMapKeyRef` name in a workload's containers.
+fn config_map_key_refs(doc: &Value) -> Vec<String> {
+    let containers = pod_template(doc)["spec"]["containers"]
+        .as_sequence()
+        .expect("containers");
+    containers
+        .iter()
+        .flat_map(|c| c["env"].as_sequence().cloned().unwrap_or_default())
+        .filter_map(|e| {
+            e["valueFrom"]["configMapKeyRef"]["name"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+#[test]
+fn kubectl_kustomize_runs_the_installed_plugin_and_still_suffixes() {
+    if kubectl_missing() {
+        return;
+    }
+    let ws = Workspace::new();
+    let output = ws.build();
+    let docs = documents(&output);
+    assert_eq!(
+        docs.keys()
+            .filter(|id| !id.starts_with("ConfigMap/app-settings"))
+            .collect::<Vec<_>>(),
+        [
+            "ConfigMap/nginx-conf",
+            "CronJob/nightly-report",
+            "Deployment/web",
+            "Secret/web-db"
+        ],
+        "the resources of the build"
+    );
+
+    // kustomize still suffixed the generated ConfigMap after config-hash ran, and
+    // rewrote every reference to it: config-hash kept its build annotations.
+    let generated = generated_name(&docs);
+    for id in [WEB, REPORT] {
+        let refs = config_map_key_refs(&docs[id]);
+        assert!(!refs.is_empty(), "{id} reads the generated ConfigMap");
+        assert!(
+            refs.iter().all(|r| *r == generated),
+            "{id}: references not rewritten to {generated}: {refs:?}"
+        );
+    }
+    for leaked in [
+        "internal.config.kubernetes.io",
+        "kustomize.config.k8s.io/id",
+    ] {
+        assert!(
+            !output.contains(leaked),
+            "{leaked} leaked into the output:\n{output}"
+        );
+    }
+
+    // Both workloads are stamped; they read different keys, so different hashes.
+    let stamped = hashes(&docs);
+    assert_ne!(stamped[WEB], stamped[REPORT]);
+    for id in [
+        "ConfigMap/nginx-conf",
+        "Secret/web-db",
+        &format!("ConfigMap/{generated}"),
+    ] {
+        assert!(
+            docs[id]["metadata"]["annotations"].is_null(),
+            "{id} must carry no annotations: {:?}",
+            docs[id]["metadata"]
+        );
+    }
+
+    // The hash survives kustomize's later renaming, and it is the hash of what the pods
+    // read under the generated object's unsuffixed name (the name the plugin saw): with
+    // the suffix undone, config-hash run on the output computes the same hashes.
+    let unsuffixed = output.replace(&generated, GENERATED);
+    let mut child = Command::new(BINARY)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run config-hash");
+    std::io::Write::write_all(
+        &mut child.stdin.take().expect("stdin"),
+        unsuffixed.as_bytes(),
+    )
+    .expect("write stdin");
+    let rerun = child.wait_with_output().expect("wait for config-hash");
+    assert_success(&rerun, "config-hash on the unsuffixed build output");
+    let rerun = String::from_utf8(rerun.stdout).expect("UTF-8");
+    assert_eq!(hashes(&documents(&rerun)), stamped);
+}
+
+#[test]
+fn editing_a_value_changes_exactly_the_hashes_of_the_workloads_that_read_it() {
+    if kubectl_missing() {
+        return;
+    }
+    let baseline_ws = Workspace::new();
+    let baseline_docs = documents(&baseline_ws.build());
+    let baseline = hashes(&baseline_docs);
+    let baseline_generated = generated_name(&baseline_docs);
+
+    // (file, from, to, the workloads whose hash must change)
+    let cases: [(&str, &str, &str, &[&str]); 7] = [
+        (
+            "kustomization.yaml",
+            "LOG_LEVEL=info",
+            "LOG_LEVEL=debug",
+            &[WEB, REPORT],
+        ),
+        (
+            "kustomization.yaml",
+            "FEATURE_FLAGS=search,checkout",
+            "FEATURE_FLAGS=search",
+            &[WEB],
+        ),
+        (
+            "kustomization.yaml",
+            "REPORT_FORMAT=csv",
+            "REPORT_FORMAT=json",
+            &[REPORT],
+        ),
+        // A new literal nobody reads: kustomize renames the ConfigMap, no hash moves.
+        (
+            "kustomization.yaml",
+            "- REPORT_FORMAT=csv",
+            "- REPORT_FORMAT=csv\n      - UNUSED=1",
+            &[],
+        ),
+        ("configmap.yaml", "listen 8080;", "listen 8081;", &[WEB]),
+        (
+            "secret.yaml",
+            "password: change-me",
+            "password: changed",
+            &[WEB],
+        ),
+        ("secret.yaml", "username: web", "username: nobody", &[]),
+    ];
+    for (file, from, to, expected) in cases {
+        let ws = Workspace::new();
+        ws.edit(file, from, to);
+        let docs = documents(&ws.build());
+        if file == "kustomization.yaml" {
+            assert_ne!(
+                generated_name(&docs),
+                baseline_generated,
+                "kustomize's own suffix must follow the literals"
+            );
+        }
+        let now = hashes(&docs);
+        let changed: Vec<&str> = [WEB, REPORT]
+            .into_iter()
+            .filter(|id| now[id] != baseline[id])
+            .collect();
+        assert_eq!(
+            changed, expected,
+            "{file}: {from:?} -> {to:?} changed these hashes"
+        );
+    }
+}
+
+#[test]
+fn on_missing_error_fails_the_kustomize_build() {
+    if kubectl_missing() {
+        return;
+    }
+    let ws = Workspace::new();
+    ws.edit(
+        "deployment.yaml",
+        "name: nginx-conf\n",
+        "name: nginx-typo\n",
+    );
+    // onMissing: warn (the example's setting) still builds and stamps.
+    let docs = documents(&ws.build());
+    hashes(&docs);
+
+    ws.edit("config-hash.yaml", "onMissing: warn", "onMissing: error");
+    let output = ws.kustomize();
+    assert!(!output.status.success(), "the build must fail");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Deployment web")
+            && stderr.contains("spec.template.spec.volumes[0].configMap")
+            && stderr.contains("ConfigMap \"nginx-typo\""),
+        "kustomize must show config-hash's error:\n{stderr}"
+    );
+}
+
+/// The KRM-function form (`config.kubernetes.io/function` on the same object, for
+/// standalone kustomize and Argo CD) gets the ConfigHash object as `functionConfig`
+/// and the resources as kustomize holds them before suffixing: it must compute the same
+/// hashes as the plugin form did under `kubectl kustomize`.
+#[test]
+fn krm_function_form_accepts_the_same_config_object() {
+    if kubectl_missing() {
+        return;
+    }
+    let ws = Workspace::new();
+    let output = ws.build();
+    let plugin_hashes = hashes(&documents(&output));
+
+    let config = fs::read_to_string(ws.example().join("config-hash.yaml")).expect("read config");
+    let metadata = "metadata:\n  name: config-hash\n";
+    assert_eq!(
+        config.matches(metadata).count(),
+        1,
+        "config-hash.yaml metadata"
+    );
+    let function_config = config.replace(
+        metadata,
+        &format!(
+            "{metadata}  annotations:\n    config.kubernetes.io/function: |\n      \
+             exec:\n        path: {BINARY}\n"
+        ),
+    );
+
+    // The items as kustomize sends them: the generated ConfigMap unsuffixed, with its
+    // build annotation, and every reference naming it unsuffixed.
+    let generated = generated_name(&documents(&output));
+    let mut list =
+        String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+    let unsuffixed_metadata = format!("metadata:\n  name: {GENERATED}\n");
+    let annotated_metadata = format!(
+        "metadata:\n  annotations:\n    internal.config.kubernetes.io/needsHashSuffix: enabled\n  \
+         name: {GENERATED}\n"
+    );
+    let items = output
+        .replace(&generated, GENERATED)
+        .replace(&unsuffixed_metadata, &annotated_metadata);
+    assert!(
+        items.contains(&annotated_metadata),
+        "the generated ConfigMap"
+    );
+    for doc in items.split("\n---\n") {
+        list.push_str(&indent_item(doc));
+    }
+    list.push_str("functionConfig:\n");
+    list.push_str(&indent(config_body(&function_config), "  "));
+
+    let mut child = Command::new(BINARY)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run config-hash");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), list.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait for config-hash");
+    assert_success(&out, "config-hash on a ResourceList");
+    let out: Value = yaml_serde::from_slice(&out.stdout).expect("a ResourceList comes back");
+    let items = out["items"].as_sequence().expect("items");
+    let docs: BTreeMap<String, Value> = items
+        .iter()
+        .map(|i| {
+            let id = format!(
+                "{}/{}",
+                i["kind"].as_str().expect("kind"),
+                i["metadata"]["name"].as_str().expect("name")
+            );
+            (id, i.clone())
+        })
+        .collect();
+    assert_eq!(hashes(&docs), plugin_hashes);
+    let generated_item = &docs[&format!("ConfigMap/{GENERATED}")];
+    assert_eq!(
+        generated_item["metadata"]["annotations"]["internal.config.kubernetes.io/needsHashSuffix"]
+            .as_str(),
+        Some("enabled"),
+        "kustomize's build annotation must be passed through"
+    );
+    let errors: Vec<&Value> = out["results"]
+        .as_sequence()
+        .expect("results")
+        .iter()
+        .filter(|r| r["severity"].as_str() != Some("info"))
+        .collect();
+    assert!(errors.is_empty(), "unexpected results: {errors:?}");
+}
+
+/// The config file without its leading comment lines.
+fn config_body(text: &str) -> &str {
+    let start = text.find("apiVersion:").expect("config has apiVersion");
+    &text[start..]
+}
+
+fn indent(text: &str, prefix: &str) -> String {
+    text.lines()
+        .map(|l| {
+            if l.is_empty() {
+                "\n".to_owned()
+            } else {
+                format!("{prefix}{l}\n")
+            }
+        })
+        .collect()
+}
+
+/// One document as a block sequence item.
+fn indent_item(doc: &str) -> String {
+    let body = indent(doc, "  ");
+    format!("- {}", &body[2..])
+}
