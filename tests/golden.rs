@@ -1,0 +1,271 @@
+//! Golden cases: every directory under `testdata/` is one run of the real binary, its
+//! stdout compared byte for byte, then run again on that output to prove idempotence.
+//!
+//! A case directory holds:
+//!
+//! - `input.yaml` or `input.json`: what is fed on stdin (a ResourceList, or a plain
+//!   manifest stream);
+//! - `expected.yaml` / `expected.json` (same extension as the input): the exact stdout;
+//! - `exit-code` (optional, default 0): the expected exit status;
+//! - `expected-stderr` (instead of an expected stdout file): a substring stderr must
+//!   contain, for input the function cannot read; stdout must then be empty, and there
+//!   is no idempotence re-run (there is no output to run on).
+//!
+//! `UPDATE_GOLDEN=1 cargo test --test golden` rewrites `expected.*` and `exit-code` from
+//! what the binary does now. A run that fails with no stdout becomes a stderr case: its
+//! `expected-stderr` is kept if present, else written with the whole stderr (trim it to
+//! the part that matters: a pattern, not frozen wording). Review the diff before
+//! committing: the expected files are the specification.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_config-hash");
+
+/// What one run of the binary did.
+struct Run {
+    stdout: Vec<u8>,
+    stderr: String,
+    code: i32,
+}
+
+fn run(input: &[u8]) -> Run {
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the config-hash binary");
+    // Write from another thread: a large output would otherwise fill the stdout pipe
+    // while we are still writing stdin.
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().expect("wait for config-hash");
+    writer
+        .join()
+        .expect("stdin writer thread")
+        .expect("write stdin");
+    Run {
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+fn cases_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+}
+
+fn cases() -> Vec<PathBuf> {
+    let dir = cases_dir();
+    let mut out: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Where the first difference is, as a short human hint: line, column, and a window of
+/// each side around it (lines can be tens of kilobytes long).
+fn first_difference(expected: &[u8], actual: &[u8]) -> String {
+    let exp = String::from_utf8_lossy(expected);
+    let act = String::from_utf8_lossy(actual);
+    let mut exp_lines = exp.split_inclusive('\n');
+    let mut act_lines = act.split_inclusive('\n');
+    let mut line = 1;
+    loop {
+        match (exp_lines.next(), act_lines.next()) {
+            (None, None) => return "outputs differ only in invalid UTF-8".into(),
+            (e, a) if e == a => line += 1,
+            (e, a) => {
+                let col = e
+                    .unwrap_or("")
+                    .chars()
+                    .zip(a.unwrap_or("").chars())
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                let show = |s: Option<&str>| {
+                    let Some(s) = s else {
+                        return "<end of output>".to_string();
+                    };
+                    let from = col.saturating_sub(40);
+                    let window: String = s.chars().skip(from).take(120).collect();
+                    let less = if from > 0 { "..." } else { "" };
+                    let more = if s.chars().count() > from + 120 {
+                        "..."
+                    } else {
+                        ""
+                    };
+                    format!("{less}{window:?}{more}")
+                };
+                return format!(
+                    "first difference at line {line} column {}:\n      expected: {}\n      actual:   {}",
+                    col + 1,
+                    show(e),
+                    show(a)
+                );
+            }
+        }
+    }
+}
+
+/// The output up to its `results` (block key at column 0, or a JSON member), to tell
+/// whether a difference touches the items or only the results.
+fn before_results(out: &[u8]) -> &[u8] {
+    let cut = [&b"\nresults:"[..], &b"\"results\":"[..]]
+        .iter()
+        .filter_map(|m| out.windows(m.len()).rposition(|w| w == *m))
+        .max()
+        .unwrap_or(out.len());
+    &out[..cut]
+}
+
+/// Whether two outputs differ before their results, or only in them.
+fn scope(expected: &[u8], actual: &[u8]) -> &'static str {
+    if before_results(expected) == before_results(actual) {
+        "its results only"
+    } else {
+        "the items"
+    }
+}
+
+fn read_exit_code(path: &Path) -> Result<i32, String> {
+    match fs::read_to_string(path) {
+        Ok(s) => s
+            .trim()
+            .parse()
+            .map_err(|_| format!("{} is not an integer: {s:?}", path.display())),
+        Err(_) => Ok(0),
+    }
+}
+
+/// Runs (or, when updating, regenerates) one case; `Err` describes every failure in it.
+fn check_case(dir: &Path, update: bool) -> Result<(), String> {
+    let (input_path, ext) = match (
+        dir.join("input.yaml").is_file(),
+        dir.join("input.json").is_file(),
+    ) {
+        (true, false) => (dir.join("input.yaml"), "yaml"),
+        (false, true) => (dir.join("input.json"), "json"),
+        (true, true) => return Err("has both input.yaml and input.json".into()),
+        (false, false) => return Err("has no input.yaml or input.json".into()),
+    };
+    let input = fs::read(&input_path).map_err(|e| format!("cannot read input: {e}"))?;
+    let expected_path = dir.join(format!("expected.{ext}"));
+    let stderr_path = dir.join("expected-stderr");
+    let code_path = dir.join("exit-code");
+    let got = run(&input);
+
+    if update {
+        let unreadable = got.stdout.is_empty() && got.code != 0;
+        if unreadable && !stderr_path.is_file() {
+            fs::write(&stderr_path, got.stderr.trim_end()).map_err(|e| e.to_string())?;
+        }
+        if !unreadable {
+            let _ = fs::remove_file(&stderr_path);
+            fs::write(&expected_path, &got.stdout).map_err(|e| e.to_string())?;
+        }
+        if got.code == 0 {
+            let _ = fs::remove_file(&code_path);
+        } else {
+            fs::write(&code_path, format!("{}\n", got.code)).map_err(|e| e.to_string())?;
+        }
+    }
+
+    let mut problems = Vec::new();
+    let want_code = read_exit_code(&code_path)?;
+    if got.code != want_code {
+        problems.push(format!(
+            "exit code {} (expected {want_code}); stderr: {}",
+            got.code,
+            got.stderr.trim_end()
+        ));
+    }
+
+    if stderr_path.is_file() {
+        let pattern = fs::read_to_string(&stderr_path).map_err(|e| e.to_string())?;
+        let pattern = pattern.trim_end_matches(['\n', '\r']);
+        if !got.stderr.contains(pattern) {
+            problems.push(format!(
+                "stderr does not contain {pattern:?}; it is {:?}",
+                got.stderr
+            ));
+        }
+        if !got.stdout.is_empty() {
+            problems.push(format!(
+                "stdout should be empty for unreadable input; it has {} bytes",
+                got.stdout.len()
+            ));
+        }
+        return if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("\n    "))
+        };
+    }
+
+    let expected = fs::read(&expected_path).map_err(|_| {
+        format!("has no expected.{ext} (or expected-stderr); run with UPDATE_GOLDEN=1 to create it")
+    })?;
+    if got.stdout != expected {
+        problems.push(format!(
+            "stdout differs from expected.{ext} in {}; {}",
+            scope(&expected, &got.stdout),
+            first_difference(&expected, &got.stdout)
+        ));
+    }
+
+    // Idempotence: the function run on its own (expected) output changes nothing. When the
+    // first run already differed the same way, that difference is reported once, above.
+    let again = run(&expected);
+    if again.stdout != expected && (got.stdout == expected || again.stdout != got.stdout) {
+        problems.push(format!(
+            "not idempotent: running on expected.{ext} changes {}; {}",
+            scope(&expected, &again.stdout),
+            first_difference(&expected, &again.stdout)
+        ));
+    }
+    if again.code != want_code && (got.code == want_code || again.code != got.code) {
+        problems.push(format!(
+            "not idempotent: running on expected.{ext} exits {} (expected {want_code})",
+            again.code
+        ));
+    }
+
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n    "))
+    }
+}
+
+#[test]
+fn golden_cases() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1");
+    let cases = cases();
+    assert!(
+        !cases.is_empty(),
+        "no golden cases found under {}",
+        cases_dir().display()
+    );
+    let mut failures = String::new();
+    let mut failed = 0;
+    for dir in &cases {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy();
+        if let Err(why) = check_case(dir, update) {
+            failed += 1;
+            let _ = write!(failures, "\n  {name}:\n    {why}");
+        }
+    }
+    assert!(
+        failed == 0,
+        "{failed} of {} golden case(s) failed (UPDATE_GOLDEN=1 regenerates expected files; review the diff):{failures}",
+        cases.len()
+    );
+}
