@@ -147,7 +147,7 @@ impl Config {
             "immutable" => self.immutable = one_of(field, value, BOOLS)?,
             _ => {
                 return Err(format!(
-                    "unknown field {field:?}; accepted fields: {}",
+                    "{field}: unknown field; accepted fields: {}",
                     FIELDS.join(", ")
                 ));
             }

@@ -329,7 +329,7 @@ pub fn write_results(
     splices: &mut Splices,
 ) {
     let src = tree.src;
-    let eol = layout.eol;
+    let eol = crate::yaml::edit::eol_at(src, list.content_end, layout.eol);
     if tree.is_flow(list.root) {
         let json = render_results_flow(results);
         if let Some((_, v)) = list.results {

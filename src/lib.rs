@@ -77,7 +77,7 @@ pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
         Some(l) => l.items.clone(),
         None => stream::items(&tree),
     };
-    let layout = Layout::detect(body);
+    let layout = Layout::of(&tree);
     let config = configure(
         &tree,
         list.as_ref().and_then(|l| l.function_config),
@@ -98,6 +98,18 @@ pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
         }
     };
     let has_errors = results.iter().any(|r| r.severity == Severity::Error);
+    if has_errors {
+        // Nothing is written, so results must not claim that anything was.
+        results.retain(|r| r.severity != Severity::Info);
+        let errors = results
+            .iter()
+            .filter(|r| r.severity == Severity::Error)
+            .count();
+        results.push(KrmResult::new(
+            Severity::Info,
+            format!("config-hash: {errors} error(s); items left unchanged"),
+        ));
+    }
     let mut splices = if has_errors {
         Splices::new()
     } else {

@@ -9,7 +9,7 @@ use crate::krm::{KrmResult, ResourceId, Severity, annotation};
 use crate::references::{self, CONTAINER_LISTS, Keys, Reference, SourceKind};
 use crate::suffix::Renames;
 use crate::workloads::{self, WorkloadKind};
-use crate::yaml::edit::column;
+use crate::yaml::edit::{column, dash_before};
 use crate::yaml::{Change, EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
 pub const SKIP_ANNOTATION: &str = "config-hash.dev/skip";
@@ -198,8 +198,7 @@ fn stamp_workload(
                     if let Keys::Some(ks) = &r.keys {
                         for k in ks {
                             if !content.entries.contains_key(k) && !r.optional {
-                                counts.missing += 1;
-                                report_missing(tree, item, id, r, Some(k), config, out);
+                                report_missing(tree, item, id, r, Some(k), config, counts, out);
                             }
                         }
                     }
@@ -217,8 +216,7 @@ fn stamp_workload(
                 }
             },
             None if !r.optional => {
-                counts.missing += 1;
-                report_missing(tree, item, id, r, None, config, out);
+                report_missing(tree, item, id, r, None, config, counts, out);
             }
             None => {}
         }
@@ -235,6 +233,19 @@ fn stamp_workload(
 
     let mut ed = Editor::new(tree, with_seq_indent(tree, spec, layout));
     let env_applies = kind.env_allowed && config.writes_env();
+    if !seen.is_empty() && !env_applies && !config.writes_annotation() {
+        out.results.push(
+            KrmResult::new(
+                Severity::Info,
+                format!(
+                    "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone (use mode: annotation or both)",
+                    id.kind
+                ),
+            )
+            .about(tree, item),
+        );
+        return;
+    }
     let result = if seen.is_empty() {
         clear(&mut ed, template, spec, config, env_applies).map(|_| ())
     } else {
@@ -330,9 +341,14 @@ fn with_seq_indent(tree: &Tree<'_>, spec: NodeId, mut layout: Layout) -> Layout 
     });
     if let Some((k, first)) = found {
         let key_col = column(src, tree.node(k).span.start);
-        let item_col = column(src, tree.node(first).span.start);
-        // The item content sits two columns after its dash.
-        layout.seq_indent = item_col.saturating_sub(key_col + 2);
+        let start = tree.node(first).span.start;
+        if let Some(dash) = dash_before(src, start) {
+            let dash_col = column(src, dash);
+            layout.seq_indent = dash_col.saturating_sub(key_col);
+            if !src[dash..start].contains('\n') {
+                layout.item_gap = column(src, start).saturating_sub(dash_col).max(2);
+            }
+        }
     }
     layout
 }
@@ -486,6 +502,7 @@ fn report_missing(
     r: &Reference,
     key: Option<&str>,
     config: &Config,
+    counts: &mut Counts,
     out: &mut Stamped,
 ) {
     let severity = match config.on_missing {
@@ -510,8 +527,15 @@ fn report_missing(
             r.name
         ),
     };
+    counts.missing += 1;
+    // Env references stop the container; volume references stop the mount.
+    let failure = if r.field.contains(".volumes[") {
+        "the pod would not start: its volume cannot be mounted"
+    } else {
+        "the pod would fail with CreateContainerConfigError"
+    };
     let message = format!(
-        "{id}{container}: {} refers to {what} (the pod would fail with CreateContainerConfigError; mark it optional: true, or add it, or set onMissing: ignore)",
+        "{id}{container}: {} refers to {what} ({failure}; mark it optional: true, or add it, or set onMissing: ignore)",
         r.field
     );
     out.results.push(

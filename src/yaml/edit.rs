@@ -55,6 +55,10 @@ pub struct Layout {
     pub eol: &'static str,
     /// Columns between a key and the `-` of its block sequence (0 or 2, usually).
     pub seq_indent: usize,
+    /// Columns from a `-` to its item's content (2, or 4 in `-   name:` style).
+    pub item_gap: usize,
+    /// Columns from a key to the entries of the block mapping under it.
+    pub indent: usize,
 }
 
 impl Layout {
@@ -63,7 +67,56 @@ impl Layout {
             Some(i) if i > 0 && src.as_bytes()[i - 1] == b'\r' => "\r\n",
             _ => "\n",
         };
-        Layout { eol, seq_indent: 0 }
+        Layout {
+            eol,
+            seq_indent: 0,
+            item_gap: 2,
+            indent: 2,
+        }
+    }
+
+    /// Conventions of `tree`'s text, the mapping indentation taken from the first block
+    /// mapping nested under a block mapping key.
+    pub fn of(tree: &Tree<'_>) -> Layout {
+        let mut layout = Layout::detect(tree.src);
+        let src = tree.src;
+        let found = tree.nodes.iter().find_map(|n| match &n.kind {
+            NodeKind::Map {
+                flow: false,
+                entries,
+            } => entries.iter().find_map(|&(k, v)| {
+                let first = tree.own_entries(v).first()?.0;
+                if tree.is_flow(v) {
+                    return None;
+                }
+                let (kc, vc) = (
+                    column(src, tree.node(k).span.start),
+                    column(src, tree.node(first).span.start),
+                );
+                (vc > kc
+                    && src[tree.node(k).span.start..tree.node(first).span.start].contains('\n'))
+                .then_some(vc - kc)
+            }),
+            _ => None,
+        });
+        if let Some(indent) = found {
+            layout.indent = indent;
+        }
+        layout
+    }
+}
+
+/// The line ending of the line holding `pos` (or of the last line, at the end).
+pub fn eol_at(src: &str, pos: usize, default: &'static str) -> &'static str {
+    let end = line_end(src, pos);
+    match src.as_bytes().get(end) {
+        Some(b'\r') => "\r\n",
+        Some(_) => "\n",
+        None => match src[..end].rfind('\n') {
+            Some(i) if i > 0 && src.as_bytes()[i - 1] == b'\r' => "\r\n",
+            Some(_) => "\n",
+            None => default,
+        },
     }
 }
 
@@ -218,15 +271,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         let (k, v) = entries[idx];
         let src = self.src();
         if self.tree.is_flow(map) {
-            let (start, end) = flow_removal(
-                self.tree,
-                entries
-                    .iter()
-                    .map(|&(k, v)| (k, v))
-                    .collect::<Vec<_>>()
-                    .as_slice(),
-                idx,
-            );
+            let (start, end) = flow_removal(self.tree, map, entries, idx);
             self.splices.delete(start, end);
             return Ok(());
         }
@@ -317,8 +362,15 @@ impl<'t, 'a> Editor<'t, 'a> {
         })?;
         let col = column(src, self.tree.node(k).span.start);
         let end = if empty { colon + 1 } else { vn.span.end };
+        self.layout.eol = eol_at(src, end, self.layout.eol);
         let text = self.block_value(value, col);
-        self.splices.replace(colon + 1, end, text);
+        if matches!(value, NewValue::Map(_) | NewValue::Seq(_)) {
+            // Nested lines go after any comment that followed the null.
+            self.splices.delete(colon + 1, end);
+            self.splices.insert(line_end(src, end), text);
+        } else {
+            self.splices.replace(colon + 1, end, text);
+        }
         Ok(())
     }
 
@@ -351,6 +403,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             });
         };
         let col = column(src, self.tree.node(first).span.start);
+        self.layout.eol = eol_at(src, self.tree.node(first).span.start, self.layout.eol);
         let entry = format!("{}:{}", key_text(key), self.block_value(value, col));
         let eol = self.layout.eol;
         // After the last one-line entry reads naturally ("appended"); a block scalar or a
@@ -416,6 +469,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             what: "a comment or property between '-' and its item",
         })?;
         let dash_col = column(src, dash);
+        self.layout.eol = eol_at(src, dash, self.layout.eol);
         let content_col = if src[dash..first_start].contains('\n') {
             dash_col + 2
         } else {
@@ -439,7 +493,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         let item = items[idx];
         if self.tree.is_flow(seq) {
             let pairs: Vec<(NodeId, NodeId)> = items.iter().map(|&i| (i, i)).collect();
-            let (start, end) = flow_removal(self.tree, &pairs, idx);
+            let (start, end) = flow_removal(self.tree, seq, &pairs, idx);
             self.splices.delete(start, end);
             return Ok(());
         }
@@ -485,12 +539,13 @@ impl<'t, 'a> Editor<'t, 'a> {
             NewValue::Plain(s) => format!(" {}", key_text(s)),
             NewValue::Map(entries) => {
                 let mut out = String::new();
+                let inner = col + self.layout.indent;
                 for (k, v) in entries {
                     out.push_str(eol);
-                    out.push_str(&spaces(col + 2));
+                    out.push_str(&spaces(inner));
                     out.push_str(&key_text(k));
                     out.push(':');
-                    out.push_str(&self.block_value(v, col + 2));
+                    out.push_str(&self.block_value(v, inner));
                 }
                 out
             }
@@ -500,8 +555,9 @@ impl<'t, 'a> Editor<'t, 'a> {
                 for item in items {
                     out.push_str(eol);
                     out.push_str(&spaces(dash_col));
-                    out.push_str("- ");
-                    out.push_str(&self.block_item(item, dash_col + 2));
+                    out.push('-');
+                    out.push_str(&spaces(self.layout.item_gap.max(2) - 1));
+                    out.push_str(&self.block_item(item, dash_col + self.layout.item_gap.max(2)));
                 }
                 out
             }
@@ -553,7 +609,20 @@ pub fn flow_value(value: &NewValue) -> String {
 
 /// The byte range to delete to remove element `idx` of a flow collection, given each
 /// element's first and last node (key and value, or the item twice).
-fn flow_removal(tree: &Tree<'_>, elems: &[(NodeId, NodeId)], idx: usize) -> (usize, usize) {
+fn flow_removal(
+    tree: &Tree<'_>,
+    collection: NodeId,
+    elems: &[(NodeId, NodeId)],
+    idx: usize,
+) -> (usize, usize) {
+    if elems.len() == 1 {
+        // The only element: empty the brackets, leaving no stray whitespace.
+        let span = tree.node(collection).span;
+        return (
+            span.start + 1,
+            span.end.saturating_sub(1).max(span.start + 1),
+        );
+    }
     let (first, last) = elems[idx];
     let start = tree.node(first).span.start;
     let end = tree.node(last).span.end;
@@ -614,7 +683,7 @@ fn colon_after(src: &str, key_end: usize) -> Option<usize> {
 }
 
 /// The `-` that introduces the block sequence item starting at `item_start`.
-fn dash_before(src: &str, item_start: usize) -> Option<usize> {
+pub fn dash_before(src: &str, item_start: usize) -> Option<usize> {
     let before = src[..item_start].trim_end_matches([' ', '\t', '\r', '\n']);
     before.ends_with('-').then(|| before.len() - 1)
 }
