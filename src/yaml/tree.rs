@@ -88,24 +88,29 @@ pub struct Tree<'a> {
 
 /// Converts saphyr's character offsets to byte offsets. Events arrive almost in source
 /// order, so a cursor that walks from the last answer keeps the whole parse linear.
-struct Offsets<'a> {
+struct Offsets<'a, 's> {
     src: &'a str,
     ascii: bool,
     char_pos: usize,
     byte_pos: usize,
+    /// Positions (in the parsed text) after each surrogate-pair escape that was
+    /// shortened by two characters before parsing; see [`rewrite_surrogates`].
+    shifts: &'s [usize],
 }
 
-impl<'a> Offsets<'a> {
-    fn new(src: &'a str) -> Self {
+impl<'a, 's> Offsets<'a, 's> {
+    fn new(src: &'a str, shifts: &'s [usize]) -> Self {
         Offsets {
             src,
             ascii: src.is_ascii(),
             char_pos: 0,
             byte_pos: 0,
+            shifts,
         }
     }
 
-    fn byte(&mut self, char_index: usize) -> usize {
+    fn byte(&mut self, parsed_index: usize) -> usize {
+        let char_index = parsed_index + 2 * self.shifts.partition_point(|&p| p <= parsed_index);
         if self.ascii {
             return char_index.min(self.src.len());
         }
@@ -143,14 +148,45 @@ enum Open {
 impl<'a> Tree<'a> {
     /// Parses a whole YAML stream. Duplicate keys are rejected, as the API server would.
     pub fn parse(src: &'a str) -> Result<Tree<'a>, YamlError> {
-        let mut offsets = Offsets::new(src);
+        let Some((text, shifts, at)) = rewrite_surrogates(src) else {
+            return Self::build(src, src, &[], |v| v);
+        };
+        // Keep the rewrite only if every pair sat in a double-quoted scalar; elsewhere
+        // `\ud83d` is literal text and the original must be parsed as it is.
+        match Self::build(&text, src, &shifts, |v| Cow::Owned(v.into_owned())) {
+            Ok(tree) if at.iter().all(|&pos| tree.in_double_quoted(pos)) => Ok(tree),
+            _ => Self::build(src, src, &[], |v| v),
+        }
+    }
+
+    fn in_double_quoted(&self, pos: usize) -> bool {
+        self.nodes.iter().any(|n| {
+            matches!(
+                n.kind,
+                NodeKind::Scalar {
+                    style: Style::DoubleQuoted,
+                    ..
+                }
+            ) && n.span.start < pos
+                && pos < n.span.end
+        })
+    }
+
+    /// Builds the tree from the events of `text`, a copy of `src` or `src` itself.
+    fn build<'t>(
+        text: &'t str,
+        src: &'a str,
+        shifts: &[usize],
+        own: impl Fn(Cow<'t, str>) -> Cow<'a, str>,
+    ) -> Result<Tree<'a>, YamlError> {
+        let mut offsets = Offsets::new(src, shifts);
         let mut nodes: Vec<Node<'a>> = Vec::new();
         let mut docs = Vec::new();
         let mut stack: Vec<Open> = Vec::new();
         let mut anchors: Vec<Option<NodeId>> = Vec::new();
         let mut root: Option<NodeId> = None;
 
-        for event in Parser::new_from_str(src) {
+        for event in Parser::new_from_str(text) {
             let (event, span) = event.map_err(|e| YamlError {
                 line: e.marker().line(),
                 column: e.marker().col() + 1,
@@ -176,7 +212,7 @@ impl<'a> Tree<'a> {
                         &mut nodes,
                         ByteSpan { start, end },
                         NodeKind::Scalar {
-                            value,
+                            value: own(value),
                             style,
                             tagged: tag.is_some(),
                         },
@@ -437,6 +473,58 @@ impl<'a> Tree<'a> {
     }
 }
 
+/// JSON writes characters outside the Basic Multilingual Plane as surrogate-pair
+/// escapes (`"\ud83d\ude80"`, what Python's json and `jq -a` emit), which the YAML
+/// parser rejects. Rewrites each pair as the equivalent 10-character `\U0001f680`
+/// escape, returning the text, the parsed-text positions after each rewrite (each two
+/// characters shorter than the original) and the original byte offsets of the pairs.
+fn rewrite_surrogates(src: &str) -> Option<(String, Vec<usize>, Vec<usize>)> {
+    if !src.contains("\\u") {
+        return None;
+    }
+    let hex4 = |s: &str| -> Option<u32> {
+        (s.len() == 4 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| u32::from_str_radix(s, 16).ok())
+            .flatten()
+    };
+    let b = src.as_bytes();
+    let (mut out, mut shifts, mut at) = (String::with_capacity(src.len()), Vec::new(), Vec::new());
+    let (mut i, mut copied, mut chars_out) = (0, 0, 0usize);
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let pair = src.get(i..i + 12).and_then(|p| {
+            let hi = hex4(p.get(2..6)?)?;
+            let lo = hex4(p.get(8..12)?)?;
+            (p.starts_with("\\u")
+                && &p[6..8] == "\\u"
+                && (0xD800..0xDC00).contains(&hi)
+                && (0xDC00..0xE000).contains(&lo))
+            .then(|| 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+        });
+        match pair {
+            Some(code) => {
+                chars_out += src[copied..i].chars().count();
+                out.push_str(&src[copied..i]);
+                out.push_str(&format!("\\U{code:08x}"));
+                chars_out += 10;
+                shifts.push(chars_out);
+                at.push(i);
+                i += 12;
+                copied = i;
+            }
+            None => i += 2,
+        }
+    }
+    if at.is_empty() {
+        return None;
+    }
+    out.push_str(&src[copied..]);
+    Some((out, shifts, at))
+}
+
 fn push<'a>(nodes: &mut Vec<Node<'a>>, span: ByteSpan, kind: NodeKind<'a>) -> NodeId {
     nodes.push(Node { span, kind });
     nodes.len() - 1
@@ -525,5 +613,51 @@ fn check_duplicates(
                 ),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_are_byte_offsets_of_the_original_text() {
+        let src = "k: 'ü' # c\nn: \"x\" # d\n";
+        let tree = Tree::parse(src).unwrap();
+        let root = tree.docs[0].root;
+        let n = tree.get(root, "n").unwrap();
+        let span = tree.node(n).span;
+        assert_eq!(&src[span.start..span.end], "\"x\"");
+    }
+
+    #[test]
+    fn json_surrogate_pairs_are_read_and_offsets_kept() {
+        let src = r#"{"a": "x\ud83d\ude80y", "b": "z"}"#;
+        let tree = Tree::parse(src).unwrap();
+        let root = tree.docs[0].root;
+        assert_eq!(tree.str(tree.get(root, "a").unwrap()), Some("x\u{1f680}y"));
+        let b = tree.node(tree.get(root, "b").unwrap()).span;
+        assert_eq!(&src[b.start..b.end], "\"z\"");
+    }
+
+    #[test]
+    fn surrogate_text_outside_double_quotes_stays_literal() {
+        let src = "a: '\\ud83d\\ude80'\n";
+        let tree = Tree::parse(src).unwrap();
+        assert_eq!(
+            tree.str(tree.get(tree.docs[0].root, "a").unwrap()),
+            Some("\\ud83d\\ude80")
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_rejected_with_a_position() {
+        let err = Tree::parse("a: 1\nb: 2\na: 3\n").unwrap_err();
+        assert_eq!((err.line, err.column), (3, 1));
+        assert!(
+            err.message.contains("duplicate key \"a\""),
+            "{}",
+            err.message
+        );
     }
 }
