@@ -59,6 +59,8 @@ pub struct Layout {
     pub item_gap: usize,
     /// Columns from a key to the entries of the block mapping under it.
     pub indent: usize,
+    /// The document is JSON: everything written is JSON too.
+    pub json: bool,
 }
 
 impl Layout {
@@ -72,6 +74,7 @@ impl Layout {
             seq_indent: 0,
             item_gap: 2,
             indent: 2,
+            json: src.trim_start().starts_with(['{', '[']),
         }
     }
 
@@ -238,6 +241,39 @@ impl<'t, 'a> Editor<'t, 'a> {
         }
     }
 
+    /// Whether to write JSON into the flow collection `id`: in a JSON document, or where
+    /// its keys (or its first map item's keys) are already double-quoted.
+    fn json_style(&self, id: NodeId) -> bool {
+        let first_key = match &self.tree.node(id).kind {
+            NodeKind::Map { entries, .. } => entries.first().map(|e| e.0),
+            NodeKind::Seq { items, .. } => items
+                .first()
+                .and_then(|&i| self.tree.own_entries(i).first().map(|e| e.0)),
+            _ => None,
+        };
+        let quoted = |k: NodeId| {
+            matches!(
+                self.tree.node(k).kind,
+                NodeKind::Scalar {
+                    style: Style::DoubleQuoted,
+                    ..
+                }
+            )
+        };
+        // An empty collection follows the key it is the value of: `"metadata": {}`.
+        let after_quoted_key = || {
+            let before = self.src()[..self.tree.node(id).span.start].trim_end();
+            before
+                .strip_suffix(':')
+                .is_some_and(|b| b.trim_end().ends_with('"'))
+        };
+        self.layout.json
+            || match first_key {
+                Some(k) => quoted(k),
+                None => after_quoted_key(),
+            }
+    }
+
     fn scalar_text(&self, id: NodeId) -> Option<&str> {
         match &self.tree.node(id).kind {
             NodeKind::Scalar { value, .. } => Some(value),
@@ -331,11 +367,16 @@ impl<'t, 'a> Editor<'t, 'a> {
                         pos: vn.span.start,
                         what: "no ':' after the key",
                     })?;
-                self.splices
-                    .insert(colon + 1, format!(" {}", flow_value(value)));
+                self.splices.insert(
+                    colon + 1,
+                    format!(" {}", flow_value(value, self.json_style(map))),
+                );
             } else {
-                self.splices
-                    .replace(vn.span.start, vn.span.end, flow_value(value));
+                self.splices.replace(
+                    vn.span.start,
+                    vn.span.end,
+                    flow_value(value, self.json_style(map)),
+                );
             }
             return Ok(());
         }
@@ -392,7 +433,11 @@ impl<'t, 'a> Editor<'t, 'a> {
             });
         }
         if self.tree.is_flow(map) {
-            let entry = format!("{}: {}", double_quoted(key), flow_value(value));
+            let entry = format!(
+                "{}: {}",
+                flow_key(key, self.json_style(map)),
+                flow_value(value, self.json_style(map))
+            );
             self.insert_flow(node.span.start, entries.first().map(|e| e.0), entry);
             return Ok(());
         }
@@ -454,7 +499,11 @@ impl<'t, 'a> Editor<'t, 'a> {
             });
         };
         if *flow {
-            self.insert_flow(node.span.start, items.first().copied(), flow_value(item));
+            self.insert_flow(
+                node.span.start,
+                items.first().copied(),
+                flow_value(item, self.json_style(seq)),
+            );
             return Ok(());
         }
         let Some(&first) = items.first() else {
@@ -583,25 +632,35 @@ impl<'t, 'a> Editor<'t, 'a> {
                 }
                 out
             }
-            NewValue::Seq(_) => flow_value(item),
+            NewValue::Seq(_) => flow_value(item, self.layout.json),
         }
     }
 }
 
-/// A value in flow (JSON) syntax: valid in JSON documents and in YAML flow collections.
-pub fn flow_value(value: &NewValue) -> String {
+/// A key in a flow mapping: always quoted in JSON, plain where safe in YAML.
+fn flow_key(key: &str, json: bool) -> String {
+    if json || key.contains([',', '[', ']', '{', '}']) {
+        double_quoted(key)
+    } else {
+        key_text(key).into_owned()
+    }
+}
+
+/// A value in flow syntax: JSON in JSON documents (`json`), YAML flow style otherwise.
+pub fn flow_value(value: &NewValue, json: bool) -> String {
     match value {
-        NewValue::Str(s) | NewValue::Plain(s) => double_quoted(s),
+        NewValue::Str(s) => double_quoted(s),
+        NewValue::Plain(s) => flow_key(s, json),
         NewValue::Raw(s) => s.clone(),
         NewValue::Map(entries) => {
             let inner: Vec<String> = entries
                 .iter()
-                .map(|(k, v)| format!("{}: {}", double_quoted(k), flow_value(v)))
+                .map(|(k, v)| format!("{}: {}", flow_key(k, json), flow_value(v, json)))
                 .collect();
             format!("{{{}}}", inner.join(", "))
         }
         NewValue::Seq(items) => {
-            let inner: Vec<String> = items.iter().map(flow_value).collect();
+            let inner: Vec<String> = items.iter().map(|i| flow_value(i, json)).collect();
             format!("[{}]", inner.join(", "))
         }
     }
@@ -758,7 +817,7 @@ mod tests {
         );
         assert_eq!(
             set("a: {x: 1}\n", &["a"], "k", "v"),
-            "a: {\"k\": \"v\", x: 1}\n"
+            "a: {k: \"v\", x: 1}\n"
         );
     }
 
