@@ -198,7 +198,15 @@ fn stamp_workload(
                     if let Keys::Some(ks) = &r.keys {
                         for k in ks {
                             if !content.entries.contains_key(k) && !r.optional {
-                                report_missing(tree, item, id, r, Some(k), config, counts, out);
+                                counts.missing += usize::from(report_missing(
+                                    tree,
+                                    item,
+                                    id,
+                                    r,
+                                    Some(k),
+                                    config,
+                                    out,
+                                ));
                             }
                         }
                     }
@@ -216,7 +224,7 @@ fn stamp_workload(
                 }
             },
             None if !r.optional => {
-                report_missing(tree, item, id, r, None, config, counts, out);
+                counts.missing += usize::from(report_missing(tree, item, id, r, None, config, out));
             }
             None => {}
         }
@@ -502,11 +510,10 @@ fn report_missing(
     r: &Reference,
     key: Option<&str>,
     config: &Config,
-    counts: &mut Counts,
     out: &mut Stamped,
-) {
+) -> bool {
     let severity = match config.on_missing {
-        OnMissing::Ignore => return,
+        OnMissing::Ignore => return false,
         OnMissing::Warn => Severity::Warning,
         OnMissing::Error => Severity::Error,
     };
@@ -527,7 +534,6 @@ fn report_missing(
             r.name
         ),
     };
-    counts.missing += 1;
     // Env references stop the container; volume references stop the mount.
     let failure = if r.field.contains(".volumes[") {
         "the pod would not start: its volume cannot be mounted"
@@ -543,6 +549,7 @@ fn report_missing(
             .about(tree, item)
             .at_field(r.field.clone()),
     );
+    true
 }
 
 fn edit_error(tree: &Tree<'_>, item: NodeId, id: &ResourceId, e: &EditError) -> KrmResult {
