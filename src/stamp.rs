@@ -10,7 +10,7 @@ use crate::references::{self, CONTAINER_LISTS, Keys, Reference, SourceKind};
 use crate::suffix::Renames;
 use crate::workloads::{self, WorkloadKind};
 use crate::yaml::edit::{column, dash_before};
-use crate::yaml::{Change, EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
+use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
 pub const SKIP_ANNOTATION: &str = "config-hash.dev/skip";
 pub const IGNORE_ANNOTATION: &str = "config-hash.dev/ignore";
@@ -361,7 +361,7 @@ fn with_seq_indent(tree: &Tree<'_>, spec: NodeId, mut layout: Layout) -> Layout 
     layout
 }
 
-/// Writes the hash; `Ok(true)` when any byte changed.
+/// Writes the hash (an equal value already there is left as written).
 fn apply(
     ed: &mut Editor<'_, '_>,
     template: NodeId,
@@ -369,39 +369,37 @@ fn apply(
     config: &Config,
     env: bool,
     hash: &str,
-) -> Result<bool, EditError> {
-    let mut changed = false;
+) -> Result<(), EditError> {
     if config.writes_annotation() {
-        changed |= ed.set_string(
+        ed.set_string(
             template,
             &["metadata", "annotations"],
             &config.annotation_key,
             hash,
-        )? == Change::Changed;
+        )?;
     }
     if env {
         for c in containers(ed.tree, spec)? {
-            changed |= set_env(ed, c, &config.env_name, hash)?;
+            set_env(ed, c, &config.env_name, hash)?;
         }
     }
-    Ok(changed)
+    Ok(())
 }
 
-/// Removes a hash an earlier run left; `Ok(true)` when any byte changed.
+/// Removes a hash an earlier run left.
 fn clear(
     ed: &mut Editor<'_, '_>,
     template: NodeId,
     spec: NodeId,
     config: &Config,
     env: bool,
-) -> Result<bool, EditError> {
-    let mut changed = false;
+) -> Result<(), EditError> {
     if config.writes_annotation() {
-        changed |= ed.remove(
+        ed.remove(
             template,
             &["metadata", "annotations"],
             &config.annotation_key,
-        )? == Change::Changed;
+        )?;
     }
     if env {
         for c in containers(ed.tree, spec)? {
@@ -411,11 +409,10 @@ fn clear(
             };
             if let Some(idx) = env_index(tree, seq, &config.env_name) {
                 ed.remove_item(seq, idx)?;
-                changed = true;
             }
         }
     }
-    Ok(changed)
+    Ok(())
 }
 
 /// The containers whose env gets the hash: regular and init containers (ephemeral
@@ -458,7 +455,7 @@ fn set_env(
     container: NodeId,
     name: &str,
     hash: &str,
-) -> Result<bool, EditError> {
+) -> Result<(), EditError> {
     let tree = ed.tree;
     let entry = || {
         NewValue::Map(vec![
@@ -467,14 +464,10 @@ fn set_env(
         ])
     };
     match own(tree, container, "env") {
-        None => {
-            ed.insert_entry(container, "env", &NewValue::Seq(vec![entry()]))?;
-            Ok(true)
-        }
-        Some(v) if tree.is_null(v) => {
-            ed.set_value(container, &["env"], NewValue::Seq(vec![entry()]))?;
-            Ok(true)
-        }
+        None => ed.insert_entry(container, "env", &NewValue::Seq(vec![entry()])),
+        Some(v) if tree.is_null(v) => ed
+            .set_value(container, &["env"], NewValue::Seq(vec![entry()]))
+            .map(|_| ()),
         Some(seq) if tree.is_seq(seq) && !tree.is_alias(seq) => match env_index(tree, seq, name) {
             Some(idx) => {
                 let var = tree.items(seq)[idx];
@@ -485,12 +478,9 @@ fn set_env(
                         expected: "a plain value, not valueFrom (rename envName or remove that variable)",
                     });
                 }
-                Ok(ed.set_string(var, &[], "value", hash)? == Change::Changed)
+                ed.set_string(var, &[], "value", hash).map(|_| ())
             }
-            None => {
-                ed.insert_item(seq, &entry())?;
-                Ok(true)
-            }
+            None => ed.insert_item(seq, &entry()),
         },
         Some(seq) if tree.is_alias(seq) => Err(EditError::ThroughAlias {
             pos: tree.node(seq).span.start,
