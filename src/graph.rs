@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use crate::hashing;
-use crate::krm::{ResourceId, annotation};
+use crate::krm::{ResourceId, annotation, is_local_config};
 use crate::references::{self, Keys, SourceKind};
-use crate::stamp::{IGNORE_ANNOTATION, LOCAL_CONFIG_ANNOTATION};
+use crate::stamp::IGNORE_ANNOTATION;
 use crate::workloads;
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{NodeId, Tree};
@@ -51,16 +51,12 @@ pub struct Edge {
 
 /// Builds the graph of `items`, workloads in input order, objects sorted.
 pub fn build(tree: &Tree<'_>, items: &[NodeId]) -> Vec<Edge> {
-    let local = |i: NodeId| annotation(tree, i, LOCAL_CONFIG_ANNOTATION) == Some("true");
     let mut sources: HashMap<(SourceKind, Option<String>, String), NodeId> = HashMap::new();
-    for &item in items.iter().filter(|&&i| !local(i)) {
-        let id = ResourceId::of(tree, item);
-        if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
-            sources.entry((kind, id.namespace, id.name)).or_insert(item);
-        }
+    for (item, id, kind) in references::config_objects(tree, items) {
+        sources.entry((kind, id.namespace, id.name)).or_insert(item);
     }
     let mut out = Vec::new();
-    for &item in items.iter().filter(|&&i| !local(i)) {
+    for &item in items.iter().filter(|&&i| !is_local_config(tree, i)) {
         let id = ResourceId::of(tree, item);
         let Some(w) = workloads::lookup(&id.api_version, &id.kind) else {
             continue;
@@ -236,13 +232,7 @@ pub fn render_dot(edges: &[Edge]) -> String {
         nodes
             .entry(w.clone())
             .or_insert_with(|| format!("  {} [shape=box];\n", q(&w)));
-        let ns = e
-            .workload
-            .namespace
-            .as_deref()
-            .map(|n| format!("{n}/"))
-            .unwrap_or_default();
-        let s = format!("{} {ns}{}", e.kind.as_str(), e.name);
+        let s = source_text(e);
         let style = match e.status {
             Status::Missing => " color=red fontcolor=red style=dashed",
             Status::OptionalAbsent | Status::Ignored => " style=dotted",
@@ -256,13 +246,7 @@ pub fn render_dot(edges: &[Edge]) -> String {
         out.push_str(line);
     }
     for e in edges {
-        let ns = e
-            .workload
-            .namespace
-            .as_deref()
-            .map(|n| format!("{n}/"))
-            .unwrap_or_default();
-        let s = format!("{} {ns}{}", e.kind.as_str(), e.name);
+        let s = source_text(e);
         let mut label = keys_text(e);
         let mut style = String::new();
         if !e.missing_keys.is_empty() || e.status == Status::Missing {

@@ -150,6 +150,20 @@ impl std::fmt::Display for ResourceId {
     }
 }
 
+/// Marks objects that are never deployed (function configs, the Kptfile): neither a
+/// source nor a target.
+pub const LOCAL_CONFIG_ANNOTATION: &str = "config.kubernetes.io/local-config";
+
+/// True when the item carries `key: "true"`.
+pub fn flag(tree: &Tree<'_>, item: NodeId, key: &str) -> bool {
+    annotation(tree, item, key) == Some("true")
+}
+
+/// True for objects marked `config.kubernetes.io/local-config: "true"`.
+pub fn is_local_config(tree: &Tree<'_>, item: NodeId) -> bool {
+    flag(tree, item, LOCAL_CONFIG_ANNOTATION)
+}
+
 /// An annotation of an item (through aliases), if set.
 pub fn annotation<'t>(tree: &'t Tree<'_>, item: NodeId, key: &str) -> Option<&'t str> {
     let anns = tree.get_path(item, &["metadata", "annotations"])?;

@@ -30,6 +30,22 @@ impl SourceKind {
     }
 }
 
+/// The ConfigMaps and Secrets of `items` that may be sources (not local-config), with
+/// their identities.
+pub fn config_objects<'t>(
+    tree: &'t Tree<'_>,
+    items: &'t [NodeId],
+) -> impl Iterator<Item = (NodeId, crate::krm::ResourceId, SourceKind)> + 't {
+    items.iter().filter_map(move |&item| {
+        if crate::krm::is_local_config(tree, item) {
+            return None;
+        }
+        let id = crate::krm::ResourceId::of(tree, item);
+        let kind = SourceKind::from_kind(&id.api_version, &id.kind)?;
+        Some((item, id, kind))
+    })
+}
+
 /// What a reference exposes to the pod.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Keys {

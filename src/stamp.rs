@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::config::{Config, Granularity, OnMissing};
 use crate::hashing::{self, Content, ContentError, Seen};
-use crate::krm::{KrmResult, ResourceId, Severity, annotation};
+use crate::krm::{KrmResult, ResourceId, Severity, flag, is_local_config};
 use crate::references::{self, CONTAINER_LISTS, Keys, Reference, SourceKind};
 use crate::suffix::Renames;
 use crate::workloads::{self, WorkloadKind};
@@ -14,7 +14,6 @@ use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
 pub const SKIP_ANNOTATION: &str = "config-hash.dev/skip";
 pub const IGNORE_ANNOTATION: &str = "config-hash.dev/ignore";
-pub const LOCAL_CONFIG_ANNOTATION: &str = "config.kubernetes.io/local-config";
 
 /// The edits and results of one pass.
 #[derive(Debug, Default)]
@@ -47,10 +46,6 @@ impl<'t, 'a> Sources<'t, 'a> {
     }
 }
 
-fn is_true(value: Option<&str>) -> bool {
-    value == Some("true")
-}
-
 #[derive(Default)]
 struct Counts {
     stamped: usize,
@@ -75,20 +70,13 @@ pub fn stamp(
         by_id: HashMap::new(),
         content: HashMap::new(),
     };
-    for &item in items {
-        if is_true(annotation(tree, item, LOCAL_CONFIG_ANNOTATION)) {
-            continue;
-        }
-        let id = ResourceId::of(tree, item);
-        let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) else {
-            continue;
-        };
+    for (item, id, kind) in references::config_objects(tree, items) {
         let name = renames
             .final_name(kind, &id.namespace, &id.name)
             .unwrap_or(&id.name)
             .to_string();
         let key = (kind, id.namespace.clone(), name);
-        let ignored = is_true(annotation(tree, item, IGNORE_ANNOTATION));
+        let ignored = flag(tree, item, IGNORE_ANNOTATION);
         if sources.by_id.contains_key(&key) {
             out.results.push(
                 KrmResult::new(
@@ -109,10 +97,10 @@ pub fn stamp(
         let Some(kind) = workloads::lookup(&id.api_version, &id.kind) else {
             continue;
         };
-        if is_true(annotation(tree, item, LOCAL_CONFIG_ANNOTATION)) {
+        if is_local_config(tree, item) {
             continue;
         }
-        if is_true(annotation(tree, item, SKIP_ANNOTATION)) {
+        if flag(tree, item, SKIP_ANNOTATION) {
             counts.skipped += 1;
             continue;
         }

@@ -5,10 +5,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::config::Config;
-use crate::krm::{KrmResult, ResourceId, Severity, annotation};
+use crate::krm::{KrmResult, ResourceId, Severity, annotation, flag, is_local_config};
 use crate::naming::{self, ConfigKind, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN};
 use crate::references::{self, SourceKind};
-use crate::stamp::LOCAL_CONFIG_ANNOTATION;
 use crate::workloads;
 use crate::yaml::tree::{NodeKind, Style};
 use crate::yaml::{Editor, Layout, NewValue, NodeId, Splices, Tree, scalar};
@@ -94,24 +93,13 @@ pub struct Planned {
     pub results: Vec<KrmResult>,
 }
 
-fn is_true(v: Option<&str>) -> bool {
-    v == Some("true")
-}
-
 /// Decides which objects get a suffix, renames them, and rewrites references.
 pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config, layout: Layout) -> Planned {
     let mut out = Planned::default();
     let mut generated = 0usize;
     let mut renamed: Vec<(NodeId, ResourceId, String, String)> = Vec::new(); // item, id, base, final
 
-    for &item in items {
-        if is_true(annotation(tree, item, LOCAL_CONFIG_ANNOTATION)) {
-            continue;
-        }
-        let id = ResourceId::of(tree, item);
-        let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) else {
-            continue;
-        };
+    for (item, id, kind) in references::config_objects(tree, items) {
         out.renames
             .existing
             .insert((kind, id.namespace.clone(), id.name.clone()));
@@ -119,7 +107,7 @@ pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config, layout: Layout) 
         let opted_in = match own {
             Some("false") => false,
             Some("true") => true,
-            _ => config.name_suffix || is_true(annotation(tree, item, NEEDS_HASH_ANNOTATION)),
+            _ => config.name_suffix || flag(tree, item, NEEDS_HASH_ANNOTATION),
         };
         if !opted_in {
             continue;
@@ -206,7 +194,7 @@ pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config, layout: Layout) 
     let mut rewritten: HashSet<NodeId> = HashSet::new();
     if !out.renames.is_empty() {
         for &item in items {
-            if is_true(annotation(tree, item, LOCAL_CONFIG_ANNOTATION)) {
+            if is_local_config(tree, item) {
                 continue;
             }
             let id = ResourceId::of(tree, item);
@@ -388,8 +376,7 @@ fn warn_unknown_mentions(
     }
     let renamed_items: HashSet<NodeId> = renamed.iter().map(|r| r.0).collect();
     for &item in items {
-        if renamed_items.contains(&item) || is_true(annotation(tree, item, LOCAL_CONFIG_ANNOTATION))
-        {
+        if renamed_items.contains(&item) || is_local_config(tree, item) {
             continue;
         }
         let id = ResourceId::of(tree, item);
