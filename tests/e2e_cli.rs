@@ -3,16 +3,16 @@
 //! with flags, `--check`, `graph`, the kustomize legacy-plugin invocation, `--help`,
 //! `--version`, and unreadable input.
 
+mod common;
+
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
+use common::{BINARY, TempDir, is_hash};
 use yaml_serde::Value;
 
-const BINARY: &str = env!("CARGO_BIN_EXE_config-hash");
 const ANNOTATION_KEY: &str = "config-hash.dev/hash";
 const WEB: &str = "Deployment/web";
 const WORKER: &str = "StatefulSet/worker";
@@ -79,38 +79,6 @@ fn example_stream() -> String {
     )
 }
 
-/// A temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "config-hash-e2e-cli-{}-{nanos}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-
-    /// Writes `file` and returns its path as a string.
-    fn write(&self, file: &str, text: &str) -> String {
-        let path = self.0.join(file);
-        fs::write(&path, text).expect("write temp file");
-        path.to_str().expect("UTF-8 temp path").to_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The lines of `new` that are not in `original`, given that `new` is `original` with
 /// lines inserted and nothing else changed (panics otherwise).
 fn inserted_lines(original: &str, new: &str) -> Vec<String> {
@@ -130,10 +98,6 @@ fn inserted_lines(original: &str, new: &str) -> Vec<String> {
         );
     }
     inserted
-}
-
-fn is_hash(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// `lines` with every double-quoted 64-hex hash replaced by `"<HASH>"`.
@@ -361,7 +325,7 @@ fn config_files_in_both_forms_and_flags_over_them() {
     }
 
     // ConfigMap form, as kpt passes key=value pairs.
-    let tmp = TempDir::new();
+    let tmp = TempDir::new("e2e-cli");
     let config_map = tmp.write(
         "fn-config.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: function-input\n\
@@ -723,7 +687,7 @@ fn check_exit_codes_and_output() {
         text_of_stale(&input)
     );
     assert_eq!(example_stream(), input, "--check changed a file");
-    let tmp = TempDir::new();
+    let tmp = TempDir::new("e2e-cli");
     let fresh = tmp.write("stamped.yaml", &stamped);
     assert_eq!(
         expect_exit(&run(&["--check", &fresh], ""), 0, "--check fresh file"),
@@ -907,7 +871,7 @@ fn graph_shows_missing_references() {
 
 #[test]
 fn legacy_plugin_invocation_reads_config_from_the_one_file_and_the_stream_from_stdin() {
-    let tmp = TempDir::new();
+    let tmp = TempDir::new("e2e-cli");
     let config = tmp.write(
         "kust-plugin-config-123",
         "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata:\n  name: config-hash\n\
@@ -1004,8 +968,8 @@ fn version() {
 
 #[test]
 fn install_kustomize_plugin_with_plugin_home() {
-    let tmp = TempDir::new();
-    let home = tmp.0.join("plugins");
+    let tmp = TempDir::new("e2e-cli");
+    let home = tmp.path().join("plugins");
     let out = run(
         &[
             "install-kustomize-plugin",

@@ -8,21 +8,21 @@
 //! scratch`) stage around it; the build stage itself is not run here. podman and
 //! buildah come from `.ci/setup-container.sh` (Debian packages, runc, low ulimits).
 
-use std::collections::BTreeMap;
-use std::ffi::OsString;
+mod common;
+
 use std::fs;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
+use common::{TempDir, copy_dir, path_with, run, which};
 use yaml_serde::Value;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// The ordinary (dynamically linked) test build; only a negative control here.
-const DEBUG_BINARY: &str = env!("CARGO_BIN_EXE_config-hash");
+const DEBUG_BINARY: &str = common::BINARY;
 const TARGET: &str = "x86_64-unknown-linux-gnu";
 /// Must match the Dockerfile's build stage, which `dockerfile_builds_what_we_test` checks.
 const STATIC_RUSTFLAGS: &str = "-C target-feature=+crt-static";
@@ -32,151 +32,21 @@ const ANNOTATION_KEY: &str = "config-hash.dev/hash";
 /// host-built binary in the test's build context.
 const COPY_FROM_BUILD: &str = "COPY --from=build /out/config-hash /config-hash";
 
-/// Where `tool` is on PATH.
-fn which(tool: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|dir| dir.join(tool))
-        .find(|path| path.is_file())
-}
-
 /// True (after a loud note) when a tool is absent and the test may skip; panics under CI.
 fn tools_missing(tools: &[&str]) -> bool {
-    let missing: Vec<&str> = tools
-        .iter()
-        .copied()
-        .filter(|tool| which(tool).is_none())
-        .collect();
-    if missing.is_empty() {
-        return false;
-    }
+    let missing = common::missing_tools(tools);
     let hint = if missing.iter().any(|t| ["podman", "buildah"].contains(t)) {
         " (run .ci/setup-container.sh as root to install podman and buildah)"
     } else {
         ""
     };
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} not found on PATH, and CI is set: the container end-to-end tests must run in CI{hint}",
-        missing.join(", ")
-    );
-    eprintln!(
-        "\n*** SKIPPED: {} not found on PATH{hint}; container end-to-end test not run ***\n",
-        missing.join(", ")
-    );
-    true
-}
-
-/// A fresh temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "config-hash-e2e-container-{label}-{}-{nanos}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
-        TempDir(dir)
-    }
-
-    /// A copy of `examples/<example>` in a fresh temp dir.
-    fn copy_of(example: &str) -> Self {
-        let dir = TempDir::new(example);
-        copy_dir(&Path::new(ROOT).join("examples").join(example), &dir.0);
-        dir
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn str(&self) -> &str {
-        self.0.to_str().expect("UTF-8 temp path")
-    }
-
-    /// Replaces the one occurrence of `from` in `file` with `to`.
-    fn edit(&self, file: &str, from: &str, to: &str) {
-        let path = self.0.join(file);
-        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {file}: {e}"));
-        assert_eq!(
-            text.matches(from).count(),
-            1,
-            "{file} must hold {from:?} once"
-        );
-        fs::write(&path, text.replace(from, to)).expect("write edited file");
-    }
-
-    /// Every file under the dir, by relative path, as bytes.
-    fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
-        fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
-            for entry in fs::read_dir(dir).expect("list dir") {
-                let entry = entry.expect("list dir");
-                if entry.file_type().expect("file type").is_dir() {
-                    walk(root, &entry.path(), files);
-                } else {
-                    let rel = entry.path().strip_prefix(root).expect("under root").into();
-                    files.insert(rel, fs::read(entry.path()).expect("read file"));
-                }
-            }
-        }
-        let mut files = BTreeMap::new();
-        walk(&self.0, &self.0, &mut files);
-        files
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("create copy");
-    for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("list {}: {e}", from.display())) {
-        let entry = entry.expect("list dir");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy file");
-        }
-    }
-}
-
-/// Runs `command`, panicking with its output unless it exits 0.
-fn run(command: &mut Command) -> Output {
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
-    assert!(
-        output.status.success(),
-        "{command:?} failed ({})\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
+    common::skip_unless_ci(&missing, "container", hint)
 }
 
 /// `command` with `stdin` fed from a file.
 fn with_stdin(command: &mut Command, file: &Path) -> Output {
     let input = fs::File::open(file).unwrap_or_else(|e| panic!("open {}: {e}", file.display()));
     run(command.stdin(Stdio::from(input)))
-}
-
-/// PATH with `dir` first.
-fn path_with(dir: &Path) -> OsString {
-    let mut paths = vec![dir.to_path_buf()];
-    paths.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    std::env::join_paths(paths).expect("join PATH")
 }
 
 /// The release binary built as the Dockerfile builds it, once per test process, in
@@ -233,7 +103,7 @@ fn final_stage() -> String {
 fn test_image() -> &'static str {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let context = TempDir::new("image");
+        let context = TempDir::new("e2e-container-image");
         fs::write(context.path().join("Containerfile"), final_stage()).expect("Containerfile");
         fs::copy(static_binary(), context.path().join("config-hash")).expect("copy binary");
         copy_dir(
@@ -351,7 +221,7 @@ fn assert_static_elf(path: &Path) {
 
 /// Runs `binary` as nobody in a root that holds nothing else: no libc, no /etc.
 fn run_in_empty_root(binary: &Path, input: &Path) -> std::io::Result<Output> {
-    let root = TempDir::new("empty-root");
+    let root = TempDir::new("e2e-container-empty-root");
     fs::copy(binary, root.path().join("config-hash"))?;
     let stdin = Stdio::from(fs::File::open(input)?);
     let is_root = fs::metadata("/proc/self").map(|m| m.uid() == 0)?;
@@ -437,10 +307,10 @@ fn image_under_kpt_matches_exec() {
         r#"65534:65534 ["/config-hash"]"#
     );
 
-    let original = TempDir::copy_of("basic").snapshot();
+    let original = TempDir::copy_of("e2e-container", "basic").snapshot();
     for fn_args in [&[][..], &["mode=both"][..]] {
-        let by_image = TempDir::copy_of("basic");
-        let by_exec = TempDir::copy_of("basic");
+        let by_image = TempDir::copy_of("e2e-container", "basic");
+        let by_exec = TempDir::copy_of("e2e-container", "basic");
         let started = Instant::now();
         kpt_eval(
             &by_image,
@@ -479,7 +349,7 @@ fn image_under_kpt_matches_exec() {
 /// `kubectl kustomize --enable-alpha-plugins DIR` with `docker` resolving to podman and
 /// plugins looked up under `xdg`.
 fn kustomize(dir: &TempDir, xdg: &TempDir) -> String {
-    let shim = TempDir::new("docker-shim");
+    let shim = TempDir::new("e2e-container-docker-shim");
     let podman = which("podman").expect("podman on PATH");
     std::os::unix::fs::symlink(podman, shim.path().join("docker")).expect("docker shim");
     let output = run(Command::new("kubectl")
@@ -495,13 +365,13 @@ fn image_as_kustomize_container_function_matches_exec_plugin() {
         return;
     }
     let image = test_image();
-    let example = TempDir::copy_of("container");
+    let example = TempDir::copy_of("e2e-container", "container");
     example.edit(
         "config-hash.yaml",
         "image: config-hash:latest",
         &format!("image: {image}"),
     );
-    let no_plugins = TempDir::new("xdg-empty");
+    let no_plugins = TempDir::new("e2e-container-xdg-empty");
     let started = Instant::now();
     let by_container = kustomize(&example, &no_plugins);
     eprintln!(
@@ -533,13 +403,13 @@ fn image_as_kustomize_container_function_matches_exec_plugin() {
 
     // The same config object as a legacy exec plugin (no function annotation) runs
     // the same binary outside the container.
-    let legacy = TempDir::copy_of("container");
+    let legacy = TempDir::copy_of("e2e-container", "container");
     legacy.edit(
         "config-hash.yaml",
         "  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: config-hash:latest\n",
         "",
     );
-    let plugins = TempDir::new("xdg-plugin");
+    let plugins = TempDir::new("e2e-container-xdg-plugin");
     run(Command::new(static_binary())
         .arg("install-kustomize-plugin")
         .env("XDG_CONFIG_HOME", plugins.path()));

@@ -12,17 +12,15 @@
 //! the package. The examples are written in the form kpt writes, so every byte that
 //! moves in these tests is config-hash's doing.
 
-use std::collections::BTreeMap;
-use std::ffi::OsString;
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+mod common;
 
+use std::collections::BTreeMap;
+use std::fs;
+use std::process::{Command, Output};
+
+use common::{BINARY, TempDir, assert_success, is_hash, pod_template};
 use yaml_serde::Value;
 
-const BINARY: &str = env!("CARGO_BIN_EXE_config-hash");
 const ANNOTATION_KEY: &str = "config-hash.dev/hash";
 const ENV_NAME: &str = "CONFIG_HASH";
 /// Stands for a 64-char lowercase hex hash in expected lines.
@@ -31,64 +29,32 @@ const HASH: &str = "<HASH>";
 /// The workload files of both examples; the other files must never change.
 const WORKLOADS: [&str; 2] = ["deployment.yaml", "cronjob.yaml"];
 
-/// True (after a loud note) when kpt is absent and the test may skip; panics under CI.
-fn kpt_missing() -> bool {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join("kpt").is_file()));
-    if found {
-        return false;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "kpt not found on PATH, and CI is set: the kpt end-to-end tests must run in CI"
-    );
-    eprintln!("\n*** SKIPPED: kpt not found on PATH; kpt end-to-end test not run ***\n");
-    true
-}
-
 /// A copy of one example package in a fresh temp dir, removed on drop.
 struct Package {
-    dir: PathBuf,
+    dir: TempDir,
 }
 
 impl Package {
     fn copy_of(example: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "config-hash-e2e-kpt-{example}-{}-{nanos}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("examples")
-            .join(example);
-        copy_dir(&source, &dir);
-        Package { dir }
+        Package {
+            dir: TempDir::copy_of("e2e-kpt", example),
+        }
     }
 
     fn read(&self, file: &str) -> String {
-        fs::read_to_string(self.dir.join(file))
-            .unwrap_or_else(|e| panic!("read {file} from {}: {e}", self.dir.display()))
+        fs::read_to_string(self.dir.path().join(file))
+            .unwrap_or_else(|e| panic!("read {file} from {}: {e}", self.dir.path().display()))
     }
 
     /// Replaces the one occurrence of `from` in `file` with `to`.
     fn edit(&self, file: &str, from: &str, to: &str) {
-        let text = self.read(file);
-        assert_eq!(
-            text.matches(from).count(),
-            1,
-            "{file} must hold {from:?} once"
-        );
-        fs::write(self.dir.join(file), text.replace(from, to)).expect("write edited file");
+        self.dir.edit(file, from, to);
     }
 
     /// Every file of the package, by name, as bytes.
     fn snapshot(&self) -> BTreeMap<String, Vec<u8>> {
         let mut files = BTreeMap::new();
-        for entry in fs::read_dir(&self.dir).expect("list package") {
+        for entry in fs::read_dir(self.dir.path()).expect("list package") {
             let entry = entry.expect("list package");
             assert!(entry.file_type().expect("file type").is_file());
             let name = entry.file_name().into_string().expect("UTF-8 file name");
@@ -99,7 +65,7 @@ impl Package {
 
     /// `kpt fn eval DIR --exec BIN [-- fn_args]`.
     fn eval(&self, fn_args: &[&str]) -> Output {
-        let mut args = vec!["fn", "eval", self.dir.to_str().expect("UTF-8 path")];
+        let mut args = vec!["fn", "eval", self.dir.str()];
         args.extend(["--exec", BINARY]);
         if !fn_args.is_empty() {
             args.push("--");
@@ -110,57 +76,17 @@ impl Package {
 
     /// `kpt fn render DIR --allow-exec`; the Kptfile names `config-hash`, found on PATH.
     fn render(&self) -> Output {
-        kpt(&[
-            "fn",
-            "render",
-            self.dir.to_str().expect("UTF-8 path"),
-            "--allow-exec",
-        ])
-    }
-}
-
-impl Drop for Package {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("create package copy");
-    for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("list {}: {e}", from.display())) {
-        let entry = entry.expect("list example");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy example file");
-        }
+        kpt(&["fn", "render", self.dir.str(), "--allow-exec"])
     }
 }
 
 /// Runs kpt with the built binary's directory first on PATH.
 fn kpt(args: &[&str]) -> Output {
-    let bin_dir = Path::new(BINARY).parent().expect("binary has a directory");
-    let mut paths = vec![bin_dir.to_path_buf()];
-    paths.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    let path: OsString = std::env::join_paths(paths).expect("join PATH");
     Command::new("kpt")
         .args(args)
-        .env("PATH", path)
+        .env("PATH", common::path_with_binary())
         .output()
         .unwrap_or_else(|e| panic!("run kpt {}: {e}", args.join(" ")))
-}
-
-fn assert_success(output: &Output, what: &str) {
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
 
 /// The lines of `new` that are not in `original`, given that `new` is `original`
@@ -184,10 +110,6 @@ fn inserted_lines(file: &str, original: &str, new: &str) -> Vec<String> {
         );
     }
     inserted
-}
-
-fn is_hash(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// `text` with every double-quoted 64-char lowercase hex string replaced by `"<HASH>"`,
@@ -229,13 +151,6 @@ fn assert_inserted(file: &str, original: &str, new: &str, expected: &[&str]) -> 
 
 fn parse(file: &str, text: &str) -> Value {
     yaml_serde::from_str(text).unwrap_or_else(|e| panic!("{file} does not parse: {e}"))
-}
-
-fn pod_template(doc: &Value) -> &Value {
-    match doc["kind"].as_str() {
-        Some("CronJob") => &doc["spec"]["jobTemplate"]["spec"]["template"],
-        _ => &doc["spec"]["template"],
-    }
 }
 
 /// The hash annotation on the workload's pod template, if any.
@@ -402,7 +317,7 @@ fn eval_basic(fn_args: &[&str], mode: Mode) -> (String, String) {
 
 #[test]
 fn eval_stamps_annotations_and_leaves_every_other_byte() {
-    if kpt_missing() {
+    if common::tools_missing(&["kpt"], "kpt") {
         return;
     }
     eval_basic(&[], Mode::Annotation);
@@ -410,7 +325,7 @@ fn eval_stamps_annotations_and_leaves_every_other_byte() {
 
 #[test]
 fn eval_env_mode_puts_the_annotation_hash_in_every_container() {
-    if kpt_missing() {
+    if common::tools_missing(&["kpt"], "kpt") {
         return;
     }
     let annotation = eval_basic(&[], Mode::Annotation);
@@ -489,7 +404,7 @@ fn check_render(example: &str, mode: Mode, expected: &[(&str, &[&str])], edits: 
 
 #[test]
 fn render_basic_stamps_once_and_follows_the_keys_each_pod_sees() {
-    if kpt_missing() {
+    if common::tools_missing(&["kpt"], "kpt") {
         return;
     }
     check_render(
@@ -546,7 +461,7 @@ fn render_basic_stamps_once_and_follows_the_keys_each_pod_sees() {
 
 #[test]
 fn render_env_mode_stamps_once_and_follows_the_keys_each_pod_sees() {
-    if kpt_missing() {
+    if common::tools_missing(&["kpt"], "kpt") {
         return;
     }
     check_render(
@@ -595,7 +510,7 @@ fn render_env_mode_stamps_once_and_follows_the_keys_each_pod_sees() {
 
 #[test]
 fn function_config_error_fails_kpt_with_the_message() {
-    if kpt_missing() {
+    if common::tools_missing(&["kpt"], "kpt") {
         return;
     }
     let package = Package::copy_of("basic");

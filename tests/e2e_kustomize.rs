@@ -7,67 +7,45 @@
 //! under its unsuffixed name, and the suffixing and reference rewriting must still
 //! happen afterwards.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
+use common::{BINARY, TempDir, assert_success, is_hash, pod_template};
 use yaml_serde::Value;
 
-const BINARY: &str = env!("CARGO_BIN_EXE_config-hash");
 const ANNOTATION_KEY: &str = "config-hash.dev/hash";
 const GENERATED: &str = "app-settings";
 const WEB: &str = "Deployment/web";
 const REPORT: &str = "CronJob/nightly-report";
 
-/// True (after a loud note) when kubectl is absent and the test may skip; panics under CI.
-fn kubectl_missing() -> bool {
-    let found = std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| dir.join("kubectl").is_file())
-    });
-    if found {
-        return false;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "kubectl not found on PATH, and CI is set: the kustomize end-to-end tests must run in CI"
-    );
-    eprintln!("\n*** SKIPPED: kubectl not found on PATH; kustomize end-to-end test not run ***\n");
-    true
-}
-
 /// A temp dir holding a copy of `examples/kustomize` (`example/`) and an
 /// XDG_CONFIG_HOME with the plugin installed (`xdg/`); removed on drop.
 struct Workspace {
-    root: PathBuf,
+    root: TempDir,
 }
 
 impl Workspace {
     fn new() -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let root = std::env::temp_dir().join(format!(
-            "config-hash-e2e-kustomize-{}-{nanos}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kustomize");
-        copy_dir(&source, &root.join("example"));
+        let root = TempDir::new("e2e-kustomize");
+        common::copy_dir(
+            &common::example_dir("kustomize"),
+            &root.path().join("example"),
+        );
         let ws = Workspace { root };
         ws.install_plugin();
         ws
     }
 
     fn example(&self) -> PathBuf {
-        self.root.join("example")
+        self.root.path().join("example")
     }
 
     fn xdg(&self) -> PathBuf {
-        self.root.join("xdg")
+        self.root.path().join("xdg")
     }
 
     /// `config-hash install-kustomize-plugin` with XDG_CONFIG_HOME set: checks the
@@ -109,14 +87,7 @@ impl Workspace {
 
     /// Replaces the one occurrence of `from` in the example's `file` with `to`.
     fn edit(&self, file: &str, from: &str, to: &str) {
-        let path = self.example().join(file);
-        let text = fs::read_to_string(&path).expect("read example file");
-        assert_eq!(
-            text.matches(from).count(),
-            1,
-            "{file} must hold {from:?} once"
-        );
-        fs::write(&path, text.replace(from, to)).expect("write edited file");
+        common::replace_once(&self.example(), file, from, to);
     }
 
     /// `kubectl kustomize --enable-alpha-plugins example/`, run with XDG_CONFIG_HOME.
@@ -135,35 +106,6 @@ impl Workspace {
         assert_success(&output, "kubectl kustomize --enable-alpha-plugins");
         String::from_utf8(output.stdout).expect("UTF-8 output")
     }
-}
-
-impl Drop for Workspace {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.root);
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("create example copy");
-    for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("list {}: {e}", from.display())) {
-        let entry = entry.expect("list example");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).expect("copy example file");
-        }
-    }
-}
-
-fn assert_success(output: &Output, what: &str) {
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
 
 /// The documents of a multi-document stream, keyed by `Kind/name`.
@@ -188,17 +130,6 @@ fn documents(text: &str) -> BTreeMap<String, Value> {
         assert!(docs.insert(id.clone(), doc).is_none(), "{id} twice");
     }
     docs
-}
-
-fn pod_template(doc: &Value) -> &Value {
-    match doc["kind"].as_str() {
-        Some("CronJob") => &doc["spec"]["jobTemplate"]["spec"]["template"],
-        _ => &doc["spec"]["template"],
-    }
-}
-
-fn is_hash(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The hash on each workload's pod template (the two workloads of the example).
@@ -258,7 +189,7 @@ fn config_map_key_refs(doc: &Value) -> Vec<String> {
 
 #[test]
 fn kubectl_kustomize_runs_the_installed_plugin_and_still_suffixes() {
-    if kubectl_missing() {
+    if common::tools_missing(&["kubectl"], "kustomize") {
         return;
     }
     let ws = Workspace::new();
@@ -336,7 +267,7 @@ fn kubectl_kustomize_runs_the_installed_plugin_and_still_suffixes() {
 
 #[test]
 fn editing_a_value_changes_exactly_the_hashes_of_the_workloads_that_read_it() {
-    if kubectl_missing() {
+    if common::tools_missing(&["kubectl"], "kustomize") {
         return;
     }
     let baseline_ws = Workspace::new();
@@ -405,7 +336,7 @@ fn editing_a_value_changes_exactly_the_hashes_of_the_workloads_that_read_it() {
 
 #[test]
 fn on_missing_error_fails_the_kustomize_build() {
-    if kubectl_missing() {
+    if common::tools_missing(&["kubectl"], "kustomize") {
         return;
     }
     let ws = Workspace::new();
@@ -436,7 +367,7 @@ fn on_missing_error_fails_the_kustomize_build() {
 /// hashes as the plugin form did under `kubectl kustomize`.
 #[test]
 fn krm_function_form_accepts_the_same_config_object() {
-    if kubectl_missing() {
+    if common::tools_missing(&["kubectl"], "kustomize") {
         return;
     }
     let ws = Workspace::new();

@@ -2,60 +2,24 @@
 //! changes nothing), then its ConfigMap edited and rendered again (a new suffix, every
 //! reference follows, suffixes never stack).
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{SystemTime, UNIX_EPOCH};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_config-hash");
-
-fn kpt_available() -> bool {
-    let found = Command::new("kpt").arg("version").output().is_ok();
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "kpt is not on PATH, and CI is set: the end-to-end tests must run in CI"
-        );
-        eprintln!("*** SKIPPED: kpt not found on PATH ***");
-    }
-    found
-}
-
+/// A copy of `examples/<example>` in a fresh temp dir (removed by the test when it passes).
 fn temp_copy(example: &str) -> PathBuf {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let dir =
-        std::env::temp_dir().join(format!("config-hash-suffix-{}-{nanos}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples")
-        .join(example);
-    for entry in fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
-    }
+    let dir = common::unique_temp_dir("suffix");
+    common::copy_dir(&common::example_dir(example), &dir);
     dir
 }
 
 fn render(dir: &Path) {
-    let bin_dir = Path::new(BINARY).parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = Command::new("kpt")
-        .args(["fn", "render", dir.to_str().unwrap(), "--allow-exec"])
-        .env("PATH", path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "kpt fn render failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    common::run(
+        Command::new("kpt")
+            .args(["fn", "render", dir.to_str().unwrap(), "--allow-exec"])
+            .env("PATH", common::path_with_binary()),
     );
 }
 
@@ -91,7 +55,7 @@ fn name_of(text: &str) -> String {
 
 #[test]
 fn render_suffixes_names_idempotently_and_follows_content_changes() {
-    if !kpt_available() {
+    if common::tools_missing(&["kpt"], "kpt") {
         return;
     }
     let dir = temp_copy("name-suffix");

@@ -1,0 +1,217 @@
+//! Helpers shared by the end-to-end tests: unique temp dirs, copies of `examples/`,
+//! skipping (or failing under CI) when a tool is missing, running a command that must
+//! succeed, and PATH with the built binary's directory first.
+
+// Each test file is its own crate that compiles this module with `mod common;` and uses
+// only some of its helpers; the rest would be dead code in that crate.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use yaml_serde::Value;
+
+/// The config-hash binary cargo built for this test run.
+pub const BINARY: &str = env!("CARGO_BIN_EXE_config-hash");
+
+/// `examples/<example>` in the crate.
+pub fn example_dir(example: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(example)
+}
+
+/// A path under the system temp dir that no other test (in this process or another)
+/// uses: `config-hash-<label>-<pid>-<nanos>-<counter>`. Not created.
+pub fn unique_temp_dir(label: &str) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    std::env::temp_dir().join(format!(
+        "config-hash-{label}-{}-{nanos}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// Copies the tree `from` to `to`, creating `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap_or_else(|e| panic!("create {}: {e}", to.display()));
+    for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("list {}: {e}", from.display())) {
+        let entry = entry.expect("list dir");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).expect("copy file");
+        }
+    }
+}
+
+/// Replaces the one occurrence of `from` in `dir/file` with `to`.
+pub fn replace_once(dir: &Path, file: &str, from: &str, to: &str) {
+    let path = dir.join(file);
+    let text = fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("read {file} from {}: {e}", dir.display()));
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "{file} must hold {from:?} once"
+    );
+    fs::write(&path, text.replace(from, to)).expect("write edited file");
+}
+
+/// A fresh temp dir (see [`unique_temp_dir`]), removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(label: &str) -> Self {
+        let dir = unique_temp_dir(label);
+        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
+        TempDir(dir)
+    }
+
+    /// A copy of `examples/<example>` in a fresh temp dir labelled `<label>-<example>`.
+    pub fn copy_of(label: &str, example: &str) -> Self {
+        let dir = TempDir::new(&format!("{label}-{example}"));
+        copy_dir(&example_dir(example), &dir.0);
+        dir
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub fn str(&self) -> &str {
+        self.0.to_str().expect("UTF-8 temp path")
+    }
+
+    /// Writes `file` and returns its path as a string.
+    pub fn write(&self, file: &str, text: &str) -> String {
+        let path = self.0.join(file);
+        fs::write(&path, text).expect("write temp file");
+        path.to_str().expect("UTF-8 temp path").to_owned()
+    }
+
+    /// Replaces the one occurrence of `from` in `file` with `to`.
+    pub fn edit(&self, file: &str, from: &str, to: &str) {
+        replace_once(&self.0, file, from, to);
+    }
+
+    /// Every file under the dir, by relative path, as bytes.
+    pub fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
+            for entry in fs::read_dir(dir).expect("list dir") {
+                let entry = entry.expect("list dir");
+                if entry.file_type().expect("file type").is_dir() {
+                    walk(root, &entry.path(), files);
+                } else {
+                    let rel = entry.path().strip_prefix(root).expect("under root").into();
+                    files.insert(rel, fs::read(entry.path()).expect("read file"));
+                }
+            }
+        }
+        let mut files = BTreeMap::new();
+        walk(&self.0, &self.0, &mut files);
+        files
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Where `tool` is on PATH.
+pub fn which(tool: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(tool))
+        .find(|path| path.is_file())
+}
+
+/// Those of `tools` that are not on PATH.
+pub fn missing_tools<'a>(tools: &[&'a str]) -> Vec<&'a str> {
+    tools
+        .iter()
+        .copied()
+        .filter(|tool| which(tool).is_none())
+        .collect()
+}
+
+/// True (after a loud note) when `missing` names a tool, so the test may skip; panics
+/// under CI, where the `suite` end-to-end tests must run. `hint` follows the tool names.
+pub fn skip_unless_ci(missing: &[&str], suite: &str, hint: &str) -> bool {
+    if missing.is_empty() {
+        return false;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} not found on PATH, and CI is set: the {suite} end-to-end tests must run in CI{hint}",
+        missing.join(", ")
+    );
+    eprintln!(
+        "\n*** SKIPPED: {} not found on PATH{hint}; {suite} end-to-end test not run ***\n",
+        missing.join(", ")
+    );
+    true
+}
+
+/// True (after a loud note) when one of `tools` is absent and the test may skip; panics
+/// under CI.
+pub fn tools_missing(tools: &[&str], suite: &str) -> bool {
+    skip_unless_ci(&missing_tools(tools), suite, "")
+}
+
+/// Panics with the output unless `output` is a success.
+pub fn assert_success(output: &Output, what: &str) {
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Runs `command`, panicking with its output unless it exits 0.
+pub fn run(command: &mut Command) -> Output {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    assert_success(&output, &format!("{command:?}"));
+    output
+}
+
+/// PATH with `dir` first.
+pub fn path_with(dir: &Path) -> OsString {
+    let mut paths = vec![dir.to_path_buf()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).expect("join PATH")
+}
+
+/// PATH with the built binary's directory first, so `config-hash` runs the build.
+pub fn path_with_binary() -> OsString {
+    path_with(Path::new(BINARY).parent().expect("binary has a directory"))
+}
+
+/// Whether `s` is a hash as config-hash writes it: 64 lowercase hex digits.
+pub fn is_hash(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The pod template of a workload (a CronJob's is under its job template).
+pub fn pod_template(doc: &Value) -> &Value {
+    match doc["kind"].as_str() {
+        Some("CronJob") => &doc["spec"]["jobTemplate"]["spec"]["template"],
+        _ => &doc["spec"]["template"],
+    }
+}
