@@ -339,11 +339,10 @@ pub fn write_results(
     tree: &Tree<'_>,
     list: &ResourceList,
     results: &[KrmResult],
-    layout: Layout,
     splices: &mut Splices,
 ) {
     let src = tree.src;
-    let eol = crate::yaml::edit::eol_at(src, list.content_end, layout.eol);
+    let eol = crate::yaml::edit::eol_at(src, list.content_end, Layout::detect(src).eol);
     if tree.is_flow(list.root) {
         let json = render_results_flow(results);
         if let Some((_, v)) = list.results {

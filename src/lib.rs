@@ -20,7 +20,7 @@ pub mod yaml;
 
 use config::Config;
 use krm::{InputError, KrmResult, ResourceId, ResourceList, Severity};
-use yaml::{Layout, Splices, Tree};
+use yaml::{Splices, Tree};
 
 /// What a run produced.
 #[derive(Debug)]
@@ -77,7 +77,6 @@ pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
         Some(l) => l.items.clone(),
         None => stream::items(&tree),
     };
-    let layout = Layout::of(&tree);
     let config = configure(
         &tree,
         list.as_ref().and_then(|l| l.function_config),
@@ -85,8 +84,8 @@ pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
     );
     let (item_edits, mut results) = match config {
         Ok(config) => {
-            let mut planned = suffix::plan(&tree, &items, &config, layout);
-            let stamped = stamp::stamp(&tree, &items, &config, layout, &planned.renames);
+            let mut planned = suffix::plan(&tree, &items, &config);
+            let stamped = stamp::stamp(&tree, &items, &config, &planned.renames);
             stamped.splices.append_to(&mut planned.splices);
             planned.results.extend(stamped.results);
             (planned.splices, planned.results)
@@ -118,7 +117,7 @@ pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
     let applied_item_edits = splices.edits();
     let stale = touched(&tree, &items, &applied_item_edits);
     if let Some(list) = &list {
-        krm::write_results(&tree, list, &results, layout, &mut splices);
+        krm::write_results(&tree, list, &results, &mut splices);
     }
     let output = match splices.apply(body) {
         Ok(text) => text,
@@ -127,7 +126,7 @@ pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
             results.push(KrmResult::new(Severity::Error, e.to_string()));
             let mut only_results = Splices::new();
             if let Some(list) = &list {
-                krm::write_results(&tree, list, &results, layout, &mut only_results);
+                krm::write_results(&tree, list, &results, &mut only_results);
             }
             only_results
                 .apply(body)

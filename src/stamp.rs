@@ -22,110 +22,154 @@ pub struct Stamped {
     pub results: Vec<KrmResult>,
 }
 
-/// A ConfigMap or Secret in the input.
-struct Source {
-    item: NodeId,
-    ignored: bool,
-}
-
 type SourceKey = (SourceKind, Option<String>, String);
 
-/// The sources of the input, with their content read once, on first use.
-struct Sources<'t, 'a> {
-    tree: &'t Tree<'a>,
-    by_id: HashMap<SourceKey, Source>,
-    content: HashMap<NodeId, Result<Content, ContentError>>,
+/// What the hash needs of one ConfigMap or Secret, owned, so that the tree it came from
+/// can be dropped (large inputs are parsed one item at a time).
+#[derive(Debug)]
+pub struct SourceEntry {
+    pub ignored: bool,
+    pub content: Result<Content, ContentError>,
+    /// The object as results name it.
+    about: KrmResult,
 }
 
-impl<'t, 'a> Sources<'t, 'a> {
-    fn content(&mut self, item: NodeId, kind: SourceKind) -> &Result<Content, ContentError> {
-        let tree = self.tree;
-        self.content
-            .entry(item)
-            .or_insert_with(|| hashing::content(tree, item, kind))
+/// The ConfigMaps and Secrets of the input, by kind, namespace and (final) name.
+#[derive(Debug, Default)]
+pub struct SourceIndex {
+    by_id: HashMap<SourceKey, SourceEntry>,
+}
+
+impl SourceIndex {
+    /// Adds a ConfigMap or Secret; a second object with the same identity is an error.
+    pub fn add(
+        &mut self,
+        tree: &Tree<'_>,
+        item: NodeId,
+        id: &ResourceId,
+        kind: SourceKind,
+        renames: &Renames,
+    ) -> Result<(), KrmResult> {
+        let name = renames
+            .final_name(kind, &id.namespace, &id.name)
+            .unwrap_or(&id.name)
+            .to_string();
+        let key = (kind, id.namespace.clone(), name);
+        if self.by_id.contains_key(&key) {
+            return Err(KrmResult::new(
+                Severity::Error,
+                format!("{id} appears more than once in the input; keep one so the hash is not ambiguous"),
+            )
+            .about(tree, item));
+        }
+        let entry = SourceEntry {
+            ignored: flag(tree, item, IGNORE_ANNOTATION),
+            content: hashing::content(tree, item, kind),
+            about: KrmResult::new(Severity::Error, String::new()).about(tree, item),
+        };
+        self.by_id.insert(key, entry);
+        Ok(())
+    }
+
+    fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
+        self.by_id.get(key)
     }
 }
 
-#[derive(Default)]
-struct Counts {
+/// Counts for the summary result.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counts {
     stamped: usize,
     skipped: usize,
     missing: usize,
     failed: usize,
 }
 
-/// Runs the pass over `items`.
-/// Runs the pass over `items`. References are resolved through `renames`, so a
-/// workload is hashed against the names objects will have after suffixing.
-pub fn stamp(
-    tree: &Tree<'_>,
-    items: &[NodeId],
-    config: &Config,
-    layout: Layout,
-    renames: &Renames,
-) -> Stamped {
-    let mut out = Stamped::default();
-    let mut sources = Sources {
-        tree,
-        by_id: HashMap::new(),
-        content: HashMap::new(),
-    };
+impl Counts {
+    fn add(&mut self, o: Counts) {
+        self.stamped += o.stamped;
+        self.skipped += o.skipped;
+        self.missing += o.missing;
+        self.failed += o.failed;
+    }
+}
+
+/// A result of one workload, or a mark where an unreadable source it references must be
+/// reported (once for the whole input, at its first use).
+#[derive(Debug)]
+pub enum Note {
+    Result(KrmResult),
+    SourceError(SourceKind, Option<String>, String),
+}
+
+/// What stamping one item produced.
+#[derive(Debug, Default)]
+pub struct ItemOutcome {
+    pub splices: Splices,
+    pub notes: Vec<Note>,
+    pub counts: Counts,
+}
+
+/// Runs the pass over `items` of one tree. References are resolved through `renames`,
+/// so a workload is hashed against the names objects will have after suffixing.
+pub fn stamp(tree: &Tree<'_>, items: &[NodeId], config: &Config, renames: &Renames) -> Stamped {
+    let mut index = SourceIndex::default();
+    let mut early = Vec::new();
     for (item, id, kind) in references::config_objects(tree, items) {
-        let name = renames
-            .final_name(kind, &id.namespace, &id.name)
-            .unwrap_or(&id.name)
-            .to_string();
-        let key = (kind, id.namespace.clone(), name);
-        let ignored = flag(tree, item, IGNORE_ANNOTATION);
-        if sources.by_id.contains_key(&key) {
-            out.results.push(
-                KrmResult::new(
-                    Severity::Error,
-                    format!("{id} appears more than once in the input; keep one so the hash is not ambiguous"),
-                )
-                .about(tree, item),
-            );
-            continue;
+        if let Err(dup) = index.add(tree, item, &id, kind, renames) {
+            early.push(dup);
         }
-        sources.by_id.insert(key, Source { item, ignored });
     }
+    let outcomes = items
+        .iter()
+        .filter_map(|&item| stamp_item(tree, item, config, renames, &index));
+    finish(early, outcomes, &index)
+}
 
+/// Merges the outcomes of every item, in input order, and adds the summary.
+pub fn finish(
+    early: Vec<KrmResult>,
+    outcomes: impl IntoIterator<Item = ItemOutcome>,
+    index: &SourceIndex,
+) -> Stamped {
+    let mut out = Stamped {
+        splices: Splices::new(),
+        results: early,
+    };
     let mut counts = Counts::default();
-    let mut bad_sources: Vec<NodeId> = Vec::new();
-    for &item in items {
-        let id = ResourceId::of(tree, item);
-        let Some(kind) = workloads::lookup(&id.api_version, &id.kind) else {
-            continue;
-        };
-        if is_local_config(tree, item) {
-            continue;
+    let mut reported: Vec<SourceKey> = Vec::new();
+    for o in outcomes {
+        o.splices.append_to(&mut out.splices);
+        counts.add(o.counts);
+        for note in o.notes {
+            match note {
+                Note::Result(r) => out.results.push(r),
+                Note::SourceError(kind, ns, name) => {
+                    let key = (kind, ns, name);
+                    if reported.contains(&key) {
+                        continue;
+                    }
+                    if let Some(Err(e)) = index.get(&key).map(|s| &s.content) {
+                        let mut r = index.by_id[&key].about.clone();
+                        let sid = r
+                            .resource
+                            .as_ref()
+                            .map(ToString::to_string)
+                            .unwrap_or_default();
+                        r.message = format!("{sid}: {e}");
+                        out.results.push(r);
+                    }
+                    reported.push(key);
+                }
+            }
         }
-        if flag(tree, item, SKIP_ANNOTATION) {
-            counts.skipped += 1;
-            continue;
-        }
-        stamp_workload(
-            tree,
-            item,
-            &id,
-            kind,
-            config,
-            layout,
-            renames,
-            &mut sources,
-            &mut bad_sources,
-            &mut counts,
-            &mut out,
-        );
     }
-
     // Results describe the output, not the change, so that running the function on its
     // own output reproduces it byte for byte.
-    let mut summary = format!("config-hash: {} workload(s) stamped", counts.stamped);
-    summary.push_str(&format!(
-        ", {} skipped, {} missing reference(s)",
-        counts.skipped, counts.missing
-    ));
+    let mut summary = format!(
+        "config-hash: {} workload(s) stamped, {} skipped, {} missing reference(s)",
+        counts.stamped, counts.skipped, counts.missing
+    );
     if counts.failed > 0 {
         summary.push_str(&format!(", {} could not be stamped", counts.failed));
     }
@@ -133,10 +177,32 @@ pub fn stamp(
     out
 }
 
+/// Stamps one item if it is a workload (`None` otherwise).
+pub fn stamp_item(
+    tree: &Tree<'_>,
+    item: NodeId,
+    config: &Config,
+    renames: &Renames,
+    index: &SourceIndex,
+) -> Option<ItemOutcome> {
+    let id = ResourceId::of(tree, item);
+    let kind = workloads::lookup(&id.api_version, &id.kind)?;
+    if is_local_config(tree, item) {
+        return None;
+    }
+    let mut out = ItemOutcome::default();
+    if flag(tree, item, SKIP_ANNOTATION) {
+        out.counts.skipped += 1;
+        return Some(out);
+    }
+    stamp_workload(tree, item, &id, kind, config, renames, index, &mut out);
+    Some(out)
+}
+
 /// What one pod template sees of one source.
 struct Acc {
     keys: Keys,
-    present: Option<NodeId>,
+    present: bool,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -146,12 +212,9 @@ fn stamp_workload(
     id: &ResourceId,
     kind: &WorkloadKind,
     config: &Config,
-    layout: Layout,
     renames: &Renames,
-    sources: &mut Sources<'_, '_>,
-    bad_sources: &mut Vec<NodeId>,
-    counts: &mut Counts,
-    out: &mut Stamped,
+    index: &SourceIndex,
+    out: &mut ItemOutcome,
 ) {
     let Some(template) = tree.get_path(item, kind.template) else {
         return;
@@ -171,143 +234,116 @@ fn stamp_workload(
             .unwrap_or(&r.name)
             .to_string();
         let key = (r.kind, id.namespace.clone(), name.clone());
-        let source = sources.by_id.get(&key).map(|s| (s.item, s.ignored));
-        if let Some((_, true)) = source {
+        let source = index.get(&key);
+        if source.is_some_and(|s| s.ignored) {
             continue;
         }
-        let present = source.map(|(item, _)| item);
         let keys = match config.granularity {
             Granularity::Key => r.keys.clone(),
             Granularity::Object => Keys::All,
         };
-        match present {
-            Some(src_item) => match sources.content(src_item, r.kind) {
-                Ok(content) => {
-                    if let Keys::Some(ks) = &r.keys {
-                        for k in ks {
-                            if !content.entries.contains_key(k) && !r.optional {
-                                counts.missing += usize::from(report_missing(
-                                    tree,
-                                    item,
-                                    id,
-                                    r,
-                                    Some(k),
-                                    config,
-                                    out,
-                                ));
-                            }
+        match source.map(|s| &s.content) {
+            Some(Ok(content)) => {
+                if let Keys::Some(ks) = &r.keys {
+                    for k in ks {
+                        if !content.entries.contains_key(k) && !r.optional {
+                            out.counts.missing += usize::from(report_missing(
+                                tree,
+                                item,
+                                id,
+                                r,
+                                Some(k),
+                                config,
+                                out,
+                            ));
                         }
                     }
                 }
-                Err(e) => {
-                    broken = true;
-                    if !bad_sources.contains(&src_item) {
-                        bad_sources.push(src_item);
-                        let sid = ResourceId::of(tree, src_item);
-                        out.results.push(
-                            KrmResult::new(Severity::Error, format!("{sid}: {e}"))
-                                .about(tree, src_item),
-                        );
-                    }
-                }
-            },
+            }
+            Some(Err(_)) => {
+                broken = true;
+                out.notes.push(Note::SourceError(key.0, key.1, key.2));
+            }
             None if !r.optional => {
-                counts.missing += usize::from(report_missing(tree, item, id, r, None, config, out));
+                out.counts.missing +=
+                    usize::from(report_missing(tree, item, id, r, None, config, out));
             }
             None => {}
         }
         let acc = seen.entry((r.kind, name)).or_insert(Acc {
             keys: Keys::Some(Vec::new()),
-            present,
+            present: source.is_some(),
         });
         acc.keys = union(&acc.keys, &keys);
     }
     if broken {
-        counts.failed += 1;
+        out.counts.failed += 1;
         return;
     }
 
-    let mut ed = Editor::new(tree, with_seq_indent(tree, spec, layout));
+    let layout = with_seq_indent(tree, spec, Layout::for_item(tree, item));
+    let mut ed = Editor::new(tree, layout);
     let env_applies = kind.env_allowed && config.writes_env();
+    let result_about =
+        |message: String| Note::Result(KrmResult::new(Severity::Info, message).about(tree, item));
     if !seen.is_empty() && !env_applies && !config.writes_annotation() {
-        out.results.push(
-            KrmResult::new(
-                Severity::Info,
-                format!(
-                    "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone (use mode: annotation or both)",
-                    id.kind
-                ),
-            )
-            .about(tree, item),
-        );
+        out.notes.push(result_about(format!(
+            "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone (use mode: annotation or both)",
+            id.kind
+        )));
         return;
     }
-    let result = if seen.is_empty() {
-        clear(&mut ed, template, spec, config, env_applies).map(|_| ())
-    } else {
-        let contents: Vec<(SourceKind, &str, Option<&Content>, &Keys)> = seen
-            .iter()
-            .map(|((k, name), acc)| {
-                let content = acc
-                    .present
-                    .and_then(|i| sources.content.get(&i))
-                    .and_then(|c| c.as_ref().ok());
-                (*k, name.as_str(), content, &acc.keys)
-            })
-            .collect();
-        let seen_list: Vec<Seen<'_>> = contents
-            .iter()
-            .map(|&(kind, name, content, keys)| Seen {
-                kind,
-                name,
-                content,
-                keys,
-            })
-            .collect();
-        let hash = hashing::pod_hash(&seen_list);
-        apply(&mut ed, template, spec, config, env_applies, &hash).map(|_| {
-            counts.stamped += 1;
-            let names: Vec<String> = seen
+    let result =
+        if seen.is_empty() {
+            clear(&mut ed, template, spec, config, env_applies)
+        } else {
+            let seen_list: Vec<Seen<'_>> = seen
                 .iter()
-                .map(|((k, name), acc)| {
-                    let absent = if acc.present.is_none() { " (absent)" } else { "" };
-                    format!("{} {name}{absent}", k.as_str())
+                .map(|((k, name), acc)| Seen {
+                    kind: *k,
+                    name,
+                    content: index
+                        .get(&(*k, id.namespace.clone(), name.clone()))
+                        .and_then(|s| s.content.as_ref().ok()),
+                    keys: &acc.keys,
                 })
                 .collect();
-            let mut what = Vec::new();
-            if config.writes_annotation() {
-                what.push(format!("annotation {}", config.annotation_key));
-            }
-            if env_applies {
-                what.push(format!("env {}", config.env_name));
-            }
-            out.results.push(
-                KrmResult::new(
-                    Severity::Info,
-                    format!("{id}: {} from {}", what.join(" and "), names.join(", ")),
-                )
-                .about(tree, item),
-            );
-            if config.writes_env() && !kind.env_allowed {
-                out.results.push(
-                    KrmResult::new(
-                        Severity::Info,
-                        format!(
-                            "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone{}",
-                            id.kind,
-                            if config.writes_annotation() { " (annotation only)" } else { "" }
-                        ),
-                    )
-                    .about(tree, item),
-                );
-            }
-        })
-    };
+            let hash = hashing::pod_hash(&seen_list);
+            apply(&mut ed, template, spec, config, env_applies, &hash).map(|()| {
+                out.counts.stamped += 1;
+                let names: Vec<String> = seen
+                    .iter()
+                    .map(|((k, name), acc)| {
+                        let absent = if acc.present { "" } else { " (absent)" };
+                        format!("{} {name}{absent}", k.as_str())
+                    })
+                    .collect();
+                let mut what = Vec::new();
+                if config.writes_annotation() {
+                    what.push(format!("annotation {}", config.annotation_key));
+                }
+                if env_applies {
+                    what.push(format!("env {}", config.env_name));
+                }
+                out.notes.push(result_about(format!(
+                    "{id}: {} from {}",
+                    what.join(" and "),
+                    names.join(", ")
+                )));
+                if config.writes_env() && !kind.env_allowed {
+                    out.notes.push(result_about(format!(
+                    "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone{}",
+                    id.kind,
+                    if config.writes_annotation() { " (annotation only)" } else { "" }
+                )));
+                }
+            })
+        };
     match result {
-        Ok(()) => std::mem::take(&mut ed.splices).append_to(&mut out.splices),
+        Ok(()) => out.splices = std::mem::take(&mut ed.splices),
         Err(e) => {
-            counts.failed += 1;
-            out.results.push(edit_error(tree, item, id, &e));
+            out.counts.failed += 1;
+            out.notes.push(Note::Result(edit_error(tree, item, id, &e)));
         }
     }
 }
@@ -488,7 +524,7 @@ fn report_missing(
     r: &Reference,
     key: Option<&str>,
     config: &Config,
-    out: &mut Stamped,
+    out: &mut ItemOutcome,
 ) -> bool {
     let severity = match config.on_missing {
         OnMissing::Ignore => return false,
@@ -522,11 +558,11 @@ fn report_missing(
         "{id}{container}: {} refers to {what} ({failure}; mark it optional: true, or add it, or set onMissing: ignore)",
         r.field
     );
-    out.results.push(
+    out.notes.push(Note::Result(
         KrmResult::new(severity, message)
             .about(tree, item)
             .at_field(r.field.clone()),
-    );
+    ));
     true
 }
 

@@ -94,7 +94,7 @@ pub struct Planned {
 }
 
 /// Decides which objects get a suffix, renames them, and rewrites references.
-pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config, layout: Layout) -> Planned {
+pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config) -> Planned {
     let mut out = Planned::default();
     let mut generated = 0usize;
     let mut renamed: Vec<(NodeId, ResourceId, String, String)> = Vec::new(); // item, id, base, final
@@ -150,7 +150,7 @@ pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config, layout: Layout) 
 
     // The objects themselves: new name, base name recorded, optionally immutable.
     for (item, id, base, new_name) in &renamed {
-        let mut ed = Editor::new(tree, layout);
+        let mut ed = Editor::new(tree, Layout::for_item(tree, *item));
         let edited = (|| {
             if id.name != *new_name {
                 let name = tree.get_path(*item, &["metadata", "name"]).ok_or(

@@ -78,34 +78,43 @@ impl Layout {
         }
     }
 
-    /// Conventions of `tree`'s text, the mapping indentation taken from the first block
-    /// mapping nested under a block mapping key.
-    pub fn of(tree: &Tree<'_>) -> Layout {
+    /// Conventions of one item's text: its line ending, and the mapping indentation of
+    /// its first block mapping nested under a key. Per item, because an orchestrator
+    /// gathers items from files that each have their own style.
+    pub fn for_item(tree: &Tree<'_>, item: NodeId) -> Layout {
         let mut layout = Layout::detect(tree.src);
-        let src = tree.src;
-        let found = tree.nodes.iter().find_map(|n| match &n.kind {
-            NodeKind::Map {
-                flow: false,
-                entries,
-            } => entries.iter().find_map(|&(k, v)| {
-                let first = tree.own_entries(v).first()?.0;
-                if tree.is_flow(v) {
-                    return None;
-                }
-                let (kc, vc) = (
-                    column(src, tree.node(k).span.start),
-                    column(src, tree.node(first).span.start),
-                );
-                (vc > kc
-                    && src[tree.node(k).span.start..tree.node(first).span.start].contains('\n'))
-                .then_some(vc - kc)
-            }),
-            _ => None,
-        });
-        if let Some(indent) = found {
+        layout.eol = eol_at(tree.src, tree.node(item).span.start, layout.eol);
+        if let Some(indent) = first_indent(tree, item, 0) {
             layout.indent = indent;
         }
         layout
+    }
+}
+
+/// Columns between a key and the entries of the first block mapping under it, depth-first.
+fn first_indent(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<usize> {
+    if depth > 64 {
+        return None;
+    }
+    let src = tree.src;
+    match &tree.node(node).kind {
+        NodeKind::Map {
+            flow: false,
+            entries,
+        } => entries.iter().find_map(|&(k, v)| {
+            if let (Some(&(first, _)), false) = (tree.own_entries(v).first(), tree.is_flow(v)) {
+                let (ks, fs) = (tree.node(k).span.start, tree.node(first).span.start);
+                let (kc, fc) = (column(src, ks), column(src, fs));
+                if fc > kc && src[ks..fs].contains('\n') {
+                    return Some(fc - kc);
+                }
+            }
+            first_indent(tree, v, depth + 1)
+        }),
+        NodeKind::Seq { flow: false, items } => {
+            items.iter().find_map(|&i| first_indent(tree, i, depth + 1))
+        }
+        _ => None,
     }
 }
 
