@@ -49,18 +49,20 @@ impl SourceIndex {
         id: &ResourceId,
         kind: SourceKind,
         renames: &Renames,
-    ) -> Result<(), KrmResult> {
+    ) -> Result<(), Box<KrmResult>> {
         let name = renames
             .final_name(kind, &id.namespace, &id.name)
             .unwrap_or(&id.name)
             .to_string();
         let key = (kind, id.namespace.clone(), name);
         if self.by_id.contains_key(&key) {
-            return Err(KrmResult::new(
-                Severity::Error,
-                format!("{id} appears more than once in the input; keep one so the hash is not ambiguous"),
-            )
-            .about(tree, item));
+            return Err(Box::new(
+                KrmResult::new(
+                    Severity::Error,
+                    format!("{id} appears more than once in the input; keep one so the hash is not ambiguous"),
+                )
+                .about(tree, item),
+            ));
         }
         let entry = SourceEntry {
             ignored: flag(tree, item, IGNORE_ANNOTATION),
@@ -117,7 +119,7 @@ pub fn stamp(tree: &Tree<'_>, items: &[NodeId], config: &Config, renames: &Renam
     let mut early = Vec::new();
     for (item, id, kind) in references::config_objects(tree, items) {
         if let Err(dup) = index.add(tree, item, &id, kind, renames) {
-            early.push(dup);
+            early.push(*dup);
         }
     }
     let outcomes = items
