@@ -341,8 +341,38 @@ pub fn write_results(
     results: &[KrmResult],
     splices: &mut Splices,
 ) {
+    let end = TextEnd::at(tree.src, list.content_end);
+    write_results_before(tree, list, results, end, splices);
+}
+
+/// What the text looks like just before the end of the ResourceList document.
+#[derive(Debug, Clone, Copy)]
+pub struct TextEnd {
+    /// The last line before the end has no line break yet.
+    pub needs_break: bool,
+    pub eol: &'static str,
+}
+
+impl TextEnd {
+    pub fn at(src: &str, at: usize) -> TextEnd {
+        TextEnd {
+            needs_break: at > 0 && !src[..at].ends_with('\n'),
+            eol: crate::yaml::edit::eol_at(src, at, Layout::detect(src).eol),
+        }
+    }
+}
+
+/// [`write_results`] for a tree of a rearranged copy of the text, whose end looks like
+/// `end` in the real text.
+pub fn write_results_before(
+    tree: &Tree<'_>,
+    list: &ResourceList,
+    results: &[KrmResult],
+    end: TextEnd,
+    splices: &mut Splices,
+) {
     let src = tree.src;
-    let eol = crate::yaml::edit::eol_at(src, list.content_end, Layout::detect(src).eol);
+    let eol = end.eol;
     if tree.is_flow(list.root) {
         let json = render_results_flow(results);
         if let Some((_, v)) = list.results {
@@ -385,8 +415,6 @@ pub fn write_results(
         .map(|l| format!("{indent}{l}"))
         .collect::<Vec<_>>()
         .join(eol);
-    let at = list.content_end;
-    let needs_break = at > 0 && !src[..at].ends_with('\n');
-    let prefix = if needs_break { eol } else { "" };
-    splices.insert(at, format!("{prefix}{block}{eol}"));
+    let prefix = if end.needs_break { eol } else { "" };
+    splices.insert(list.content_end, format!("{prefix}{block}{eol}"));
 }

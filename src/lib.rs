@@ -5,6 +5,7 @@
 //! `main.rs` touches stdin, stdout and the exit status.
 #![forbid(unsafe_code)]
 
+pub mod chunks;
 pub mod config;
 pub mod graph;
 pub mod hashing;
@@ -47,6 +48,9 @@ pub struct Options {
     pub config_text: Option<String>,
     /// Field values (`mode` = `env`, ...) that override everything else.
     pub overrides: Vec<(String, String)>,
+    /// Parse the whole input as one tree even where it could go item by item (for tests
+    /// that check both paths agree).
+    pub single_tree: bool,
 }
 
 const BOM: &str = "\u{feff}";
@@ -61,12 +65,32 @@ pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
     Ok(out)
 }
 
+/// The item-by-item path alone: `None` where it does not apply and [`run`] would use a
+/// single tree. For tests that prove both paths agree.
+pub fn run_item_by_item(input: &str, options: &Options) -> Option<Outcome> {
+    let (bom, body) = match input.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", input),
+    };
+    chunks::run(body, bom, options)
+}
+
 /// Runs the function on a ResourceList or on a plain multi-document manifest stream.
+///
+/// Block-style input is processed item by item (each item's text parsed, used and
+/// dropped, in parallel), which keeps memory near the size of the input; anything that
+/// path does not handle (JSON, anchors across items, renaming) uses one tree of the
+/// whole input. Both give the same output byte for byte.
 pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
     let (bom, body) = match input.strip_prefix(BOM) {
         Some(rest) => (BOM, rest),
         None => ("", input),
     };
+    if !options.single_tree {
+        if let Some(outcome) = chunks::run(body, bom, options) {
+            return Ok(outcome);
+        }
+    }
     let tree = Tree::parse(body)?;
     let list = if stream::is_resource_list(&tree) {
         Some(ResourceList::locate(&tree)?)
@@ -82,7 +106,7 @@ pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
         list.as_ref().and_then(|l| l.function_config),
         options,
     );
-    let (item_edits, mut results) = match config {
+    let (item_edits, results) = match config {
         Ok(config) => {
             let mut planned = suffix::plan(&tree, &items, &config);
             let stamped = stamp::stamp(&tree, &items, &config, &planned.renames);
@@ -90,12 +114,53 @@ pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
             planned.results.extend(stamped.results);
             (planned.splices, planned.results)
         }
-        Err(e) => {
-            let mut r = KrmResult::new(Severity::Error, e.message);
-            r.field = e.field;
-            (Splices::new(), vec![r])
-        }
+        Err(e) => (Splices::new(), vec![config_error(e)]),
     };
+    Ok(conclude(
+        Concluding {
+            body,
+            bom,
+            item_edits,
+            results,
+            resource_list: list.is_some(),
+        },
+        |edits| touched(&tree, &items, edits),
+        |results, splices| {
+            if let Some(list) = &list {
+                krm::write_results(&tree, list, results, splices);
+            }
+        },
+    ))
+}
+
+pub(crate) fn config_error(e: config::ConfigError) -> KrmResult {
+    let mut r = KrmResult::new(Severity::Error, e.message);
+    r.field = e.field;
+    r
+}
+
+/// What either path computed, before the shared conclusion.
+pub(crate) struct Concluding<'a> {
+    pub body: &'a str,
+    pub bom: &'a str,
+    pub item_edits: Splices,
+    pub results: Vec<KrmResult>,
+    pub resource_list: bool,
+}
+
+/// Drops the item edits when there is an error, writes results, applies the edits.
+pub(crate) fn conclude(
+    c: Concluding<'_>,
+    stale_of: impl FnOnce(&[(usize, usize, String)]) -> Vec<ResourceId>,
+    write_results: impl Fn(&[KrmResult], &mut Splices),
+) -> Outcome {
+    let Concluding {
+        body,
+        bom,
+        item_edits,
+        mut results,
+        resource_list,
+    } = c;
     let has_errors = results.iter().any(|r| r.severity == Severity::Error);
     if has_errors {
         // Nothing is written, so results must not claim that anything was.
@@ -115,38 +180,40 @@ pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
         item_edits
     };
     let applied_item_edits = splices.edits();
-    let stale = touched(&tree, &items, &applied_item_edits);
-    if let Some(list) = &list {
-        krm::write_results(&tree, list, &results, &mut splices);
-    }
-    let output = match splices.apply(body) {
+    let stale = stale_of(&applied_item_edits);
+    write_results(&results, &mut splices);
+    let text = match splices.apply(body) {
         Ok(text) => text,
         Err(e) => {
             // A bug, not bad input: keep the items as they were and say so.
             results.push(KrmResult::new(Severity::Error, e.to_string()));
             let mut only_results = Splices::new();
-            if let Some(list) = &list {
-                krm::write_results(&tree, list, &results, &mut only_results);
-            }
+            write_results(&results, &mut only_results);
             only_results
                 .apply(body)
                 .unwrap_or_else(|_| body.to_string())
         }
     };
+    // The common case needs no second copy of the output.
+    let output = if bom.is_empty() {
+        text
+    } else {
+        format!("{bom}{text}")
+    };
     let exit_code = i32::from(results.iter().any(|r| r.severity == Severity::Error));
-    Ok(Outcome {
-        output: format!("{bom}{output}"),
+    Outcome {
+        output,
         results,
         item_edits: applied_item_edits,
         stale,
-        resource_list: list.is_some(),
+        resource_list,
         exit_code,
-    })
+    }
 }
 
 /// The configuration: the ResourceList's functionConfig, then a config file, then
 /// single-field overrides.
-fn configure(
+pub(crate) fn configure(
     tree: &Tree<'_>,
     function_config: Option<yaml::NodeId>,
     options: &Options,

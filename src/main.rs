@@ -107,8 +107,8 @@ fn write_stdout(text: &str) -> Result<(), ExitCode> {
 
 fn run(args: &cli::RunArgs) -> ExitCode {
     let mut options = Options {
-        config_text: None,
         overrides: args.overrides(),
+        ..Options::default()
     };
     if let Some(path) = &args.config {
         match read_file(path) {

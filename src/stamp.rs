@@ -22,7 +22,8 @@ pub struct Stamped {
     pub results: Vec<KrmResult>,
 }
 
-type SourceKey = (SourceKind, Option<String>, String);
+/// Kind, namespace and name of a source.
+pub type SourceKey = (SourceKind, Option<String>, String);
 
 /// What the hash needs of one ConfigMap or Secret, owned, so that the tree it came from
 /// can be dropped (large inputs are parsed one item at a time).
@@ -32,6 +33,29 @@ pub struct SourceEntry {
     pub content: Result<Content, ContentError>,
     /// The object as results name it.
     about: KrmResult,
+}
+
+impl SourceEntry {
+    /// Reads what the hash needs of one ConfigMap or Secret, keyed by the name it will
+    /// have after any renaming.
+    pub fn read(
+        tree: &Tree<'_>,
+        item: NodeId,
+        id: &ResourceId,
+        kind: SourceKind,
+        renames: &Renames,
+    ) -> (SourceKey, SourceEntry) {
+        let name = renames
+            .final_name(kind, &id.namespace, &id.name)
+            .unwrap_or(&id.name)
+            .to_string();
+        let entry = SourceEntry {
+            ignored: flag(tree, item, IGNORE_ANNOTATION),
+            content: hashing::content(tree, item, kind),
+            about: KrmResult::new(Severity::Error, String::new()).about(tree, item),
+        };
+        ((kind, id.namespace.clone(), name), entry)
+    }
 }
 
 /// The ConfigMaps and Secrets of the input, by kind, namespace and (final) name.
@@ -50,25 +74,24 @@ impl SourceIndex {
         kind: SourceKind,
         renames: &Renames,
     ) -> Result<(), Box<KrmResult>> {
-        let name = renames
-            .final_name(kind, &id.namespace, &id.name)
-            .unwrap_or(&id.name)
-            .to_string();
-        let key = (kind, id.namespace.clone(), name);
+        let (key, entry) = SourceEntry::read(tree, item, id, kind, renames);
+        self.insert(key, entry, id)
+    }
+
+    /// Adds an entry read earlier (perhaps on another thread).
+    pub fn insert(
+        &mut self,
+        key: SourceKey,
+        entry: SourceEntry,
+        id: &ResourceId,
+    ) -> Result<(), Box<KrmResult>> {
         if self.by_id.contains_key(&key) {
-            return Err(Box::new(
-                KrmResult::new(
-                    Severity::Error,
-                    format!("{id} appears more than once in the input; keep one so the hash is not ambiguous"),
-                )
-                .about(tree, item),
-            ));
+            let mut dup = entry.about;
+            dup.message = format!(
+                "{id} appears more than once in the input; keep one so the hash is not ambiguous"
+            );
+            return Err(Box::new(dup));
         }
-        let entry = SourceEntry {
-            ignored: flag(tree, item, IGNORE_ANNOTATION),
-            content: hashing::content(tree, item, kind),
-            about: KrmResult::new(Severity::Error, String::new()).about(tree, item),
-        };
         self.by_id.insert(key, entry);
         Ok(())
     }

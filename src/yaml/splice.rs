@@ -82,6 +82,16 @@ impl Splices {
         }
     }
 
+    /// Moves every edit through `f`, for edits made against a slice or a rearranged copy
+    /// of the text they will be applied to.
+    pub fn map_positions(mut self, f: impl Fn(usize) -> usize) -> Splices {
+        for e in &mut self.edits {
+            e.start = f(e.start);
+            e.end = f(e.end);
+        }
+        self
+    }
+
     /// Applies the edits to `src`. Offsets must lie on character boundaries.
     pub fn apply(mut self, src: &str) -> Result<String, OverlapError> {
         self.edits.sort_by_key(|e| (e.start, e.end, e.order));

@@ -84,6 +84,9 @@ pub struct Tree<'a> {
     pub src: &'a str,
     pub nodes: Vec<Node<'a>>,
     pub docs: Vec<Document>,
+    /// Lines before `src` in the whole input, when `src` is one item's text: messages
+    /// give line numbers of the whole input.
+    pub line_offset: usize,
 }
 
 /// Converts saphyr's character offsets to byte offsets. Events arrive almost in source
@@ -314,7 +317,12 @@ impl<'a> Tree<'a> {
                 }
             }
         }
-        Ok(Tree { src, nodes, docs })
+        Ok(Tree {
+            src,
+            nodes,
+            docs,
+            line_offset: 0,
+        })
     }
 
     /// Follows aliases to the node that holds the content.
@@ -467,7 +475,7 @@ impl<'a> Tree<'a> {
     /// 1-based line and column of a byte offset, for messages.
     pub fn line_col(&self, pos: usize) -> (usize, usize) {
         let before = &self.src[..pos.min(self.src.len())];
-        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1 + self.line_offset;
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         (line, col)
     }
