@@ -141,6 +141,23 @@ enum Seen {
     Source(Box<(SourceKey, SourceEntry, ResourceId)>),
     Workload,
     Other,
+    /// Not parsed yet: it is no source, so pass 2 finds out what it is.
+    Unparsed,
+}
+
+/// Whether an item's text may be a ConfigMap or Secret, or carry a renaming opt-in: the
+/// kind and annotation names must appear in it (an alias can only repeat text of the
+/// same item), unless an escape sequence could spell them otherwise.
+fn may_matter_before_stamping(text: &str) -> bool {
+    [
+        "ConfigMap",
+        "Secret",
+        "\\",
+        suffix::NEEDS_HASH_ANNOTATION,
+        suffix::NAME_SUFFIX_ANNOTATION,
+    ]
+    .iter()
+    .any(|needle| text.contains(needle))
 }
 
 /// Runs `f` on every element, on up to as many threads as there are cores.
@@ -239,14 +256,21 @@ pub(crate) fn run(body: &str, bom: &str, options: &Options) -> Option<Outcome> {
             crate::configure(&empty, None, options)
         }
     };
-    if config.as_ref().is_ok_and(|c| c.name_suffix) {
-        return None;
-    }
+    // Renaming rewrites references anywhere; a bad config is reported by the single
+    // tree, which also reports any unreadable item first, as it always has.
+    let config = match config {
+        Ok(c) if !c.name_suffix => c,
+        _ => return None,
+    };
 
     let text_of = |&(s, e): &(usize, usize)| &body[s..e];
     let renames = Renames::default();
-    // Pass 1: what every item is; the sources' content.
+    // Pass 1: the sources' content. Text that cannot be a ConfigMap or Secret (or opt in
+    // to renaming) waits for pass 2, so each item is parsed once.
     let seen: Vec<Option<Seen>> = par_map(&split.items, |range| {
+        if !may_matter_before_stamping(text_of(range)) {
+            return Some(Seen::Unparsed);
+        }
         let tree = Tree::parse(text_of(range)).ok()?;
         let Some(item) = the_item(&tree, in_list) else {
             return if in_list || !tree.docs.is_empty() {
@@ -282,49 +306,47 @@ pub(crate) fn run(body: &str, bom: &str, options: &Options) -> Option<Outcome> {
                     early.push(*dup);
                 }
             }
-            Seen::Workload => workload_ranges.push(*range),
+            Seen::Workload | Seen::Unparsed => workload_ranges.push(*range),
             Seen::Other => {}
         }
     }
 
     // Pass 2: stamp the workloads against the complete index.
-    let (item_edits, results, stale) = match &config {
-        Err(e) => (
-            Splices::new(),
-            vec![crate::config_error(e.clone())],
-            Vec::new(),
-        ),
-        Ok(config) => {
-            let outcomes: Vec<Option<(ItemOutcome, ResourceId)>> = par_map(
-                &with_line_offsets(body, &workload_ranges),
-                |(range, lines)| {
-                    let mut tree = Tree::parse(text_of(range)).ok()?;
-                    tree.line_offset = *lines;
-                    let item = the_item(&tree, in_list)?;
-                    let mut outcome = stamp::stamp_item(&tree, item, config, &renames, &index)?;
-                    outcome.splices =
-                        std::mem::take(&mut outcome.splices).map_positions(|p| p + range.0);
-                    Some((outcome, ResourceId::of(&tree, item)))
-                },
-            );
-            let outcomes: Vec<(ItemOutcome, ResourceId)> =
-                outcomes.into_iter().collect::<Option<_>>()?;
-            let stale: Vec<ResourceId> = outcomes
-                .iter()
-                .filter(|(o, _)| !o.splices.is_empty())
-                .map(|(_, id)| id.clone())
-                .collect();
-            let stamped = stamp::finish(early, outcomes.into_iter().map(|(o, _)| o), &index);
-            (stamped.splices, stamped.results, stale)
+    let stamp_one = |&((start, end), lines): &((usize, usize), usize)| {
+        let mut tree = Tree::parse(&body[start..end]).ok()?;
+        tree.line_offset = lines;
+        let Some(item) = the_item(&tree, in_list) else {
+            // A comment-only document of a stream is no item; anything else this path
+            // does not handle goes to the single tree.
+            return (!in_list && tree.docs.is_empty()).then_some(None);
+        };
+        if wants_suffix(&tree, item) {
+            return None;
         }
+        let Some(mut outcome) = stamp::stamp_item(&tree, item, &config, &renames, &index) else {
+            return Some(None);
+        };
+        outcome.splices = std::mem::take(&mut outcome.splices).map_positions(|p| p + start);
+        Some(Some((outcome, ResourceId::of(&tree, item))))
     };
+    let outcomes: Vec<Option<Option<(ItemOutcome, ResourceId)>>> =
+        par_map(&with_line_offsets(body, &workload_ranges), stamp_one);
+    let outcomes: Vec<Option<(ItemOutcome, ResourceId)>> =
+        outcomes.into_iter().collect::<Option<_>>()?;
+    let outcomes: Vec<(ItemOutcome, ResourceId)> = outcomes.into_iter().flatten().collect();
+    let stale: Vec<ResourceId> = outcomes
+        .iter()
+        .filter(|(o, _)| !o.splices.is_empty())
+        .map(|(_, id)| id.clone())
+        .collect();
+    let stamped = stamp::finish(early, outcomes.into_iter().map(|(o, _)| o), &index);
 
     Some(crate::conclude(
         Concluding {
             body,
             bom,
-            item_edits,
-            results,
+            item_edits: stamped.splices,
+            results: stamped.results,
             resource_list: in_list,
         },
         |edits| if edits.is_empty() { Vec::new() } else { stale },
