@@ -9,7 +9,7 @@ use crate::stamp::{self, ItemOutcome, SourceEntry, SourceIndex, SourceKey};
 use crate::suffix::{self, Renames};
 use crate::workloads;
 use crate::yaml::{NodeId, Splices, Tree};
-use crate::{Concluding, Options, Outcome};
+use crate::{Concluding, Options, Prepared};
 
 /// Below this many items, threads cost more than they save.
 const PARALLEL_MIN_ITEMS: usize = 64;
@@ -217,7 +217,7 @@ fn wants_suffix(tree: &Tree<'_>, item: NodeId) -> bool {
 }
 
 /// Runs the function item by item, or returns `None` for the single-tree path.
-pub(crate) fn run(body: &str, bom: &str, options: &Options) -> Option<Outcome> {
+pub(crate) fn run<'a>(body: &'a str, bom: &'a str, options: &Options) -> Option<Prepared<'a>> {
     if body.trim_start().starts_with(['{', '[']) {
         return None;
     }

@@ -72,7 +72,7 @@ pub fn run_item_by_item(input: &str, options: &Options) -> Option<Outcome> {
         Some(rest) => (BOM, rest),
         None => ("", input),
     };
-    chunks::run(body, bom, options)
+    chunks::run(body, bom, options).map(Prepared::into_outcome)
 }
 
 /// Runs the function on a ResourceList or on a plain multi-document manifest stream.
@@ -82,13 +82,18 @@ pub fn run_item_by_item(input: &str, options: &Options) -> Option<Outcome> {
 /// path does not handle (JSON, anchors across items, renaming) uses one tree of the
 /// whole input. Both give the same output byte for byte.
 pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
+    prepare(input, options).map(Prepared::into_outcome)
+}
+
+/// [`run`] without building the output text: see [`Prepared`].
+pub fn prepare<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, InputError> {
     let (bom, body) = match input.strip_prefix(BOM) {
         Some(rest) => (BOM, rest),
         None => ("", input),
     };
     if !options.single_tree {
-        if let Some(outcome) = chunks::run(body, bom, options) {
-            return Ok(outcome);
+        if let Some(prepared) = chunks::run(body, bom, options) {
+            return Ok(prepared);
         }
     }
     let tree = Tree::parse(body)?;
@@ -149,11 +154,11 @@ pub(crate) struct Concluding<'a> {
 }
 
 /// Drops the item edits when there is an error, writes results, applies the edits.
-pub(crate) fn conclude(
-    c: Concluding<'_>,
+pub(crate) fn conclude<'a>(
+    c: Concluding<'a>,
     stale_of: impl FnOnce(&[(usize, usize, String)]) -> Vec<ResourceId>,
     write_results: impl Fn(&[KrmResult], &mut Splices),
-) -> Outcome {
+) -> Prepared<'a> {
     let Concluding {
         body,
         bom,
@@ -182,32 +187,64 @@ pub(crate) fn conclude(
     let applied_item_edits = splices.edits();
     let stale = stale_of(&applied_item_edits);
     write_results(&results, &mut splices);
-    let text = match splices.apply(body) {
-        Ok(text) => text,
+    let edits = match splices.checked() {
+        Ok(edits) => edits,
         Err(e) => {
             // A bug, not bad input: keep the items as they were and say so.
             results.push(KrmResult::new(Severity::Error, e.to_string()));
             let mut only_results = Splices::new();
             write_results(&results, &mut only_results);
-            only_results
-                .apply(body)
-                .unwrap_or_else(|_| body.to_string())
+            only_results.checked().unwrap_or_default()
         }
     };
-    // The common case needs no second copy of the output.
-    let output = if bom.is_empty() {
-        text
-    } else {
-        format!("{bom}{text}")
-    };
     let exit_code = i32::from(results.iter().any(|r| r.severity == Severity::Error));
-    Outcome {
-        output,
+    Prepared {
+        body,
+        bom,
+        edits,
         results,
         item_edits: applied_item_edits,
         stale,
         resource_list,
         exit_code,
+    }
+}
+
+/// A finished run whose output text is not built yet: it can be streamed to a writer
+/// (what the binary does, so a large output is never held in memory) or built.
+#[derive(Debug)]
+pub struct Prepared<'a> {
+    body: &'a str,
+    bom: &'a str,
+    edits: yaml::splice::Checked,
+    pub results: Vec<KrmResult>,
+    pub item_edits: Vec<(usize, usize, String)>,
+    pub stale: Vec<ResourceId>,
+    pub resource_list: bool,
+    pub exit_code: i32,
+}
+
+impl Prepared<'_> {
+    /// Writes the output: the ResourceList with `results`, or the manifest stream.
+    pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(self.bom.as_bytes())?;
+        self.edits.write_to(self.body, w)
+    }
+
+    pub fn into_outcome(self) -> Outcome {
+        let text = self.edits.apply(self.body);
+        Outcome {
+            output: if self.bom.is_empty() {
+                text
+            } else {
+                format!("{}{text}", self.bom)
+            },
+            results: self.results,
+            item_edits: self.item_edits,
+            stale: self.stale,
+            resource_list: self.resource_list,
+            exit_code: self.exit_code,
+        }
     }
 }
 

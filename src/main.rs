@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 use config_hash::krm::Severity;
-use config_hash::{Options, Outcome};
+use config_hash::{Options, Prepared};
 
 /// `--check` found something out of date.
 const EXIT_STALE: u8 = 3;
@@ -132,7 +132,7 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         Ok(joined) => joined,
         Err(e) => return fail(e),
     };
-    let outcome = match config_hash::run(&input.text, &options) {
+    let outcome = match config_hash::prepare(&input.text, &options) {
         Ok(o) => o,
         Err(e) => {
             return fail(format!(
@@ -147,14 +147,20 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     if !outcome.resource_list {
         report(&outcome);
     }
-    if let Err(code) = write_stdout(&outcome.output) {
-        return code;
+    // Streamed: a large output is never held in memory whole.
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    if let Err(e) = outcome.write_to(&mut out).and_then(|()| out.flush()) {
+        // A closed pipe (`| head`) is the reader's choice, not our failure.
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return ExitCode::SUCCESS;
+        }
+        return fail(format!("cannot write stdout: {e}"));
     }
     ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1))
 }
 
 /// Warnings and errors on stderr, for streams (a ResourceList carries them in `results`).
-fn report(outcome: &Outcome) {
+fn report(outcome: &Prepared<'_>) {
     for r in &outcome.results {
         if r.severity != Severity::Info {
             eprintln!("{}: {}", r.severity.as_str(), r.message);
@@ -162,7 +168,7 @@ fn report(outcome: &Outcome) {
     }
 }
 
-fn check(outcome: &Outcome) -> ExitCode {
+fn check(outcome: &Prepared<'_>) -> ExitCode {
     report(outcome);
     if outcome.exit_code != 0 {
         return ExitCode::FAILURE;

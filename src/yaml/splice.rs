@@ -93,7 +93,12 @@ impl Splices {
     }
 
     /// Applies the edits to `src`. Offsets must lie on character boundaries.
-    pub fn apply(mut self, src: &str) -> Result<String, OverlapError> {
+    pub fn apply(self, src: &str) -> Result<String, OverlapError> {
+        Ok(self.checked()?.apply(src))
+    }
+
+    /// Puts the edits in source order and rejects overlapping ones.
+    pub fn checked(mut self) -> Result<Checked, OverlapError> {
         self.edits.sort_by_key(|e| (e.start, e.end, e.order));
         for pair in self.edits.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
@@ -104,17 +109,62 @@ impl Splices {
                 });
             }
         }
+        Ok(Checked { edits: self.edits })
+    }
+}
+
+/// Edits in source order, none overlapping: ready to apply or to stream out.
+#[derive(Debug, Default, Clone)]
+pub struct Checked {
+    edits: Vec<Edit>,
+}
+
+impl Checked {
+    /// The pieces of the edited text, in order: untouched slices of `src` and new text.
+    fn pieces<'s>(&'s self, src: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        let mut pos = 0;
+        let mut edits = self.edits.iter();
+        let mut pending: Option<&'s str> = None;
+        let mut done = false;
+        std::iter::from_fn(move || {
+            if let Some(text) = pending.take() {
+                return Some(text);
+            }
+            if done {
+                return None;
+            }
+            match edits.next() {
+                Some(e) => {
+                    let start = e.start.min(src.len()).max(pos);
+                    let slice = &src[pos..start];
+                    pos = e.end.min(src.len()).max(start);
+                    pending = Some(&e.text);
+                    Some(slice)
+                }
+                None => {
+                    done = true;
+                    Some(&src[pos..])
+                }
+            }
+        })
+    }
+
+    /// The edited text.
+    pub fn apply(&self, src: &str) -> String {
         let extra: usize = self.edits.iter().map(|e| e.text.len()).sum();
         let mut out = String::with_capacity(src.len() + extra);
-        let mut pos = 0;
-        for e in &self.edits {
-            let start = e.start.min(src.len());
-            out.push_str(&src[pos..start]);
-            out.push_str(&e.text);
-            pos = e.end.min(src.len()).max(pos);
+        for piece in self.pieces(src) {
+            out.push_str(piece);
         }
-        out.push_str(&src[pos..]);
-        Ok(out)
+        out
+    }
+
+    /// Writes the edited text without building it in memory.
+    pub fn write_to(&self, src: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        for piece in self.pieces(src) {
+            w.write_all(piece.as_bytes())?;
+        }
+        Ok(())
     }
 }
 
@@ -153,6 +203,21 @@ mod tests {
         s.replace(0, 2, "X");
         s.replace(2, 4, "Y");
         assert_eq!(s.apply("abcdef").unwrap(), "XYef");
+    }
+
+    #[test]
+    fn streaming_writes_what_apply_returns() {
+        let mut s = Splices::new();
+        s.replace(6, 11, "there");
+        s.insert(0, ">> ");
+        s.insert(11, "!");
+        let checked = s.checked().unwrap();
+        let mut out = Vec::new();
+        checked.write_to("hello world", &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            checked.apply("hello world")
+        );
     }
 
     #[test]
