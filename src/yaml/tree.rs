@@ -183,7 +183,8 @@ impl<'a> Tree<'a> {
         own: impl Fn(Cow<'t, str>) -> Cow<'a, str>,
     ) -> Result<Tree<'a>, YamlError> {
         let mut offsets = Offsets::new(src, shifts);
-        let mut nodes: Vec<Node<'a>> = Vec::new();
+        // About one node per dozen bytes of YAML: growing the vector costs more.
+        let mut nodes: Vec<Node<'a>> = Vec::with_capacity(text.len() / 12);
         let mut docs = Vec::new();
         let mut stack: Vec<Open> = Vec::new();
         let mut anchors: Vec<Option<NodeId>> = Vec::new();
