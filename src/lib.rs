@@ -5,7 +5,7 @@
 //! `main.rs` touches stdin, stdout and the exit status.
 #![forbid(unsafe_code)]
 
-pub mod chunks;
+mod chunks;
 pub mod config;
 pub mod graph;
 pub mod hashing;
