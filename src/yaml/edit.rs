@@ -200,6 +200,17 @@ impl<'t, 'a> Editor<'t, 'a> {
                 self.insert_entry(cur, seg, &rest)?;
                 return Ok(Change::Changed);
             };
+            if last
+                && self.tree.is_alias(v)
+                && !matches!(value, NewValue::Map(_) | NewValue::Seq(_))
+            {
+                // `key: *old`: writing over the alias leaves the anchor and its other uses
+                // alone.
+                let span = self.tree.node(v).span;
+                self.splices
+                    .replace(span.start, span.end, self.scalar_text_of(&value));
+                return Ok(Change::Changed);
+            }
             self.check_not_alias(v)?;
             if last {
                 match &value {
@@ -281,6 +292,16 @@ impl<'t, 'a> Editor<'t, 'a> {
                 Some(k) => quoted(k),
                 None => after_quoted_key(),
             }
+    }
+
+    /// How a scalar value is written in place of another scalar.
+    fn scalar_text_of(&self, value: &NewValue) -> String {
+        match value {
+            NewValue::Str(s) => double_quoted(s),
+            NewValue::Raw(s) => s.clone(),
+            NewValue::Plain(s) => key_text(s).into_owned(),
+            NewValue::Map(_) | NewValue::Seq(_) => flow_value(value, true),
+        }
     }
 
     fn scalar_text(&self, id: NodeId) -> Option<&str> {

@@ -243,9 +243,15 @@ impl<'a> Tree<'a> {
                     // A flow collection's start span ends just after its `{` or `[` (it
                     // may begin with an anchor or tag); a block one's span is empty or
                     // holds only properties.
-                    let opener = if is_map { b'{' } else { b'[' };
-                    let flow = end > start && src.as_bytes().get(end - 1) == Some(&opener);
-                    let start = if flow { end - 1 } else { start };
+                    // (saphyr's span may also run over spaces after the opener.)
+                    let opener = if is_map { '{' } else { '[' };
+                    let opened = src[start..end.max(start)].trim_end();
+                    let flow = opened.ends_with(opener);
+                    let start = if flow {
+                        start + opened.len() - 1
+                    } else {
+                        start
+                    };
                     let kind = if is_map {
                         NodeKind::Map {
                             flow,
