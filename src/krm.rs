@@ -263,11 +263,14 @@ enum Field {
 }
 
 /// `results` as block YAML lines (no trailing line break), keys at column 0.
-pub fn render_results_block(results: &[KrmResult], eol: &str) -> String {
-    let mut out = String::from("results:");
+pub fn render_results_block(results: &[KrmResult], eol: &str, indent: &str) -> String {
+    let mut out = String::with_capacity(64 + results.len() * 256);
+    out.push_str(indent);
+    out.push_str("results:");
     for r in results {
         for (i, (key, field)) in r.fields().into_iter().enumerate() {
             out.push_str(eol);
+            out.push_str(indent);
             out.push_str(if i == 0 { "- " } else { "  " });
             out.push_str(key);
             out.push(':');
@@ -279,6 +282,7 @@ pub fn render_results_block(results: &[KrmResult], eol: &str) -> String {
                 Field::Pairs(pairs) => {
                     for (k, v) in pairs {
                         out.push_str(eol);
+                        out.push_str(indent);
                         out.push_str("    ");
                         out.push_str(k);
                         out.push_str(": ");
@@ -409,12 +413,7 @@ pub fn write_results_before(
         .first()
         .map_or(0, |&(k, _)| column(src, tree.node(k).span.start));
     let indent = " ".repeat(col);
-    let block = render_results_block(results, eol);
-    let block: String = block
-        .split(eol)
-        .map(|l| format!("{indent}{l}"))
-        .collect::<Vec<_>>()
-        .join(eol);
+    let block = render_results_block(results, eol, &indent);
     let prefix = if end.needs_break { eol } else { "" };
     splices.insert(list.content_end, format!("{prefix}{block}{eol}"));
 }

@@ -156,7 +156,9 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         }
         return fail(format!("cannot write stdout: {e}"));
     }
-    ExitCode::from(u8::try_from(outcome.exit_code).unwrap_or(1))
+    // Everything is written: leave without freeing the input, the index and the results
+    // one allocation at a time (a tenth of the run time on large inputs).
+    std::process::exit(outcome.exit_code)
 }
 
 /// Warnings and errors on stderr, for streams (a ResourceList carries them in `results`).

@@ -177,19 +177,38 @@ pub fn walk(
     tree: &Tree<'_>,
     node: NodeId,
     path: &[&str],
-    field: String,
+    mut field: String,
     out: &mut Vec<(NodeId, String)>,
 ) {
+    walk_into(tree, node, path, &mut field, out);
+}
+
+/// [`walk`] with one growing path buffer: most walks find nothing, so they should not
+/// allocate a string per step.
+fn walk_into(
+    tree: &Tree<'_>,
+    node: NodeId,
+    path: &[&str],
+    field: &mut String,
+    out: &mut Vec<(NodeId, String)>,
+) {
+    use std::fmt::Write as _;
     let Some((head, rest)) = path.split_first() else {
-        out.push((node, field));
+        out.push((node, field.clone()));
         return;
     };
+    let len = field.len();
     if *head == "*" {
         for (i, &item) in tree.items(node).iter().enumerate() {
-            walk(tree, item, rest, format!("{field}[{i}]"), out);
+            let _ = write!(field, "[{i}]");
+            walk_into(tree, item, rest, field, out);
+            field.truncate(len);
         }
     } else if let Some(child) = tree.get(node, head) {
-        walk(tree, child, rest, format!("{field}.{head}"), out);
+        field.push('.');
+        field.push_str(head);
+        walk_into(tree, child, rest, field, out);
+        field.truncate(len);
     }
 }
 

@@ -136,15 +136,18 @@ impl<'a, 's> Offsets<'a, 's> {
     }
 }
 
+/// A collection being read. Its children wait on a shared scratch stack from `base`
+/// on, so each collection gets one exactly sized allocation when it closes instead of a
+/// vector that grows.
 enum Open {
     Map {
         id: NodeId,
         key: Option<NodeId>,
-        entries: Vec<(NodeId, NodeId)>,
+        base: usize,
     },
     Seq {
         id: NodeId,
-        items: Vec<NodeId>,
+        base: usize,
     },
 }
 
@@ -187,6 +190,8 @@ impl<'a> Tree<'a> {
         let mut nodes: Vec<Node<'a>> = Vec::with_capacity(text.len() / 12);
         let mut docs = Vec::new();
         let mut stack: Vec<Open> = Vec::new();
+        let mut pairs: Vec<(NodeId, NodeId)> = Vec::new();
+        let mut singles: Vec<NodeId> = Vec::new();
         let mut anchors: Vec<Option<NodeId>> = Vec::new();
         let mut root: Option<NodeId> = None;
 
@@ -269,12 +274,12 @@ impl<'a> Tree<'a> {
                         Open::Map {
                             id,
                             key: None,
-                            entries: Vec::new(),
+                            base: pairs.len(),
                         }
                     } else {
                         Open::Seq {
                             id,
-                            items: Vec::new(),
+                            base: singles.len(),
                         }
                     });
                     None
@@ -285,14 +290,16 @@ impl<'a> Tree<'a> {
                         return Err(error_at(&span, "unbalanced collection"));
                     };
                     let id = match open {
-                        Open::Map { id, entries, .. } => {
+                        Open::Map { id, base, .. } => {
+                            let entries = pairs.split_off(base);
                             check_duplicates(src, &nodes, &entries)?;
                             if let NodeKind::Map { entries: e, .. } = &mut nodes[id].kind {
                                 *e = entries;
                             }
                             id
                         }
-                        Open::Seq { id, items } => {
+                        Open::Seq { id, base } => {
+                            let items = singles.split_off(base);
                             if let NodeKind::Seq { items: i, .. } = &mut nodes[id].kind {
                                 *i = items;
                             }
@@ -315,11 +322,11 @@ impl<'a> Tree<'a> {
             };
             if let Some(id) = done {
                 match stack.last_mut() {
-                    Some(Open::Map { key, entries, .. }) => match key.take() {
+                    Some(Open::Map { key, .. }) => match key.take() {
                         None => *key = Some(id),
-                        Some(k) => entries.push((k, id)),
+                        Some(k) => pairs.push((k, id)),
                     },
-                    Some(Open::Seq { items, .. }) => items.push(id),
+                    Some(Open::Seq { .. }) => singles.push(id),
                     None => root = Some(id),
                 }
             }
