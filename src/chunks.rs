@@ -67,6 +67,12 @@ fn split_resource_list(src: &str) -> Option<Split> {
     let mut dash_col = None;
     let mut end = src.len();
     for (start, line, _) in it {
+        // Most lines are deeper than the items' dashes: skip them without looking further.
+        if let Some(d) = dash_col {
+            if line.len() > d && line.as_bytes()[..=d].iter().all(|&c| c == b' ') {
+                continue;
+            }
+        }
         if is_blank_or_comment(line) {
             continue;
         }
@@ -120,22 +126,6 @@ fn split_stream(src: &str) -> Option<Split> {
     Some(Split { items, list: None })
 }
 
-/// Each range with the number of lines before it.
-fn with_line_offsets(body: &str, ranges: &[(usize, usize)]) -> Vec<((usize, usize), usize)> {
-    let (mut pos, mut lines) = (0, 0);
-    ranges
-        .iter()
-        .map(|&r| {
-            lines += body.as_bytes()[pos..r.0]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
-            pos = r.0;
-            (r, lines)
-        })
-        .collect()
-}
-
 /// What the first pass learned of one item.
 enum Seen {
     Source(Box<(SourceKey, SourceEntry, ResourceId)>),
@@ -149,16 +139,23 @@ enum Seen {
 /// kind and annotation names must appear in it (an alias can only repeat text of the
 /// same item), unless an escape sequence could spell them otherwise.
 fn may_matter_before_stamping(text: &str) -> bool {
-    [
-        "ConfigMap",
-        "Secret",
-        "\\",
-        suffix::NEEDS_HASH_ANNOTATION,
-        suffix::NAME_SUFFIX_ANNOTATION,
-    ]
-    .iter()
-    .any(|needle| text.contains(needle))
+    // One pass over the bytes: this runs on every item of a large input.
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        let at = |needle: &str| b[i..].starts_with(needle.as_bytes());
+        match c {
+            b'C' => at("ConfigMap"),
+            b'S' => at("Secret"),
+            b'\\' => true,
+            b'n' => at(NEEDS_HASH_TAIL) || at(NAME_SUFFIX_TAIL),
+            _ => false,
+        }
+    })
 }
+
+/// The distinctive ends of the renaming opt-in annotations.
+const NEEDS_HASH_TAIL: &str = "needs-hash";
+const NAME_SUFFIX_TAIL: &str = "name-suffix";
 
 /// Runs `f` on every element, on up to as many threads as there are cores.
 fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -312,9 +309,9 @@ pub(crate) fn run<'a>(body: &'a str, bom: &'a str, options: &Options) -> Option<
     }
 
     // Pass 2: stamp the workloads against the complete index.
-    let stamp_one = |&((start, end), lines): &((usize, usize), usize)| {
+    let stamp_one = |&(start, end): &(usize, usize)| {
         let mut tree = Tree::parse(&body[start..end]).ok()?;
-        tree.line_offset = lines;
+        tree.within = Some((body, start));
         let Some(item) = the_item(&tree, in_list) else {
             // A comment-only document of a stream is no item; anything else this path
             // does not handle goes to the single tree.
@@ -330,7 +327,7 @@ pub(crate) fn run<'a>(body: &'a str, bom: &'a str, options: &Options) -> Option<
         Some(Some((outcome, ResourceId::of(&tree, item))))
     };
     let outcomes: Vec<Option<Option<(ItemOutcome, ResourceId)>>> =
-        par_map(&with_line_offsets(body, &workload_ranges), stamp_one);
+        par_map(&workload_ranges, stamp_one);
     let outcomes: Vec<Option<(ItemOutcome, ResourceId)>> =
         outcomes.into_iter().collect::<Option<_>>()?;
     let outcomes: Vec<(ItemOutcome, ResourceId)> = outcomes.into_iter().flatten().collect();
@@ -382,6 +379,23 @@ mod tests {
             ]
         );
         assert_eq!(&src[split.list.unwrap().1..], "functionConfig: {}\n");
+    }
+
+    #[test]
+    fn the_prefilter_sees_every_source_and_opt_in() {
+        assert!(suffix::NEEDS_HASH_ANNOTATION.ends_with(NEEDS_HASH_TAIL));
+        assert!(suffix::NAME_SUFFIX_ANNOTATION.ends_with(NAME_SUFFIX_TAIL));
+        for text in [
+            "kind: ConfigMap",
+            "kind: \"Secret\"",
+            "a: \"\\x41\"",
+            "x/needs-hash: 'true'",
+        ] {
+            assert!(may_matter_before_stamping(text), "{text}");
+        }
+        assert!(!may_matter_before_stamping(
+            "kind: Deployment\nsecretKeyRef: {name: s}"
+        ));
     }
 
     #[test]

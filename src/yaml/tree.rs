@@ -84,9 +84,9 @@ pub struct Tree<'a> {
     pub src: &'a str,
     pub nodes: Vec<Node<'a>>,
     pub docs: Vec<Document>,
-    /// Lines before `src` in the whole input, when `src` is one item's text: messages
-    /// give line numbers of the whole input.
-    pub line_offset: usize,
+    /// The whole input and where `src` starts in it, when `src` is one item's text:
+    /// messages give line numbers of the whole input.
+    pub within: Option<(&'a str, usize)>,
 }
 
 /// Converts saphyr's character offsets to byte offsets. Events arrive almost in source
@@ -335,7 +335,7 @@ impl<'a> Tree<'a> {
             src,
             nodes,
             docs,
-            line_offset: 0,
+            within: None,
         })
     }
 
@@ -489,7 +489,13 @@ impl<'a> Tree<'a> {
     /// 1-based line and column of a byte offset, for messages.
     pub fn line_col(&self, pos: usize) -> (usize, usize) {
         let before = &self.src[..pos.min(self.src.len())];
-        let line = before.bytes().filter(|&b| b == b'\n').count() + 1 + self.line_offset;
+        let earlier = self.within.map_or(0, |(whole, start)| {
+            whole.as_bytes()[..start]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+        });
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1 + earlier;
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         (line, col)
     }
