@@ -30,23 +30,41 @@ enum Form {
 struct NameSite {
     groups: &'static [&'static str],
     kind: &'static str,
+    /// Keys from the object to the mapping that holds the name (`*`: every list item).
     path: &'static [&'static str],
+    name_key: &'static str,
+    /// A sibling key giving the object's namespace, where the referrer is cluster-scoped;
+    /// otherwise the referrer's own namespace applies.
+    namespace_key: Option<&'static str>,
     target: SourceKind,
     form: Form,
 }
 
 const INGRESS: &[&str] = &["networking.k8s.io", "extensions"];
+const ANNOTATIONS: &[&str] = &["metadata", "annotations"];
+
+use Form::{MaybeNamespaced, Name};
+use SourceKind::{ConfigMap, Secret};
 
 #[rustfmt::skip]
 const OTHER_SITES: &[NameSite] = &[
-    NameSite { groups: &[""], kind: "ServiceAccount", path: &["imagePullSecrets", "*", "name"], target: SourceKind::Secret, form: Form::Name },
-    NameSite { groups: &[""], kind: "ServiceAccount", path: &["secrets", "*", "name"], target: SourceKind::Secret, form: Form::Name },
-    NameSite { groups: INGRESS, kind: "Ingress", path: &["spec", "tls", "*", "secretName"], target: SourceKind::Secret, form: Form::Name },
-    NameSite { groups: INGRESS, kind: "Ingress", path: &["metadata", "annotations", "nginx.ingress.kubernetes.io/auth-secret"], target: SourceKind::Secret, form: Form::MaybeNamespaced },
-    NameSite { groups: INGRESS, kind: "Ingress", path: &["metadata", "annotations", "nginx.ingress.kubernetes.io/auth-tls-secret"], target: SourceKind::Secret, form: Form::MaybeNamespaced },
-    NameSite { groups: INGRESS, kind: "Ingress", path: &["metadata", "annotations", "nginx.ingress.kubernetes.io/fastcgi-params-configmap"], target: SourceKind::ConfigMap, form: Form::MaybeNamespaced },
-    NameSite { groups: INGRESS, kind: "Ingress", path: &["metadata", "annotations", "ingress.kubernetes.io/auth-secret"], target: SourceKind::Secret, form: Form::MaybeNamespaced },
+    NameSite { groups: &[""], kind: "ServiceAccount", path: &["imagePullSecrets", "*"], name_key: "name", namespace_key: None, target: Secret, form: Name },
+    NameSite { groups: &[""], kind: "ServiceAccount", path: &["secrets", "*"], name_key: "name", namespace_key: None, target: Secret, form: Name },
+    NameSite { groups: INGRESS, kind: "Ingress", path: &["spec", "tls", "*"], name_key: "secretName", namespace_key: None, target: Secret, form: Name },
+    NameSite { groups: INGRESS, kind: "Ingress", path: ANNOTATIONS, name_key: "nginx.ingress.kubernetes.io/auth-secret", namespace_key: None, target: Secret, form: MaybeNamespaced },
+    NameSite { groups: INGRESS, kind: "Ingress", path: ANNOTATIONS, name_key: "nginx.ingress.kubernetes.io/auth-tls-secret", namespace_key: None, target: Secret, form: MaybeNamespaced },
+    NameSite { groups: INGRESS, kind: "Ingress", path: ANNOTATIONS, name_key: "nginx.ingress.kubernetes.io/fastcgi-params-configmap", namespace_key: None, target: ConfigMap, form: MaybeNamespaced },
+    NameSite { groups: INGRESS, kind: "Ingress", path: ANNOTATIONS, name_key: "ingress.kubernetes.io/auth-secret", namespace_key: None, target: Secret, form: MaybeNamespaced },
+    NameSite { groups: &["storage.k8s.io"], kind: "StorageClass", path: &["parameters"], name_key: "secretName", namespace_key: Some("secretNamespace"), target: Secret, form: Name },
+    NameSite { groups: &["storage.k8s.io"], kind: "StorageClass", path: &["parameters"], name_key: "adminSecretName", namespace_key: Some("adminSecretNamespace"), target: Secret, form: Name },
+    NameSite { groups: &["storage.k8s.io"], kind: "StorageClass", path: &["parameters"], name_key: "userSecretName", namespace_key: Some("userSecretNamespace"), target: Secret, form: Name },
+    NameSite { groups: &["storage.k8s.io"], kind: "StorageClass", path: &["parameters"], name_key: "secretRef", namespace_key: Some("secretNamespace"), target: Secret, form: Name },
+    NameSite { groups: &[""], kind: "PersistentVolume", path: &["spec", "azureFile"], name_key: "secretName", namespace_key: Some("secretNamespace"), target: Secret, form: Name },
+    NameSite { groups: &[""], kind: "Node", path: &["spec", "configSource", "configMap"], name_key: "name", namespace_key: Some("namespace"), target: ConfigMap, form: Name },
 ];
+
+/// Roles name objects in `rules[].resourceNames` for the resource types they grant.
+const ROLE_KINDS: &[&str] = &["Role", "ClusterRole"];
 
 type Key = (SourceKind, Option<String>, String);
 
@@ -198,19 +216,23 @@ pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config) -> Planned {
                 continue;
             }
             let id = ResourceId::of(tree, item);
-            for (node, kind, form) in name_sites(tree, item, &id) {
+            for NameRef {
+                node,
+                kind,
+                form,
+                namespace,
+            } in name_sites(tree, item, &id)
+            {
                 let Some(text) = tree.str(node) else { continue };
                 let (prefix, name) = match form {
                     Form::MaybeNamespaced => match text.split_once('/') {
-                        Some((ns, n)) if Some(ns) == id.namespace.as_deref() => {
-                            (format!("{ns}/"), n)
-                        }
+                        Some((ns, n)) if Some(ns) == namespace.as_deref() => (format!("{ns}/"), n),
                         Some(_) => continue,
                         None => (String::new(), text),
                     },
                     Form::Name => (String::new(), text),
                 };
-                let Some(new_name) = out.renames.final_name(kind, &id.namespace, name) else {
+                let Some(new_name) = out.renames.final_name(kind, &namespace, name) else {
                     continue;
                 };
                 rewritten.insert(node);
@@ -317,16 +339,31 @@ fn hash_scalar<'t>(tree: &'t Tree<'_>, v: NodeId) -> HashScalar<'t> {
     }
 }
 
+/// A name scalar that may refer to a ConfigMap or Secret, and the namespace it names
+/// it in.
+struct NameRef {
+    node: NodeId,
+    kind: SourceKind,
+    form: Form,
+    namespace: Option<String>,
+}
+
 /// Every name scalar in `item` that may refer to a ConfigMap or Secret.
-fn name_sites(tree: &Tree<'_>, item: NodeId, id: &ResourceId) -> Vec<(NodeId, SourceKind, Form)> {
+fn name_sites(tree: &Tree<'_>, item: NodeId, id: &ResourceId) -> Vec<NameRef> {
     let mut out = Vec::new();
+    let here = |node, kind, form| NameRef {
+        node,
+        kind,
+        form,
+        namespace: id.namespace.clone(),
+    };
     if let Some(w) = workloads::lookup(&id.api_version, &id.kind) {
         if let Some(spec) = tree
             .get_path(item, w.template)
             .and_then(|t| tree.get(t, "spec"))
         {
             for r in references::find_all(tree, spec, "spec") {
-                out.push((r.name_node, r.kind, Form::Name));
+                out.push(here(r.name_node, r.kind, Name));
             }
         }
     }
@@ -335,9 +372,47 @@ fn name_sites(tree: &Tree<'_>, item: NodeId, id: &ResourceId) -> Vec<(NodeId, So
         if site.kind != id.kind || !site.groups.contains(&group) {
             continue;
         }
-        let mut found = Vec::new();
-        references::walk(tree, item, site.path, String::new(), &mut found);
-        out.extend(found.into_iter().map(|(n, _)| (n, site.target, site.form)));
+        let mut parents = Vec::new();
+        references::walk(tree, item, site.path, String::new(), &mut parents);
+        for (parent, _) in parents {
+            let Some(node) = tree.get(parent, site.name_key) else {
+                continue;
+            };
+            let namespace = match site.namespace_key {
+                Some(k) => tree
+                    .get(parent, k)
+                    .and_then(|n| tree.str(n))
+                    .map(str::to_string),
+                None => id.namespace.clone(),
+            };
+            out.push(NameRef {
+                node,
+                kind: site.target,
+                form: site.form,
+                namespace,
+            });
+        }
+    }
+    if group == "rbac.authorization.k8s.io" && ROLE_KINDS.contains(&id.kind.as_str()) {
+        let rules = tree
+            .get(item, "rules")
+            .map(|r| tree.items(r))
+            .unwrap_or_default();
+        for &rule in rules {
+            let granted = |resource: &str| {
+                tree.get(rule, "resources")
+                    .is_some_and(|r| tree.items(r).iter().any(|&x| tree.str(x) == Some(resource)))
+            };
+            let names = tree
+                .get(rule, "resourceNames")
+                .map(|n| tree.items(n))
+                .unwrap_or_default();
+            for (resource, kind) in [("configmaps", ConfigMap), ("secrets", Secret)] {
+                if granted(resource) {
+                    out.extend(names.iter().map(|&n| here(n, kind, Name)));
+                }
+            }
+        }
     }
     out
 }
