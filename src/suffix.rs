@@ -455,6 +455,10 @@ fn warn_unknown_mentions(
             continue;
         }
         let id = ResourceId::of(tree, item);
+        // A Secret's values are never quoted in a message, even one that equals a name.
+        if SourceKind::from_kind(&id.api_version, &id.kind) == Some(Secret) {
+            continue;
+        }
         let mut hits = Vec::new();
         scan(tree, item, String::new(), true, &mut |node, field| {
             if rewritten.contains(&node) {
