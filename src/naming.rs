@@ -12,9 +12,6 @@ use sha2::{Digest, Sha256};
 /// Longest name Kubernetes accepts for a ConfigMap or Secret (a DNS subdomain).
 pub const MAX_NAME_LEN: usize = 253;
 
-/// Longest Kubernetes label value (and DNS label), e.g. for names copied into labels.
-pub const MAX_LABEL_LEN: usize = 63;
-
 /// Length of the suffix kustomize appends (after a `-`) to a generated name.
 pub const SUFFIX_LEN: usize = 10;
 

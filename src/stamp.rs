@@ -514,9 +514,9 @@ fn set_env(
     };
     match own(tree, container, "env") {
         None => ed.insert_entry(container, "env", &NewValue::Seq(vec![entry()])),
-        Some(v) if tree.is_null(v) => ed
-            .set_value(container, &["env"], NewValue::Seq(vec![entry()]))
-            .map(|_| ()),
+        Some(v) if tree.is_null(v) => {
+            ed.set_value(container, &["env"], NewValue::Seq(vec![entry()]))
+        }
         Some(seq) if tree.is_seq(seq) && !tree.is_alias(seq) => match env_index(tree, seq, name) {
             Some(idx) => {
                 let var = tree.items(seq)[idx];
@@ -527,7 +527,7 @@ fn set_env(
                         expected: "a plain value, not valueFrom (rename envName or remove that variable)",
                     });
                 }
-                ed.set_string(var, &[], "value", hash).map(|_| ())
+                ed.set_string(var, &[], "value", hash)
             }
             None => ed.insert_item(seq, &entry()),
         },

@@ -43,12 +43,6 @@ pub enum EditError {
     Layout { pos: usize, what: &'static str },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
-    Unchanged,
-    Changed,
-}
-
 /// Text conventions of the document being edited.
 #[derive(Debug, Clone, Copy)]
 pub struct Layout {
@@ -177,7 +171,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         path: &[&str],
         key: &str,
         value: &str,
-    ) -> Result<Change, EditError> {
+    ) -> Result<(), EditError> {
         let mut full: Vec<&str> = path.to_vec();
         full.push(key);
         self.set_value(map, &full, NewValue::Str(value.to_string()))
@@ -190,7 +184,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         map: NodeId,
         path: &[&str],
         value: NewValue,
-    ) -> Result<Change, EditError> {
+    ) -> Result<(), EditError> {
         let mut cur = map;
         self.check_not_alias(cur)?;
         for (i, seg) in path.iter().enumerate() {
@@ -198,7 +192,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             let Some((k, v)) = self.own_get(cur, seg) else {
                 let rest = NewValue::nested(&path[i + 1..], value);
                 self.insert_entry(cur, seg, &rest)?;
-                return Ok(Change::Changed);
+                return Ok(());
             };
             if last
                 && self.tree.is_alias(v)
@@ -209,23 +203,23 @@ impl<'t, 'a> Editor<'t, 'a> {
                 let span = self.tree.node(v).span;
                 self.splices
                     .replace(span.start, span.end, self.scalar_text_of(&value));
-                return Ok(Change::Changed);
+                return Ok(());
             }
             self.check_not_alias(v)?;
             if last {
                 match &value {
                     NewValue::Str(want) if self.reads_as_string(v, want) => {
-                        return Ok(Change::Unchanged);
+                        return Ok(());
                     }
                     NewValue::Raw(want) if matches!(&self.tree.node(v).kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value == want) =>
                     {
-                        return Ok(Change::Unchanged);
+                        return Ok(());
                     }
                     _ => {}
                 }
                 if self.tree.is_null(v) || self.scalar_text(v).is_some() {
                     self.replace_scalar(cur, k, v, &value)?;
-                    return Ok(Change::Changed);
+                    return Ok(());
                 }
                 return Err(EditError::WrongType {
                     pos: self.tree.node(v).span.start,
@@ -236,7 +230,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             if self.tree.is_null(v) {
                 let rest = NewValue::nested(&path[i + 1..], value);
                 self.replace_scalar(cur, k, v, &rest)?;
-                return Ok(Change::Changed);
+                return Ok(());
             }
             if !self.tree.is_map(v) {
                 return Err(EditError::WrongType {
@@ -247,7 +241,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             }
             cur = v;
         }
-        Ok(Change::Unchanged)
+        Ok(())
     }
 
     /// True when scalar `v` is `want` for every YAML reader: quoted, a block scalar,
@@ -313,12 +307,12 @@ impl<'t, 'a> Editor<'t, 'a> {
 
     /// Removes `path.../key` under `map` if present. Only single-line scalar entries are
     /// removed (the function only ever removes what it wrote).
-    pub fn remove(&mut self, map: NodeId, path: &[&str], key: &str) -> Result<Change, EditError> {
+    pub fn remove(&mut self, map: NodeId, path: &[&str], key: &str) -> Result<(), EditError> {
         let mut cur = map;
         for seg in path {
             match self.own_get(cur, seg) {
                 Some((_, v)) if self.tree.is_map(v) && !self.tree.is_alias(v) => cur = v,
-                _ => return Ok(Change::Unchanged),
+                _ => return Ok(()),
             }
         }
         let entries = self.tree.own_entries(cur);
@@ -326,10 +320,10 @@ impl<'t, 'a> Editor<'t, 'a> {
             .iter()
             .position(|&(k, _)| self.tree.str(k) == Some(key))
         else {
-            return Ok(Change::Unchanged);
+            return Ok(());
         };
         self.remove_entry_at(cur, idx)?;
-        Ok(Change::Changed)
+        Ok(())
     }
 
     fn remove_entry_at(&mut self, map: NodeId, idx: usize) -> Result<(), EditError> {

@@ -6,6 +6,6 @@ pub mod scalar;
 pub mod splice;
 pub mod tree;
 
-pub use edit::{Change, EditError, Editor, Layout, NewValue};
+pub use edit::{EditError, Editor, Layout, NewValue};
 pub use splice::Splices;
 pub use tree::{NodeId, Tree, YamlError};

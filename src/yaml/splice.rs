@@ -41,10 +41,6 @@ impl Splices {
         self.edits.is_empty()
     }
 
-    pub fn len(&self) -> usize {
-        self.edits.len()
-    }
-
     /// Replaces `start..end` with `text`.
     pub fn replace(&mut self, start: usize, end: usize, text: impl Into<String>) {
         let order = self.edits.len();
