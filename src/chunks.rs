@@ -1,30 +1,143 @@
-//! Large inputs item by item: split a block-style ResourceList or manifest stream into
-//! the texts of its items, so each is parsed, used and dropped (on several threads)
-//! instead of holding one tree of the whole input. Anything unusual falls back to the
-//! single-tree path, which gives the same output.
+//! Splits the input into chunks: an item, or the smallest group of items that cannot be
+//! read apart (items sharing an anchor, a `List` document). Every chunk is parsed on its
+//! own, so memory stays near the size of the input. Input shape only ever makes a chunk
+//! bigger; where it does, the reason is typed and `--debug` shows it.
 
-use crate::krm::{self, KrmResult, ResourceId, ResourceList};
-use crate::references;
-use crate::stamp::{self, ItemOutcome, SourceEntry, SourceIndex, SourceKey};
-use crate::suffix::{self, Renames};
-use crate::workloads;
-use crate::yaml::{NodeId, Splices, Tree};
-use crate::{Concluding, Options, Prepared};
+use std::collections::HashMap;
 
-/// Below this many items, threads cost more than they save.
-const PARALLEL_MIN_ITEMS: usize = 64;
-
-/// Where the items of the input are.
-#[derive(Debug, PartialEq, Eq)]
-struct Split {
-    /// Byte ranges of the items' texts, in order; together with the marker lines of a
-    /// stream they cover the input.
-    items: Vec<(usize, usize)>,
-    /// For a ResourceList: the byte range of the whole `items` sequence.
-    list: Option<(usize, usize)>,
+/// How the chunks' items sit in the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// A multi-document manifest stream: every document is an item, or a `List` of them.
+    Stream,
+    /// A ResourceList whose `items` were cut out; `list` is the byte range of the items
+    /// (inside the brackets for JSON). The rest of the text is the list's skeleton.
+    List { list: (usize, usize) },
+    /// The whole input is one chunk, read as the single tree it is.
+    Whole,
 }
 
-/// A line of the input: its start, its end (before the line break), and the next start.
+/// What a chunk's text holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Block sequence entries of a ResourceList's `items` (`- apiVersion: ...`).
+    Entries,
+    /// Documents of a stream.
+    Documents,
+    /// One flow (JSON) item.
+    Node,
+    /// The whole input.
+    Whole,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk {
+    pub start: usize,
+    pub end: usize,
+    pub shape: Shape,
+    /// Lines of the input before `start`.
+    pub line_base: usize,
+}
+
+/// Why a chunk is bigger than one item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Coarser {
+    /// The caller asked for one chunk (tests comparing granularities).
+    Requested,
+    /// The input has YAML directives (`%YAML`), which apply to the documents after them.
+    Directives,
+    /// A top-level JSON array.
+    JsonArray,
+    /// Flow-style or unusually laid-out ResourceList that the splitter does not cut.
+    UnusualList { line: usize, what: &'static str },
+    /// A single document that mentions ResourceList but is not one the splitter reads.
+    PossibleResourceList,
+    /// Items that share anchors are read together.
+    SharedAnchor { first_line: usize, last_line: usize },
+    /// A `List` document is read as one chunk with all its items.
+    ListDocument { line: usize },
+    /// The configuration has errors: the input is read whole so that an unreadable item
+    /// is reported first, as the error it is.
+    ConfigErrors,
+    /// A chunk did not read as the items the splitter expected; the whole input is read
+    /// as one tree instead (it also words any error the same way).
+    ChunkUnreadable { line: usize },
+}
+
+impl Coarser {
+    /// True when the reason makes the whole input one chunk (not just a group of items).
+    pub fn is_whole(&self) -> bool {
+        !matches!(
+            self,
+            Coarser::SharedAnchor { .. } | Coarser::ListDocument { .. }
+        )
+    }
+}
+
+impl std::fmt::Display for Coarser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Coarser::Requested => write!(f, "the whole input is one chunk (requested)"),
+            Coarser::Directives => write!(
+                f,
+                "the input has YAML directives (%...), so it is read as one chunk"
+            ),
+            Coarser::ConfigErrors => write!(
+                f,
+                "the configuration has errors, so the input is read as one chunk"
+            ),
+            Coarser::JsonArray => write!(f, "a top-level JSON array is read as one chunk"),
+            Coarser::UnusualList { line, what } => write!(
+                f,
+                "line {line}: the ResourceList's items are {what}, so the whole input is one chunk"
+            ),
+            Coarser::PossibleResourceList => write!(
+                f,
+                "one document that mentions ResourceList but is not laid out as block YAML or JSON: read as one chunk"
+            ),
+            Coarser::SharedAnchor {
+                first_line,
+                last_line,
+            } => write!(
+                f,
+                "lines {first_line}-{last_line}: items that share an anchor are read as one chunk"
+            ),
+            Coarser::ListDocument { line } => {
+                write!(f, "line {line}: a List document is read as one chunk")
+            }
+            Coarser::ChunkUnreadable { line } => write!(
+                f,
+                "line {line}: a chunk did not read as the items expected, so the whole input is one chunk"
+            ),
+        }
+    }
+}
+
+/// The chunks of an input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    pub frame: Frame,
+    pub chunks: Vec<Chunk>,
+    pub coarser: Vec<Coarser>,
+}
+
+impl Split {
+    /// The whole input as one chunk.
+    pub fn whole(body: &str, why: Coarser) -> Split {
+        Split {
+            frame: Frame::Whole,
+            chunks: vec![Chunk {
+                start: 0,
+                end: body.len(),
+                shape: Shape::Whole,
+                line_base: 0,
+            }],
+            coarser: vec![why],
+        }
+    }
+}
+
+/// A line of the input: its start, its text (without the line break), and the next start.
 fn lines(src: &str) -> impl Iterator<Item = (usize, &str, usize)> {
     let mut pos = 0;
     std::iter::from_fn(move || {
@@ -57,15 +170,107 @@ fn is_marker(line: &str) -> bool {
         && matches!(line.as_bytes().get(3), None | Some(b' ' | b'\t'))
 }
 
-/// The items of a block ResourceList whose `items:` key is at column 0.
-fn split_resource_list(src: &str) -> Option<Split> {
-    let mut it = lines(src).skip_while(|(_, line, _)| {
-        !(line.starts_with("items:") && is_blank_or_comment(&line["items:".len()..]))
-    });
+/// The root mapping's `items` key alone on its line (plain or quoted).
+fn is_items_key(line: &str) -> bool {
+    ["items", "\"items\"", "'items'"].iter().any(|key| {
+        line.strip_prefix(key)
+            .map(|rest| rest.trim_start_matches(' '))
+            .and_then(|rest| rest.strip_prefix(':'))
+            .is_some_and(is_blank_or_comment)
+    })
+}
+
+/// A block sequence entry: `-` then a space, a tab or the end of the line.
+fn is_entry(rest: &str) -> bool {
+    rest.starts_with('-') && matches!(rest.as_bytes().get(1), None | Some(b' ' | b'\t'))
+}
+
+/// Splits `body` into chunks of single items where it can.
+pub fn split(body: &str) -> Split {
+    let trimmed = body.trim_start_matches([' ', '\t', '\r', '\n']);
+    if trimmed.starts_with('[') {
+        return Split::whole(body, Coarser::JsonArray);
+    }
+    if trimmed.starts_with('{') {
+        if let Some(split) = split_json(body) {
+            return split;
+        }
+    }
+    let Some(docs) = split_stream(body) else {
+        return Split::whole(body, Coarser::Directives);
+    };
+    if let [(s, e)] = docs.as_slice() {
+        // A ResourceList must spell its kind: literally, or with an escape.
+        let doc = &body[*s..*e];
+        if doc.contains("ResourceList") || doc.contains('\\') {
+            if let Some(split) = split_resource_list(body, *s, *e) {
+                return with_anchor_groups(body, split);
+            }
+            return Split::whole(body, Coarser::PossibleResourceList);
+        }
+    }
+    let mut chunks: Vec<Chunk> = docs
+        .into_iter()
+        .map(|(start, end)| Chunk {
+            start,
+            end,
+            shape: Shape::Documents,
+            line_base: 0,
+        })
+        .collect();
+    number_lines(body, &mut chunks);
+    Split {
+        frame: Frame::Stream,
+        chunks,
+        coarser: Vec::new(),
+    }
+}
+
+/// Sets each chunk's `line_base` in one pass over the text.
+fn number_lines(body: &str, chunks: &mut [Chunk]) {
+    let bytes = body.as_bytes();
+    let (mut pos, mut line) = (0, 0);
+    for c in chunks {
+        line += bytes[pos..c.start].iter().filter(|&&b| b == b'\n').count();
+        pos = c.start;
+        c.line_base = line;
+    }
+}
+
+/// The documents of a stream, between `---`/`...` marker lines; a marker with content
+/// after it (`--- {a: 1}`) starts its document. `None` for directives.
+fn split_stream(src: &str) -> Option<Vec<(usize, usize)>> {
+    let mut docs = Vec::new();
+    let mut start = 0;
+    for (line_start, line, next) in lines(src) {
+        if line.starts_with('%') {
+            return None;
+        }
+        if is_marker(line) {
+            docs.push((start, line_start));
+            start = if line.starts_with("---") && !is_blank_or_comment(&line[3..]) {
+                line_start
+            } else {
+                next
+            };
+        }
+    }
+    docs.push((start, src.len()));
+    docs.retain(|&(s, e)| !src[s..e].lines().all(is_blank_or_comment));
+    Some(docs)
+}
+
+/// The items of a block ResourceList (the document at `doc_start..doc_end`) whose root
+/// mapping's keys are at column 0.
+fn split_resource_list(src: &str, doc_start: usize, doc_end: usize) -> Option<Split> {
+    let doc = &src[..doc_end];
+    let mut it = lines(doc)
+        .skip_while(|&(start, _, _)| start < doc_start)
+        .skip_while(|(_, line, _)| !is_items_key(line));
     it.next()?;
     let mut items: Vec<(usize, usize)> = Vec::new();
     let mut dash_col = None;
-    let mut end = src.len();
+    let mut end = doc_end;
     for (start, line, _) in it {
         // Most lines are deeper than the items' dashes: skip them without looking further.
         if let Some(d) = dash_col {
@@ -78,67 +283,349 @@ fn split_resource_list(src: &str) -> Option<Split> {
         }
         let col = indent_of(line);
         let rest = &line[col..];
-        let is_item = rest.starts_with('-') && matches!(rest.as_bytes().get(1), None | Some(b' '));
+        let entry = is_entry(rest);
         match dash_col {
-            None if is_item => dash_col = Some(col),
+            None if entry => dash_col = Some(col),
             None => return None,
             Some(d) if col > d => continue,
             Some(_) => {}
         }
-        if is_item && Some(col) == dash_col && !is_marker(line) {
+        if entry && Some(col) == dash_col && !is_marker(line) {
             if let Some(last) = items.last_mut() {
                 last.1 = start;
             }
-            items.push((start, src.len()));
-        } else {
+            items.push((start, doc_end));
+        } else if col == 0 && !rest.starts_with(['-', '\t']) && !is_marker(line) {
+            // The next key of the root mapping ends the list.
             end = start;
             break;
+        } else {
+            // A line at or left of the dashes that is no entry and no root key: the
+            // splitter cannot be sure where items end.
+            return None;
         }
     }
     let last = items.last_mut()?;
     last.1 = end;
-    // Comment lines after the last item stay with it; the list ends at the next key.
+    let mut chunks: Vec<Chunk> = items
+        .iter()
+        .map(|&(start, end)| Chunk {
+            start,
+            end,
+            shape: Shape::Entries,
+            line_base: 0,
+        })
+        .collect();
+    number_lines(src, &mut chunks);
     Some(Split {
-        list: Some((items[0].0, end)),
-        items,
+        frame: Frame::List {
+            list: (items[0].0, end),
+        },
+        chunks,
+        coarser: Vec::new(),
     })
 }
 
-/// The documents of a stream, between `---`/`...` marker lines.
-fn split_stream(src: &str) -> Option<Split> {
-    let mut items = Vec::new();
-    let mut start = 0;
-    for (line_start, line, next) in lines(src) {
-        if line.starts_with('%') {
-            return None;
-        }
-        if is_marker(line) {
-            // Content after a marker (`--- {a: 1}`) is not handled here.
-            if !is_blank_or_comment(&line[3..]) {
-                return None;
+/// Merges chunks of ResourceList entries so that every alias is read with its anchor.
+/// The scan is deliberately loose (it also sees `&x` inside strings and comments):
+/// a false match only makes a chunk bigger.
+fn with_anchor_groups(body: &str, mut split: Split) -> Split {
+    let n = split.chunks.len();
+    // For each chunk, the earliest chunk it must be read with.
+    let mut link: Vec<usize> = (0..n).collect();
+    let mut defined: HashMap<&str, usize> = HashMap::new();
+    for (j, c) in split.chunks.iter().enumerate() {
+        let text = &body[c.start..c.end];
+        let b = text.as_bytes();
+        for (i, &ch) in b.iter().enumerate() {
+            if ch != b'&' && ch != b'*' {
+                continue;
             }
-            items.push((start, line_start));
-            start = next;
+            let before_ok = i == 0
+                || matches!(
+                    b[i - 1],
+                    b' ' | b'\t' | b'\n' | b'\r' | b'[' | b'{' | b',' | b':' | b'-' | b'?'
+                );
+            if !before_ok {
+                continue;
+            }
+            let name_len = b[i + 1..]
+                .iter()
+                .position(|&c| c.is_ascii_whitespace() || b",[]{}".contains(&c))
+                .unwrap_or(b.len() - i - 1);
+            if name_len == 0 {
+                continue;
+            }
+            let name = &text[i + 1..i + 1 + name_len];
+            if ch == b'&' {
+                defined.insert(name, j);
+            } else if let Some(&d) = defined.get(name) {
+                link[j] = link[j].min(d);
+            }
         }
     }
-    items.push((start, src.len()));
-    items.retain(|&(s, e)| !src[s..e].lines().all(is_blank_or_comment));
-    Some(Split { items, list: None })
+    if link.iter().enumerate().all(|(j, &l)| l == j) {
+        return split;
+    }
+    let mut groups: Vec<(usize, usize)> = Vec::new(); // chunk index ranges, backwards
+    let mut end = n;
+    while end > 0 {
+        let mut lo = link[end - 1];
+        let mut k = end - 1;
+        while k > lo {
+            k -= 1;
+            lo = lo.min(link[k]);
+        }
+        groups.push((lo, end));
+        end = lo;
+    }
+    groups.reverse();
+    let old = std::mem::take(&mut split.chunks);
+    for (lo, hi) in groups {
+        let first = old[lo];
+        let last = old[hi - 1];
+        if hi - lo > 1 {
+            let last_line =
+                last.line_base + body[last.start..last.end].matches('\n').count().max(1);
+            split.coarser.push(Coarser::SharedAnchor {
+                first_line: first.line_base + 1,
+                last_line,
+            });
+        }
+        split.chunks.push(Chunk {
+            end: last.end,
+            ..first
+        });
+    }
+    split
 }
 
-/// What the first pass learned of one item.
-enum Seen {
-    Source(Box<(SourceKey, SourceEntry, ResourceId)>),
-    Workload,
-    Other,
-    /// Not parsed yet: it is no source, so pass 2 finds out what it is.
-    Unparsed,
+/// A JSON document: a ResourceList is cut into its items; any other document is one
+/// chunk of a stream. `None` when the text is not plain JSON (YAML flow style, comments,
+/// trailing text), which leaves it to the YAML splitter.
+fn split_json(body: &str) -> Option<Split> {
+    let scan = json::scan(body)?;
+    if !scan.resource_list {
+        if body.contains("ResourceList") || body.contains('\\') {
+            return Some(Split::whole(body, Coarser::PossibleResourceList));
+        }
+        let mut chunks = vec![Chunk {
+            start: 0,
+            end: body.len(),
+            shape: Shape::Documents,
+            line_base: 0,
+        }];
+        number_lines(body, &mut chunks);
+        return Some(Split {
+            frame: Frame::Stream,
+            chunks,
+            coarser: Vec::new(),
+        });
+    }
+    let Some(list) = scan.items_inner else {
+        return Some(Split::whole(
+            body,
+            Coarser::UnusualList {
+                line: 1,
+                what: "not a JSON array",
+            },
+        ));
+    };
+    let mut chunks: Vec<Chunk> = scan
+        .items
+        .iter()
+        .map(|&(s, e)| {
+            // Start at the line's start when only indentation precedes the item, so that
+            // columns read in the chunk are the input's columns.
+            let ls = body[..s].rfind('\n').map_or(0, |i| i + 1);
+            let start = if body[ls..s].bytes().all(|b| b == b' ' || b == b'\t') && ls >= list.0 {
+                ls
+            } else {
+                s
+            };
+            Chunk {
+                start,
+                end: e,
+                shape: Shape::Node,
+                line_base: 0,
+            }
+        })
+        .collect();
+    number_lines(body, &mut chunks);
+    Some(Split {
+        frame: Frame::List { list },
+        chunks,
+        coarser: Vec::new(),
+    })
+}
+
+/// A small structural scanner for plain JSON: where the top-level object's `items`
+/// elements are, and whether its `kind` is ResourceList.
+mod json {
+    pub struct Scan {
+        pub resource_list: bool,
+        /// Byte range inside the brackets of `items`, when it is an array.
+        pub items_inner: Option<(usize, usize)>,
+        pub items: Vec<(usize, usize)>,
+    }
+
+    struct Cursor<'a> {
+        b: &'a [u8],
+        i: usize,
+    }
+
+    impl Cursor<'_> {
+        fn ws(&mut self) {
+            while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+                self.i += 1;
+            }
+        }
+
+        fn peek(&self) -> Option<u8> {
+            self.b.get(self.i).copied()
+        }
+
+        /// A string starting at the cursor; returns its raw content range.
+        fn string(&mut self) -> Option<(usize, usize)> {
+            if self.peek() != Some(b'"') {
+                return None;
+            }
+            let start = self.i + 1;
+            let mut i = start;
+            while i < self.b.len() {
+                match self.b[i] {
+                    b'\\' => i += 2,
+                    b'"' => {
+                        self.i = i + 1;
+                        return Some((start, i));
+                    }
+                    b'\n' | b'\r' => return None,
+                    _ => i += 1,
+                }
+            }
+            None
+        }
+
+        /// Skips one value: a string, an object or array, or a bare literal.
+        fn value(&mut self) -> Option<()> {
+            match self.peek()? {
+                b'"' => self.string().map(|_| ()),
+                b'{' | b'[' => {
+                    let mut depth = 0usize;
+                    while let Some(c) = self.peek() {
+                        match c {
+                            b'"' => {
+                                self.string()?;
+                                continue;
+                            }
+                            b'{' | b'[' => depth += 1,
+                            b'}' | b']' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    self.i += 1;
+                                    return Some(());
+                                }
+                            }
+                            b'\'' | b'#' | b'/' | b'&' | b'*' | b'!' | b'|' | b'>' => {
+                                return None;
+                            }
+                            _ => {}
+                        }
+                        self.i += 1;
+                    }
+                    None
+                }
+                _ => {
+                    let start = self.i;
+                    while let Some(c) = self.peek() {
+                        if matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                            break;
+                        }
+                        if !(c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.')) {
+                            return None;
+                        }
+                        self.i += 1;
+                    }
+                    (self.i > start).then_some(())
+                }
+            }
+        }
+    }
+
+    pub fn scan(src: &str) -> Option<Scan> {
+        let mut c = Cursor {
+            b: src.as_bytes(),
+            i: 0,
+        };
+        let mut out = Scan {
+            resource_list: false,
+            items_inner: None,
+            items: Vec::new(),
+        };
+        c.ws();
+        if c.peek()? != b'{' {
+            return None;
+        }
+        c.i += 1;
+        loop {
+            c.ws();
+            match c.peek()? {
+                b'}' => {
+                    c.i += 1;
+                    break;
+                }
+                b',' => {
+                    c.i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            let (ks, ke) = c.string()?;
+            let key = &src[ks..ke];
+            c.ws();
+            if c.peek()? != b':' {
+                return None;
+            }
+            c.i += 1;
+            c.ws();
+            match key {
+                "kind" if c.peek() == Some(b'"') => {
+                    let (vs, ve) = c.string()?;
+                    out.resource_list = &src[vs..ve] == "ResourceList";
+                }
+                "items" if c.peek() == Some(b'[') => {
+                    c.i += 1;
+                    let inner_start = c.i;
+                    loop {
+                        c.ws();
+                        match c.peek()? {
+                            b']' => {
+                                out.items_inner = Some((inner_start, c.i));
+                                c.i += 1;
+                                break;
+                            }
+                            b',' => c.i += 1,
+                            b'{' => {
+                                let s = c.i;
+                                c.value()?;
+                                out.items.push((s, c.i));
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+                _ => c.value()?,
+            }
+        }
+        c.ws();
+        (c.i == c.b.len()).then_some(out)
+    }
 }
 
 /// Whether an item's text may be a ConfigMap or Secret, or carry a renaming opt-in: the
 /// kind and annotation names must appear in it (an alias can only repeat text of the
-/// same item), unless an escape sequence could spell them otherwise.
-fn may_matter_before_stamping(text: &str) -> bool {
+/// same chunk), unless an escape sequence could spell them otherwise.
+pub fn may_matter_before_stamping(text: &str) -> bool {
     // One pass over the bytes: this runs on every item of a large input.
     let b = text.as_bytes();
     b.iter().enumerate().any(|(i, &c)| {
@@ -147,271 +634,102 @@ fn may_matter_before_stamping(text: &str) -> bool {
             b'C' => at("ConfigMap"),
             b'S' => at("Secret"),
             b'\\' => true,
-            b'n' => at(NEEDS_HASH_TAIL) || at(NAME_SUFFIX_TAIL),
             _ => false,
         }
     })
 }
 
-/// The distinctive ends of the renaming opt-in annotations.
-const NEEDS_HASH_TAIL: &str = "needs-hash";
-const NAME_SUFFIX_TAIL: &str = "name-suffix";
-
-/// Runs `f` on every element, on up to as many threads as there are cores.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if threads < 2 || items.len() < PARALLEL_MIN_ITEMS {
-        return items.iter().map(f).collect();
-    }
-    let per = items.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let f = &f;
-        let handles: Vec<_> = items
-            .chunks(per)
-            .map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    })
-}
-
-/// The single item in an item's text: the root mapping of a stream document, or the one
-/// item of a one-item sequence cut from a ResourceList. `None` when the text is anything
-/// else, which sends the whole input down the single-tree path.
-fn the_item(tree: &Tree<'_>, in_list: bool) -> Option<NodeId> {
-    let [doc] = tree.docs.as_slice() else {
-        return None;
-    };
-    let item = if in_list {
-        match tree.items(doc.root) {
-            [item] if !tree.is_flow(doc.root) => *item,
-            _ => return None,
-        }
-    } else {
-        doc.root
-    };
-    if !tree.is_map(item) {
-        return None;
-    }
-    let kind = tree
-        .get(item, "kind")
-        .and_then(|k| tree.str(k))
-        .unwrap_or("");
-    // Lists are flattened by the single-tree path.
-    if !in_list && kind.ends_with("List") {
-        return None;
-    }
-    Some(item)
-}
-
-/// Opt-in annotations for renaming: renaming rewrites references anywhere, so it takes
-/// the single-tree path.
-fn wants_suffix(tree: &Tree<'_>, item: NodeId) -> bool {
-    krm::flag(tree, item, suffix::NEEDS_HASH_ANNOTATION)
-        || krm::flag(tree, item, suffix::NAME_SUFFIX_ANNOTATION)
-}
-
-/// Runs the function item by item, or returns `None` for the single-tree path.
-pub(crate) fn run<'a>(body: &'a str, bom: &'a str, options: &Options) -> Option<Prepared<'a>> {
-    if body.trim_start().starts_with(['{', '[']) {
-        return None;
-    }
-    let list_split = split_resource_list(body);
-    let (split, skeleton) = match list_split {
-        Some(split) => {
-            let (s, e) = split.list?;
-            let skeleton = format!("{}{}", &body[..s], &body[e..]);
-            (split, Some((skeleton, s, e)))
-        }
-        None => (split_stream(body)?, None),
-    };
-    let in_list = skeleton.is_some();
-
-    // The ResourceList around the items: its functionConfig and where results go.
-    let skeleton_tree = match &skeleton {
-        Some((text, _, _)) => {
-            let tree = Tree::parse(text).ok()?;
-            if !crate::stream::is_resource_list(&tree) {
-                return None;
-            }
-            Some(tree)
-        }
-        None => None,
-    };
-    let list = match &skeleton_tree {
-        Some(tree) => Some(ResourceList::locate(tree).ok()?),
-        None => None,
-    };
-    let config = match &skeleton_tree {
-        Some(tree) => {
-            crate::configure(tree, list.as_ref().and_then(|l| l.function_config), options)
-        }
-        None => {
-            let empty = Tree::parse("").ok()?;
-            crate::configure(&empty, None, options)
-        }
-    };
-    // Renaming rewrites references anywhere; a bad config is reported by the single
-    // tree, which also reports any unreadable item first, as it always has.
-    let config = match config {
-        Ok(c) if !c.name_suffix => c,
-        _ => return None,
-    };
-
-    let text_of = |&(s, e): &(usize, usize)| &body[s..e];
-    let renames = Renames::default();
-    // Pass 1: the sources' content. Text that cannot be a ConfigMap or Secret (or opt in
-    // to renaming) waits for pass 2, so each item is parsed once.
-    let seen: Vec<Option<Seen>> = par_map(&split.items, |range| {
-        if !may_matter_before_stamping(text_of(range)) {
-            return Some(Seen::Unparsed);
-        }
-        let tree = Tree::parse(text_of(range)).ok()?;
-        let Some(item) = the_item(&tree, in_list) else {
-            return if in_list || !tree.docs.is_empty() {
-                None
-            } else {
-                Some(Seen::Other)
-            };
-        };
-        if wants_suffix(&tree, item) {
-            return None;
-        }
-        let items = [item];
-        if let Some((item, id, kind)) = references::config_objects(&tree, &items).next() {
-            let (key, entry) = SourceEntry::read(&tree, item, &id, kind, &renames);
-            return Some(Seen::Source(Box::new((key, entry, id))));
-        }
-        let id = ResourceId::of(&tree, item);
-        Some(match workloads::lookup(&id.api_version, &id.kind) {
-            Some(_) => Seen::Workload,
-            None => Seen::Other,
-        })
-    });
-    let seen: Vec<Seen> = seen.into_iter().collect::<Option<_>>()?;
-
-    let mut index = SourceIndex::default();
-    let mut early = Vec::new();
-    let mut workload_ranges = Vec::new();
-    for (range, s) in split.items.iter().zip(seen) {
-        match s {
-            Seen::Source(b) => {
-                let (key, entry, id) = *b;
-                if let Err(dup) = index.insert(key, entry, &id) {
-                    early.push(*dup);
-                }
-            }
-            Seen::Workload | Seen::Unparsed => workload_ranges.push(*range),
-            Seen::Other => {}
-        }
-    }
-
-    // Pass 2: stamp the workloads against the complete index.
-    let stamp_one = |&(start, end): &(usize, usize)| {
-        let mut tree = Tree::parse(&body[start..end]).ok()?;
-        tree.within = Some((body, start));
-        let Some(item) = the_item(&tree, in_list) else {
-            // A comment-only document of a stream is no item; anything else this path
-            // does not handle goes to the single tree.
-            return (!in_list && tree.docs.is_empty()).then_some(None);
-        };
-        if wants_suffix(&tree, item) {
-            return None;
-        }
-        let Some(mut outcome) = stamp::stamp_item(&tree, item, &config, &renames, &index) else {
-            return Some(None);
-        };
-        outcome.splices = std::mem::take(&mut outcome.splices).map_positions(|p| p + start);
-        Some(Some((outcome, ResourceId::of(&tree, item))))
-    };
-    let outcomes: Vec<Option<Option<(ItemOutcome, ResourceId)>>> =
-        par_map(&workload_ranges, stamp_one);
-    let outcomes: Vec<Option<(ItemOutcome, ResourceId)>> =
-        outcomes.into_iter().collect::<Option<_>>()?;
-    let outcomes: Vec<(ItemOutcome, ResourceId)> = outcomes.into_iter().flatten().collect();
-    let stale: Vec<ResourceId> = outcomes
-        .iter()
-        .filter(|(o, _)| !o.splices.is_empty())
-        .map(|(_, id)| id.clone())
-        .collect();
-    let stamped = stamp::finish(early, outcomes.into_iter().map(|(o, _)| o), &index);
-
-    Some(crate::conclude(
-        Concluding {
-            body,
-            bom,
-            item_edits: stamped.splices,
-            results: stamped.results,
-            resource_list: in_list,
-        },
-        |edits| if edits.is_empty() { Vec::new() } else { stale },
-        |results: &[KrmResult], splices: &mut Splices| {
-            if let (Some(tree), Some(list), Some((_, s, e))) = (&skeleton_tree, &list, &skeleton) {
-                // Skeleton offsets past the removed items move back by their length.
-                let (s, e) = (*s, *e);
-                let to_body = |p: usize| if p >= s { p + (e - s) } else { p };
-                let end = krm::TextEnd::at(body, to_body(list.content_end));
-                let mut in_skeleton = Splices::new();
-                krm::write_results_before(tree, list, results, end, &mut in_skeleton);
-                in_skeleton.map_positions(to_body).append_to(splices);
-            }
-        },
-    ))
-}
-
-/// Where a ResourceList's sources and workloads of one kind are, for tests.
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn texts<'a>(src: &'a str, split: &Split) -> Vec<&'a str> {
+        split.chunks.iter().map(|c| &src[c.start..c.end]).collect()
+    }
+
     #[test]
     fn splits_a_resource_list_into_item_texts() {
         let src = "apiVersion: v1\nkind: ResourceList\nitems:\n- a: 1\n  b: |\n    - not an item\n\n- c: 2\n# trailing\nfunctionConfig: {}\n";
-        let split = split_resource_list(src).unwrap();
-        let texts: Vec<&str> = split.items.iter().map(|&(s, e)| &src[s..e]).collect();
+        let got = split(src);
         assert_eq!(
-            texts,
+            texts(src, &got),
             [
                 "- a: 1\n  b: |\n    - not an item\n\n",
                 "- c: 2\n# trailing\n"
             ]
         );
-        assert_eq!(&src[split.list.unwrap().1..], "functionConfig: {}\n");
+        let Frame::List { list } = got.frame else {
+            panic!("{got:?}")
+        };
+        assert_eq!(&src[list.1..], "functionConfig: {}\n");
+        assert_eq!(got.chunks[1].line_base, 7);
     }
 
     #[test]
-    fn the_prefilter_sees_every_source_and_opt_in() {
-        assert!(suffix::NEEDS_HASH_ANNOTATION.ends_with(NEEDS_HASH_TAIL));
-        assert!(suffix::NAME_SUFFIX_ANNOTATION.ends_with(NAME_SUFFIX_TAIL));
-        for text in [
-            "kind: ConfigMap",
-            "kind: \"Secret\"",
-            "a: \"\\x41\"",
-            "x/needs-hash: 'true'",
-        ] {
+    fn tab_after_dash_and_indented_items_are_entries() {
+        let src = "kind: ResourceList\nitems:\n  -\ta: 1\n  - b: 2\nresults: []\n";
+        let got = split(src);
+        assert_eq!(texts(src, &got), ["  -\ta: 1\n", "  - b: 2\n"]);
+    }
+
+    #[test]
+    fn an_unexpected_line_makes_one_chunk_instead_of_losing_items() {
+        let src = "kind: ResourceList\nitems:\n  - a: 1\n x: 2\n  - b: 2\n";
+        let got = split(src);
+        assert_eq!(got.frame, Frame::Whole);
+        assert_eq!(got.coarser, [Coarser::PossibleResourceList]);
+    }
+
+    #[test]
+    fn items_sharing_an_anchor_are_one_chunk() {
+        let src = "kind: ResourceList\nitems:\n- a: &x 1\n- b: 2\n- c: *x\n- d: 4\n";
+        let got = split(src);
+        assert_eq!(
+            texts(src, &got),
+            ["- a: &x 1\n- b: 2\n- c: *x\n", "- d: 4\n"]
+        );
+        assert_eq!(
+            got.coarser,
+            [Coarser::SharedAnchor {
+                first_line: 3,
+                last_line: 5
+            }]
+        );
+    }
+
+    #[test]
+    fn splits_a_stream_on_markers() {
+        let src = "a: 1\n---\n# only a comment\n--- # c\nb: 2\n...\n--- {c: 3}\n";
+        let got = split(src);
+        assert_eq!(texts(src, &got), ["a: 1\n", "b: 2\n", "--- {c: 3}\n"]);
+        assert_eq!(got.frame, Frame::Stream);
+        assert_eq!(split("%YAML 1.2\n---\na: 1\n").frame, Frame::Whole);
+    }
+
+    #[test]
+    fn splits_a_json_resource_list_into_its_items() {
+        let src = "{\"kind\": \"ResourceList\", \"items\": [\n  {\"a\": \"x]\\\"\"},\n  {\"b\": [1, {\"c\": null}]}\n], \"functionConfig\": {}}\n";
+        let got = split(src);
+        assert_eq!(
+            texts(src, &got),
+            ["  {\"a\": \"x]\\\"\"}", "  {\"b\": [1, {\"c\": null}]}"]
+        );
+        let Frame::List { list } = got.frame else {
+            panic!("{got:?}")
+        };
+        assert_eq!(&src[list.1..list.1 + 1], "]");
+        // Not plain JSON (a YAML flow key), or a JSON array: one chunk.
+        assert_eq!(split("{kind: ResourceList, items: []}").frame, Frame::Whole);
+        assert_eq!(split("[{\"a\": 1}]").frame, Frame::Whole);
+    }
+
+    #[test]
+    fn the_prefilter_sees_every_source() {
+        for text in ["kind: ConfigMap", "kind: \"Secret\"", "a: \"\\x41\""] {
             assert!(may_matter_before_stamping(text), "{text}");
         }
         assert!(!may_matter_before_stamping(
             "kind: Deployment\nsecretKeyRef: {name: s}"
         ));
-    }
-
-    #[test]
-    fn splits_indented_items() {
-        let src = "kind: ResourceList\nitems:\n  - a: 1\n  - b: 2\nresults: []\n";
-        let split = split_resource_list(src).unwrap();
-        assert_eq!(split.items.len(), 2);
-    }
-
-    #[test]
-    fn splits_a_stream_on_markers() {
-        let src = "a: 1\n---\n# only a comment\n--- # c\nb: 2\n...\n";
-        let split = split_stream(src).unwrap();
-        let texts: Vec<&str> = split.items.iter().map(|&(s, e)| &src[s..e]).collect();
-        assert_eq!(texts, ["a: 1\n", "b: 2\n"]);
-        assert!(split_stream("%YAML 1.2\n---\na: 1\n").is_none());
-        assert!(split_stream("--- {a: 1}\n").is_none());
     }
 }

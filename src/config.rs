@@ -1,6 +1,7 @@
 //! The function's configuration: read from a ConfigMap (every value a string, as kpt
 //! sends `key=value` pairs) or a typed ConfigHash object, with defaults and validation.
 
+use crate::catalog::{self, Extension};
 use crate::yaml::{NodeId, Tree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +35,8 @@ pub struct Config {
     pub name_suffix: bool,
     /// Mark suffixed objects `immutable: true`.
     pub immutable: bool,
+    /// Workload kinds and name-reference sites the user adds to the catalog.
+    pub catalog: Extension,
 }
 
 pub const DEFAULT_ANNOTATION_KEY: &str = "config-hash.dev/hash";
@@ -50,7 +53,12 @@ pub const FIELDS: &[&str] = &[
     "onMissing",
     "nameSuffix",
     "immutable",
+    "workloads",
+    "references",
 ];
+
+/// Fields that hold structures, accepted only in a ConfigHash's `spec`.
+const CATALOG_FIELDS: &[&str] = &["workloads", "references"];
 
 impl Default for Config {
     fn default() -> Self {
@@ -62,6 +70,7 @@ impl Default for Config {
             on_missing: OnMissing::Warn,
             name_suffix: false,
             immutable: false,
+            catalog: Extension::default(),
         }
     }
 }
@@ -198,8 +207,35 @@ impl Config {
                 ),
             });
         }
+        if section == "spec" {
+            config.catalog = catalog::read_extension(
+                tree,
+                tree.get(fields, "workloads"),
+                tree.get(fields, "references"),
+                section,
+            )
+            .map_err(|errors| {
+                let first = errors[0].field.clone();
+                let messages: Vec<String> = errors.into_iter().map(|e| e.message).collect();
+                ConfigError {
+                    field: Some(first),
+                    message: format!("functionConfig {}", messages.join("; ")),
+                }
+            })?;
+        }
         for (k, v) in tree.entries(fields) {
             let key = tree.str(k).unwrap_or("");
+            if CATALOG_FIELDS.contains(&key) {
+                if section == "spec" {
+                    continue;
+                }
+                return Err(ConfigError {
+                    field: Some(format!("{section}.{key}")),
+                    message: format!(
+                        "functionConfig {section}.{key}: lists of entries need the typed form: apiVersion: {CONFIG_API_VERSION}, kind: {CONFIG_KIND}, with {key} under spec"
+                    ),
+                });
+            }
             let path = format!("{section}.{key}");
             let value = tree.str(v).ok_or_else(|| ConfigError {
                 field: Some(path.clone()),

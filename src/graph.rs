@@ -1,14 +1,14 @@
 //! The dependency graph: which workloads read which ConfigMaps and Secrets (and keys),
 //! and which references are missing, as a table, JSON, or Graphviz DOT.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::hashing;
-use crate::krm::{ResourceId, annotation, is_local_config};
-use crate::references::{self, Keys, SourceKind};
-use crate::stamp::IGNORE_ANNOTATION;
-use crate::workloads;
+use crate::catalog::{Catalog, Form};
+use crate::krm::ResourceId;
+use crate::references::{Keys, SourceKind};
+use crate::stamp::{Resolution, SourceIndex};
+use crate::suffix::{self, Renames};
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{NodeId, Tree};
 
@@ -35,84 +35,107 @@ impl Status {
     }
 }
 
-/// One workload -> object dependency.
+/// How the referrer depends on the object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// The pod template reads it: it is hashed.
+    Pod,
+    /// A field names it (a Secret of an Ingress, a user-declared reference): renaming
+    /// rewrites it, nothing is hashed.
+    Name,
+}
+
+/// One referrer -> object dependency.
 #[derive(Debug, Clone)]
 pub struct Edge {
     pub workload: ResourceId,
     pub kind: SourceKind,
+    /// The object's name (after any renaming).
     pub name: String,
+    /// The namespace the object is looked up in.
+    pub namespace: Option<String>,
     /// Every key the pod sees (`None`: all keys).
     pub keys: Option<BTreeSet<String>>,
     /// Keys it names that the object does not have (non-optional references only).
     pub missing_keys: BTreeSet<String>,
     pub status: Status,
     pub fields: Vec<String>,
+    pub via: Via,
 }
 
-/// Builds the graph of `items`, workloads in input order, objects sorted.
-pub fn build(tree: &Tree<'_>, items: &[NodeId]) -> Vec<Edge> {
-    let mut sources: HashMap<(SourceKind, Option<String>, String), NodeId> = HashMap::new();
-    for (item, id, kind) in references::config_objects(tree, items) {
-        sources.entry((kind, id.namespace, id.name)).or_insert(item);
-    }
-    let mut out = Vec::new();
-    for &item in items.iter().filter(|&&i| !is_local_config(tree, i)) {
-        let id = ResourceId::of(tree, item);
-        let Some(w) = workloads::lookup(&id.api_version, &id.kind) else {
-            continue;
-        };
-        let Some(template) = tree.get_path(item, w.template) else {
-            continue;
-        };
-        let Some(spec) = tree.get(template, "spec") else {
-            continue;
-        };
-        let mut prefix = w.template.join(".");
-        prefix.push_str(if prefix.is_empty() { "spec" } else { ".spec" });
-        let mut edges: BTreeMap<(SourceKind, String), Edge> = BTreeMap::new();
-        for r in references::find(tree, spec, &prefix) {
-            let found = sources
-                .get(&(r.kind, id.namespace.clone(), r.name.clone()))
-                .copied();
-            let edge = edges
-                .entry((r.kind, r.name.clone()))
-                .or_insert_with(|| Edge {
-                    workload: id.clone(),
-                    kind: r.kind,
-                    name: r.name.clone(),
-                    keys: Some(BTreeSet::new()),
-                    missing_keys: BTreeSet::new(),
-                    status: Status::OptionalAbsent,
-                    fields: Vec::new(),
-                });
-            edge.fields.push(r.field.clone());
-            match &r.keys {
-                Keys::All => edge.keys = None,
-                Keys::Some(ks) => {
-                    if let Some(set) = edge.keys.as_mut() {
-                        set.extend(ks.iter().cloned());
-                    }
+/// A workload's edges, one per object, from how stamping resolved its references.
+pub fn pod_edges(id: &ResourceId, resolutions: &[Resolution]) -> Vec<Edge> {
+    let mut edges: BTreeMap<(SourceKind, &str), Edge> = BTreeMap::new();
+    for r in resolutions {
+        let edge = edges
+            .entry((r.kind, r.name.as_str()))
+            .or_insert_with(|| Edge {
+                workload: id.clone(),
+                kind: r.kind,
+                name: r.name.clone(),
+                namespace: id.namespace.clone(),
+                keys: Some(BTreeSet::new()),
+                missing_keys: BTreeSet::new(),
+                status: Status::OptionalAbsent,
+                fields: Vec::new(),
+                via: Via::Pod,
+            });
+        edge.fields.push(r.field.clone());
+        match &r.keys {
+            Keys::All => edge.keys = None,
+            Keys::Some(ks) => {
+                if let Some(set) = edge.keys.as_mut() {
+                    set.extend(ks.iter().cloned());
                 }
-            }
-            match found {
-                Some(src) if annotation(tree, src, IGNORE_ANNOTATION) == Some("true") => {
-                    edge.status = Status::Ignored;
-                }
-                Some(src) => {
-                    edge.status = Status::Found;
-                    if let (Keys::Some(ks), false) = (&r.keys, r.optional) {
-                        if let Ok(content) = hashing::content(tree, src, r.kind) {
-                            for k in ks.iter().filter(|k| !content.entries.contains_key(*k)) {
-                                edge.missing_keys.insert(k.clone());
-                            }
-                        }
-                    }
-                }
-                None if !r.optional => edge.status = Status::Missing,
-                None => {}
             }
         }
-        out.extend(edges.into_values());
+        match r.status {
+            Status::OptionalAbsent => {}
+            ref s => edge.status = s.clone(),
+        }
+        edge.missing_keys.extend(r.missing_keys.iter().cloned());
+    }
+    edges.into_values().collect()
+}
+
+/// The name references of one object outside pod specs, resolved like stamping does.
+pub fn name_edges(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    catalog: &Catalog,
+    renames: &Renames,
+    index: &SourceIndex,
+) -> Vec<Edge> {
+    let mut out = Vec::new();
+    for r in suffix::site_refs(tree, item, id, catalog) {
+        let Some(text) = tree.str(r.node) else {
+            continue;
+        };
+        let (namespace, name) = match (r.form, text.split_once('/')) {
+            (Form::MaybeNamespaced, Some((ns, n))) => (Some(ns.to_string()), n),
+            _ => (r.namespace.clone(), text),
+        };
+        let name = renames
+            .final_name(r.kind, &namespace, name)
+            .unwrap_or(name)
+            .to_string();
+        let status = match index.get(&(r.kind, namespace.clone(), name.clone())) {
+            Some(s) if s.ignored => Status::Ignored,
+            Some(_) => Status::Found,
+            None => Status::Missing,
+        };
+        out.push(Edge {
+            workload: id.clone(),
+            kind: r.kind,
+            name,
+            namespace,
+            keys: None,
+            missing_keys: BTreeSet::new(),
+            status,
+            fields: vec![r.field],
+            via: Via::Name,
+        });
     }
     out
 }
@@ -120,7 +143,6 @@ pub fn build(tree: &Tree<'_>, items: &[NodeId]) -> Vec<Edge> {
 /// `ConfigMap ns/name`: the object lives in the workload's namespace.
 fn source_text(e: &Edge) -> String {
     let ns = e
-        .workload
         .namespace
         .as_deref()
         .map(|n| format!("{n}/"))
@@ -129,6 +151,9 @@ fn source_text(e: &Edge) -> String {
 }
 
 fn keys_text(e: &Edge) -> String {
+    if e.via == Via::Name {
+        return "(name)".to_string();
+    }
     match &e.keys {
         None => "*".to_string(),
         Some(ks) => ks.iter().cloned().collect::<Vec<_>>().join(","),
@@ -195,18 +220,23 @@ pub fn render_json(edges: &[Edge]) -> String {
         }
         let w = &e.workload;
         let ns = w.namespace.as_deref().map_or("null".to_string(), q);
+        let source_ns = e.namespace.as_deref().map_or("null".to_string(), q);
         let (keys, all_keys) = match &e.keys {
             None => ("[]".to_string(), true),
             Some(ks) => (format!("[{}]", list(&mut ks.iter())), false),
         };
         let _ = write!(
             out,
-            "\n  {{\"workload\": {{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"source\": {{\"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"allKeys\": {all_keys}, \"keys\": {keys}, \"status\": {}, \"missingKeys\": [{}], \"fields\": [{}]}}",
+            "\n  {{\"workload\": {{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"source\": {{\"kind\": {}, \"namespace\": {source_ns}, \"name\": {}}}, \"via\": {}, \"allKeys\": {all_keys}, \"keys\": {keys}, \"status\": {}, \"missingKeys\": [{}], \"fields\": [{}]}}",
             q(&w.api_version),
             q(&w.kind),
             q(&w.name),
             q(e.kind.as_str()),
             q(&e.name),
+            q(match e.via {
+                Via::Pod => "pod",
+                Via::Name => "name",
+            }),
             q(match e.status {
                 Status::Found => "found",
                 Status::Missing => "missing",
@@ -272,6 +302,8 @@ mod tests {
     use super::*;
 
     const SRC: &str = "
+kind: ResourceList
+items:
 - {apiVersion: v1, kind: ConfigMap, metadata: {name: cm}, data: {a: '1'}}
 - apiVersion: apps/v1
   kind: Deployment
@@ -285,23 +317,30 @@ mod tests {
           - {name: A, valueFrom: {configMapKeyRef: {name: cm, key: a}}}
           - {name: B, valueFrom: {configMapKeyRef: {name: cm, key: b}}}
           envFrom: [{secretRef: {name: gone}}]
+- apiVersion: networking.k8s.io/v1
+  kind: Ingress
+  metadata: {name: web}
+  spec:
+    tls: [{secretName: tls}]
 ";
-
-    fn edges() -> Vec<Edge> {
-        let tree = Tree::parse(SRC).unwrap();
-        let items = tree.items(tree.docs[0].root).to_vec();
-        build(&tree, &items)
-    }
 
     #[test]
     fn reports_found_missing_objects_and_missing_keys() {
-        let e = edges();
-        assert_eq!(e.len(), 2);
+        let e = crate::graph(SRC, &crate::Options::default()).unwrap();
+        assert_eq!(e.len(), 3);
         assert_eq!((e[0].name.as_str(), &e[0].status), ("cm", &Status::Found));
         assert_eq!(e[0].missing_keys.iter().collect::<Vec<_>>(), ["b"]);
         assert_eq!(
             (e[1].name.as_str(), &e[1].status),
             ("gone", &Status::Missing)
+        );
+        assert_eq!(
+            (e[2].name.as_str(), e[2].via, e[2].fields.as_slice()),
+            (
+                "tls",
+                Via::Name,
+                &["spec.tls[0].secretName".to_string()][..]
+            )
         );
         let table = render_table(&e);
         assert!(table.contains("Deployment web  ConfigMap cm"), "{table}");
@@ -313,5 +352,6 @@ mod tests {
         );
         let json = render_json(&e);
         assert!(json.contains("\"status\": \"missing\""), "{json}");
+        assert!(json.contains("\"via\": \"name\""), "{json}");
     }
 }

@@ -5,20 +5,22 @@
 //! `main.rs` touches stdin, stdout and the exit status.
 #![forbid(unsafe_code)]
 
-mod chunks;
+pub mod catalog;
+pub mod chunks;
 pub mod config;
 pub mod graph;
 pub mod hashing;
 pub mod krm;
 pub mod naming;
+mod pipeline;
 pub mod plugin;
 pub mod references;
 pub mod stamp;
 pub mod stream;
 pub mod suffix;
-pub mod workloads;
 pub mod yaml;
 
+use chunks::Coarser;
 use config::Config;
 use krm::{InputError, KrmResult, ResourceId, ResourceList, Severity};
 use yaml::{Splices, Tree};
@@ -38,6 +40,8 @@ pub struct Outcome {
     pub resource_list: bool,
     /// 0, or 1 when a result has severity `error` (items are then left unchanged).
     pub exit_code: i32,
+    /// Why some chunks were bigger than one item (`--debug`).
+    pub coarser: Vec<Coarser>,
 }
 
 /// How a run is configured beyond the input itself.
@@ -48,94 +52,49 @@ pub struct Options {
     pub config_text: Option<String>,
     /// Field values (`mode` = `env`, ...) that override everything else.
     pub overrides: Vec<(String, String)>,
-    /// Parse the whole input as one tree even where it could go item by item (for tests
-    /// that check both paths agree).
-    pub single_tree: bool,
+    /// Read the whole input as one chunk (tests prove the result does not depend on it).
+    pub one_chunk: bool,
 }
 
 const BOM: &str = "\u{feff}";
+
+fn strip_bom(input: &str) -> (&str, &str) {
+    match input.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", input),
+    }
+}
 
 /// Runs the function on a ResourceList (YAML or JSON) with its own functionConfig.
 pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
     let out = run(input, &Options::default())?;
     if !out.resource_list {
-        let tree = Tree::parse(input.strip_prefix(BOM).unwrap_or(input))?;
+        let tree = Tree::parse(strip_bom(input).1)?;
         ResourceList::locate(&tree)?;
     }
     Ok(out)
 }
 
-/// The item-by-item path alone: `None` where it does not apply and [`run`] would use a
-/// single tree. For tests that prove both paths agree.
-pub fn run_item_by_item(input: &str, options: &Options) -> Option<Outcome> {
-    let (bom, body) = match input.strip_prefix(BOM) {
-        Some(rest) => (BOM, rest),
-        None => ("", input),
-    };
-    chunks::run(body, bom, options).map(Prepared::into_outcome)
-}
-
 /// Runs the function on a ResourceList or on a plain multi-document manifest stream.
 ///
-/// Block-style input is processed item by item (each item's text parsed, used and
-/// dropped, in parallel), which keeps memory near the size of the input; anything that
-/// path does not handle (JSON, anchors across items, renaming) uses one tree of the
-/// whole input. Both give the same output byte for byte.
+/// The input is split into chunks (an item, or the smallest group of items that cannot
+/// be read apart), each parsed, used and dropped on its own, in parallel: memory stays
+/// near the size of the input whatever its shape.
 pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
     prepare(input, options).map(Prepared::into_outcome)
 }
 
 /// [`run`] without building the output text: see [`Prepared`].
 pub fn prepare<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, InputError> {
-    let (bom, body) = match input.strip_prefix(BOM) {
-        Some(rest) => (BOM, rest),
-        None => ("", input),
-    };
-    if !options.single_tree {
-        if let Some(prepared) = chunks::run(body, bom, options) {
-            return Ok(prepared);
-        }
-    }
-    let tree = Tree::parse(body)?;
-    let list = if stream::is_resource_list(&tree) {
-        Some(ResourceList::locate(&tree)?)
-    } else {
-        None
-    };
-    let items = match &list {
-        Some(l) => l.items.clone(),
-        None => stream::items(&tree),
-    };
-    let config = configure(
-        &tree,
-        list.as_ref().and_then(|l| l.function_config),
-        options,
-    );
-    let (item_edits, results) = match config {
-        Ok(config) => {
-            let mut planned = suffix::plan(&tree, &items, &config);
-            let stamped = stamp::stamp(&tree, &items, &config, &planned.renames);
-            stamped.splices.append_to(&mut planned.splices);
-            planned.results.extend(stamped.results);
-            (planned.splices, planned.results)
-        }
-        Err(e) => (Splices::new(), vec![config_error(e)]),
-    };
-    Ok(conclude(
-        Concluding {
-            body,
-            bom,
-            item_edits,
-            results,
-            resource_list: list.is_some(),
-        },
-        |edits| touched(&tree, &items, edits),
-        |results, splices| {
-            if let Some(list) = &list {
-                krm::write_results(&tree, list, results, splices);
-            }
-        },
-    ))
+    let (bom, body) = strip_bom(input);
+    pipeline::prepare(body, bom, options, false)
+}
+
+/// The dependency graph of a ResourceList or manifest stream: the same resolution of
+/// every reference that stamping uses, under the same configuration.
+pub fn graph(input: &str, options: &Options) -> Result<Vec<graph::Edge>, InputError> {
+    let (bom, body) = strip_bom(input);
+    pipeline::prepare(body, bom, options, true).map(|p| p.edges)
 }
 
 pub(crate) fn config_error(e: config::ConfigError) -> KrmResult {
@@ -207,6 +166,8 @@ pub(crate) fn conclude<'a>(
         stale,
         resource_list,
         exit_code,
+        coarser: Vec::new(),
+        edges: Vec::new(),
     }
 }
 
@@ -222,6 +183,10 @@ pub struct Prepared<'a> {
     pub stale: Vec<ResourceId>,
     pub resource_list: bool,
     pub exit_code: i32,
+    /// Why some chunks were bigger than one item (`--debug`).
+    pub coarser: Vec<Coarser>,
+    /// `graph`'s edges, when asked for.
+    pub edges: Vec<graph::Edge>,
 }
 
 impl Prepared<'_> {
@@ -244,6 +209,7 @@ impl Prepared<'_> {
             stale: self.stale,
             resource_list: self.resource_list,
             exit_code: self.exit_code,
+            coarser: self.coarser,
         }
     }
 }
@@ -275,47 +241,4 @@ pub(crate) fn configure(
             })?;
     }
     Ok(config)
-}
-
-/// The items that contain an edit, in input order.
-fn touched(
-    tree: &Tree<'_>,
-    items: &[yaml::NodeId],
-    edits: &[(usize, usize, String)],
-) -> Vec<ResourceId> {
-    let mut starts: Vec<(usize, yaml::NodeId)> = items
-        .iter()
-        .map(|&i| (tree.node(i).span.start, i))
-        .collect();
-    starts.sort_unstable();
-    let mut hit: Vec<yaml::NodeId> = Vec::new();
-    for (start, _, _) in edits {
-        let idx = starts.partition_point(|&(s, _)| s <= *start);
-        if let Some(&(_, item)) = idx.checked_sub(1).and_then(|i| starts.get(i)) {
-            if !hit.contains(&item) {
-                hit.push(item);
-            }
-        }
-    }
-    let mut order: Vec<(usize, yaml::NodeId)> = hit
-        .into_iter()
-        .map(|i| (tree.node(i).span.start, i))
-        .collect();
-    order.sort_unstable();
-    order
-        .into_iter()
-        .map(|(_, i)| ResourceId::of(tree, i))
-        .collect()
-}
-
-/// The dependency graph of a ResourceList or manifest stream.
-pub fn graph(input: &str) -> Result<Vec<graph::Edge>, InputError> {
-    let body = input.strip_prefix(BOM).unwrap_or(input);
-    let tree = Tree::parse(body)?;
-    let items = if stream::is_resource_list(&tree) {
-        ResourceList::locate(&tree)?.items
-    } else {
-        stream::items(&tree)
-    };
-    Ok(graph::build(&tree, &items))
 }

@@ -198,7 +198,7 @@ fn graph(format: cli::GraphFormat, files: &[PathBuf]) -> ExitCode {
         Ok(joined) => joined,
         Err(e) => return fail(e),
     };
-    let edges = match config_hash::graph(&input.text) {
+    let edges = match config_hash::graph(&input.text, &Options::default()) {
         Ok(edges) => edges,
         Err(e) => {
             return fail(format!(

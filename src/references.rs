@@ -3,48 +3,8 @@
 
 use crate::yaml::{NodeId, Tree};
 
-/// The two kinds of object a pod reads configuration from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SourceKind {
-    ConfigMap,
-    Secret,
-}
-
-impl SourceKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceKind::ConfigMap => "ConfigMap",
-            SourceKind::Secret => "Secret",
-        }
-    }
-
-    pub fn from_kind(api_version: &str, kind: &str) -> Option<SourceKind> {
-        if api_version != "v1" {
-            return None;
-        }
-        match kind {
-            "ConfigMap" => Some(SourceKind::ConfigMap),
-            "Secret" => Some(SourceKind::Secret),
-            _ => None,
-        }
-    }
-}
-
-/// The ConfigMaps and Secrets of `items` that may be sources (not local-config), with
-/// their identities.
-pub fn config_objects<'t>(
-    tree: &'t Tree<'_>,
-    items: &'t [NodeId],
-) -> impl Iterator<Item = (NodeId, crate::krm::ResourceId, SourceKind)> + 't {
-    items.iter().filter_map(move |&item| {
-        if crate::krm::is_local_config(tree, item) {
-            return None;
-        }
-        let id = crate::krm::ResourceId::of(tree, item);
-        let kind = SourceKind::from_kind(&id.api_version, &id.kind)?;
-        Some((item, id, kind))
-    })
-}
+pub use crate::catalog::SourceKind;
+use crate::catalog::{KeySel, PodSite, Scope};
 
 /// What a reference exposes to the pod.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,64 +31,22 @@ pub struct Reference {
     pub container: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Scope {
-    /// Under each of `containers`, `initContainers`, `ephemeralContainers`.
-    Containers,
-    /// Directly under the pod spec.
-    PodSpec,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum KeySel {
-    /// A single key named by this field.
-    Field(&'static str),
-    /// The `key` of each `items` entry; every key when `items` is absent or empty.
-    Items,
-    All,
-}
-
-struct RefSite {
-    scope: Scope,
-    /// Keys from the scope to the reference object; `*` walks every list item.
-    path: &'static [&'static str],
-    kind: SourceKind,
-    name_field: &'static str,
-    keys: KeySel,
-    /// False for references that give the pod no content (image pull secrets, CSI
-    /// credentials): renamed with the object, but not hashed.
-    visible: bool,
-}
-
 pub const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
-
-use KeySel::{All, Field, Items};
-use Scope::{Containers, PodSpec};
-use SourceKind::{ConfigMap, Secret};
-
-#[rustfmt::skip]
-const REF_SITES: &[RefSite] = &[
-    RefSite { scope: Containers, path: &["env", "*", "valueFrom", "configMapKeyRef"], kind: ConfigMap, name_field: "name", keys: Field("key"), visible: true },
-    RefSite { scope: Containers, path: &["env", "*", "valueFrom", "secretKeyRef"], kind: Secret, name_field: "name", keys: Field("key"), visible: true },
-    RefSite { scope: Containers, path: &["envFrom", "*", "configMapRef"], kind: ConfigMap, name_field: "name", keys: All, visible: true },
-    RefSite { scope: Containers, path: &["envFrom", "*", "secretRef"], kind: Secret, name_field: "name", keys: All, visible: true },
-    RefSite { scope: PodSpec, path: &["volumes", "*", "configMap"], kind: ConfigMap, name_field: "name", keys: Items, visible: true },
-    RefSite { scope: PodSpec, path: &["volumes", "*", "secret"], kind: Secret, name_field: "secretName", keys: Items, visible: true },
-    RefSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "configMap"], kind: ConfigMap, name_field: "name", keys: Items, visible: true },
-    RefSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "secret"], kind: Secret, name_field: "name", keys: Items, visible: true },
-    RefSite { scope: PodSpec, path: &["imagePullSecrets", "*"], kind: Secret, name_field: "name", keys: All, visible: false },
-    RefSite { scope: PodSpec, path: &["volumes", "*", "csi", "nodePublishSecretRef"], kind: Secret, name_field: "name", keys: All, visible: false },
-];
 
 /// Every reference whose content the pod sees, in the pod spec at `spec` (whose field
 /// path is `spec_path`).
-pub fn find(tree: &Tree<'_>, spec: NodeId, spec_path: &str) -> Vec<Reference> {
-    find_sites(tree, spec, spec_path, true)
+pub fn find(tree: &Tree<'_>, spec: NodeId, spec_path: &str, sites: &[PodSite]) -> Vec<Reference> {
+    find_sites(tree, spec, spec_path, sites, true)
 }
 
 /// Every reference in the pod spec, including those that give the pod no content.
-pub fn find_all(tree: &Tree<'_>, spec: NodeId, spec_path: &str) -> Vec<Reference> {
-    find_sites(tree, spec, spec_path, false)
+pub fn find_all(
+    tree: &Tree<'_>,
+    spec: NodeId,
+    spec_path: &str,
+    sites: &[PodSite],
+) -> Vec<Reference> {
+    find_sites(tree, spec, spec_path, sites, false)
 }
 
 /// Every ConfigMap/Secret reference in the pod spec at `spec` (whose field path is
@@ -137,10 +55,11 @@ fn find_sites(
     tree: &Tree<'_>,
     spec: NodeId,
     spec_path: &str,
+    sites: &[PodSite],
     visible_only: bool,
 ) -> Vec<Reference> {
     let mut out = Vec::new();
-    for site in REF_SITES.iter().filter(|s| s.visible || !visible_only) {
+    for site in sites.iter().filter(|s| s.visible || !visible_only) {
         match site.scope {
             Scope::PodSpec => {
                 let mut found = Vec::new();
@@ -214,7 +133,7 @@ fn walk_into(
 
 fn reference(
     tree: &Tree<'_>,
-    site: &RefSite,
+    site: &PodSite,
     node: NodeId,
     field: String,
     container: Option<String>,
@@ -289,7 +208,12 @@ volumes:
     - secret: {name: sec4, items: [{key: y, path: y}]}
 "#;
         let tree = Tree::parse(src).unwrap();
-        let refs = find(&tree, tree.docs[0].root, "spec");
+        let refs = find(
+            &tree,
+            tree.docs[0].root,
+            "spec",
+            &crate::catalog::Catalog::builtin().pod_sites,
+        );
         let got: Vec<(String, &str, Keys, bool)> = refs
             .iter()
             .map(|r| (r.field.clone(), r.name.as_str(), r.keys.clone(), r.optional))

@@ -1,14 +1,15 @@
 //! The core pass: for each workload, resolve the ConfigMaps and Secrets its pod template
 //! sees, hash exactly that, and stamp the template (annotation and/or env var).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use crate::catalog::{Catalog, WorkloadKind};
 use crate::config::{Config, Granularity, OnMissing};
+use crate::graph::Status;
 use crate::hashing::{self, Content, ContentError, Seen};
 use crate::krm::{KrmResult, ResourceId, Severity, flag, is_local_config};
 use crate::references::{self, CONTAINER_LISTS, Keys, Reference, SourceKind};
 use crate::suffix::Renames;
-use crate::workloads::{self, WorkloadKind};
 use crate::yaml::edit::{column, dash_before};
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
@@ -36,25 +37,13 @@ pub struct SourceEntry {
 }
 
 impl SourceEntry {
-    /// Reads what the hash needs of one ConfigMap or Secret, keyed by the name it will
-    /// have after any renaming.
-    pub fn read(
-        tree: &Tree<'_>,
-        item: NodeId,
-        id: &ResourceId,
-        kind: SourceKind,
-        renames: &Renames,
-    ) -> (SourceKey, SourceEntry) {
-        let name = renames
-            .final_name(kind, &id.namespace, &id.name)
-            .unwrap_or(&id.name)
-            .to_string();
-        let entry = SourceEntry {
+    /// Reads what the hash needs of one ConfigMap or Secret.
+    pub fn read(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> SourceEntry {
+        SourceEntry {
             ignored: flag(tree, item, IGNORE_ANNOTATION),
             content: hashing::content(tree, item, kind),
             about: KrmResult::new(Severity::Error, String::new()).about(tree, item),
-        };
-        ((kind, id.namespace.clone(), name), entry)
+        }
     }
 }
 
@@ -65,19 +54,6 @@ pub struct SourceIndex {
 }
 
 impl SourceIndex {
-    /// Adds a ConfigMap or Secret; a second object with the same identity is an error.
-    pub fn add(
-        &mut self,
-        tree: &Tree<'_>,
-        item: NodeId,
-        id: &ResourceId,
-        kind: SourceKind,
-        renames: &Renames,
-    ) -> Result<(), Box<KrmResult>> {
-        let (key, entry) = SourceEntry::read(tree, item, id, kind, renames);
-        self.insert(key, entry, id)
-    }
-
     /// Adds an entry read earlier (perhaps on another thread).
     pub fn insert(
         &mut self,
@@ -96,7 +72,7 @@ impl SourceIndex {
         Ok(())
     }
 
-    fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
+    pub fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
         self.by_id.get(key)
     }
 }
@@ -133,22 +109,8 @@ pub struct ItemOutcome {
     pub splices: Splices,
     pub notes: Vec<Note>,
     pub counts: Counts,
-}
-
-/// Runs the pass over `items` of one tree. References are resolved through `renames`,
-/// so a workload is hashed against the names objects will have after suffixing.
-pub fn stamp(tree: &Tree<'_>, items: &[NodeId], config: &Config, renames: &Renames) -> Stamped {
-    let mut index = SourceIndex::default();
-    let mut early = Vec::new();
-    for (item, id, kind) in references::config_objects(tree, items) {
-        if let Err(dup) = index.add(tree, item, &id, kind, renames) {
-            early.push(*dup);
-        }
-    }
-    let outcomes = items
-        .iter()
-        .filter_map(|&item| stamp_item(tree, item, config, renames, &index));
-    finish(early, outcomes, &index)
+    /// Every reference of the pod spec as resolved (when asked for).
+    pub resolutions: Vec<Resolution>,
 }
 
 /// Merges the outcomes of every item, in input order, and adds the summary.
@@ -202,16 +164,24 @@ pub fn finish(
     out
 }
 
-/// Stamps one item if it is a workload (`None` otherwise).
+/// What stamping needs besides the item itself.
+pub struct Context<'c> {
+    pub config: &'c Config,
+    pub catalog: &'c Catalog,
+    pub renames: &'c Renames,
+    pub index: &'c SourceIndex,
+    /// Record every resolution (for `graph`).
+    pub resolutions: bool,
+}
+
+/// Stamps one workload (`None` when it is local-config).
 pub fn stamp_item(
     tree: &Tree<'_>,
     item: NodeId,
-    config: &Config,
-    renames: &Renames,
-    index: &SourceIndex,
+    id: &ResourceId,
+    kind: &WorkloadKind,
+    ctx: &Context<'_>,
 ) -> Option<ItemOutcome> {
-    let id = ResourceId::of(tree, item);
-    let kind = workloads::lookup(&id.api_version, &id.kind)?;
     if is_local_config(tree, item) {
         return None;
     }
@@ -220,36 +190,63 @@ pub fn stamp_item(
         out.counts.skipped += 1;
         return Some(out);
     }
-    stamp_workload(tree, item, &id, kind, config, renames, index, &mut out);
+    stamp_workload(tree, item, id, kind, ctx, &mut out);
     Some(out)
 }
 
 /// What one pod template sees of one source.
 struct Acc {
-    keys: Keys,
+    /// `None`: every key.
+    keys: Option<BTreeSet<String>>,
     present: bool,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// How one reference in a pod spec resolved: what `graph` shows and stamping hashes.
+#[derive(Debug, Clone)]
+pub struct Resolution {
+    pub kind: SourceKind,
+    /// The name after renaming.
+    pub name: String,
+    pub field: String,
+    pub keys: Keys,
+    pub optional: bool,
+    pub status: Status,
+    /// Keys it names that the object does not have (non-optional references only).
+    pub missing_keys: Vec<String>,
+}
+
 fn stamp_workload(
     tree: &Tree<'_>,
     item: NodeId,
     id: &ResourceId,
     kind: &WorkloadKind,
-    config: &Config,
-    renames: &Renames,
-    index: &SourceIndex,
+    ctx: &Context<'_>,
     out: &mut ItemOutcome,
 ) {
-    let Some(template) = tree.get_path(item, kind.template) else {
+    let (config, renames, index) = (ctx.config, ctx.renames, ctx.index);
+    let template_path: Vec<&str> = kind.template.iter().map(String::as_str).collect();
+    let Some((template, spec)) = tree
+        .get_path(item, &template_path)
+        .and_then(|t| Some((t, tree.get(t, "spec")?)))
+        .filter(|&(t, s)| tree.is_map(t) && tree.is_map(s))
+    else {
+        if let Some(at) = &kind.declared_at {
+            out.notes.push(Note::Result(
+                KrmResult::new(
+                    Severity::Warning,
+                    format!(
+                        "{id}: {at} says a {} keeps its pod template at {}, but this object has no pod template (a mapping with spec) there; fix the template path in {at}",
+                        kind.kind,
+                        kind.template.join("/")
+                    ),
+                )
+                .about(tree, item)
+                .at_field(kind.template_field()),
+            ));
+        }
         return;
     };
-    let Some(spec) = tree.get(template, "spec") else {
-        return;
-    };
-    let mut prefix: Vec<&str> = kind.template.to_vec();
-    prefix.push("spec");
-    let refs = references::find(tree, spec, &prefix.join("."));
+    let refs = references::find(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
 
     let mut seen: BTreeMap<(SourceKind, String), Acc> = BTreeMap::new();
     let mut broken = false;
@@ -260,13 +257,36 @@ fn stamp_workload(
             .to_string();
         let key = (r.kind, id.namespace.clone(), name.clone());
         let source = index.get(&key);
+        let mut missing_keys = Vec::new();
+        if ctx.resolutions {
+            let status = match source {
+                Some(s) if s.ignored => Status::Ignored,
+                Some(_) => Status::Found,
+                None if r.optional => Status::OptionalAbsent,
+                None => Status::Missing,
+            };
+            if let (Some(Ok(content)), Keys::Some(ks), false, Status::Found) =
+                (source.map(|s| &s.content), &r.keys, r.optional, &status)
+            {
+                missing_keys = ks
+                    .iter()
+                    .filter(|k| !content.entries.contains_key(*k))
+                    .cloned()
+                    .collect();
+            }
+            out.resolutions.push(Resolution {
+                kind: r.kind,
+                name: name.clone(),
+                field: r.field.clone(),
+                keys: r.keys.clone(),
+                optional: r.optional,
+                status,
+                missing_keys,
+            });
+        }
         if source.is_some_and(|s| s.ignored) {
             continue;
         }
-        let keys = match config.granularity {
-            Granularity::Key => r.keys.clone(),
-            Granularity::Object => Keys::All,
-        };
         match source.map(|s| &s.content) {
             Some(Ok(content)) => {
                 if let Keys::Some(ks) = &r.keys {
@@ -296,10 +316,14 @@ fn stamp_workload(
             None => {}
         }
         let acc = seen.entry((r.kind, name)).or_insert(Acc {
-            keys: Keys::Some(Vec::new()),
+            keys: Some(BTreeSet::new()),
             present: source.is_some(),
         });
-        acc.keys = union(&acc.keys, &keys);
+        match (&mut acc.keys, config.granularity, &r.keys) {
+            (None, _, _) => {}
+            (Some(_), Granularity::Object, _) | (Some(_), _, Keys::All) => acc.keys = None,
+            (Some(set), Granularity::Key, Keys::Some(ks)) => set.extend(ks.iter().cloned()),
+        }
     }
     if broken {
         out.counts.failed += 1;
@@ -322,15 +346,23 @@ fn stamp_workload(
         if seen.is_empty() {
             clear(&mut ed, template, spec, config, env_applies)
         } else {
+            let keys: Vec<Keys> = seen
+                .values()
+                .map(|acc| match &acc.keys {
+                    None => Keys::All,
+                    Some(set) => Keys::Some(set.iter().cloned().collect()),
+                })
+                .collect();
             let seen_list: Vec<Seen<'_>> = seen
-                .iter()
-                .map(|((k, name), acc)| Seen {
+                .keys()
+                .zip(&keys)
+                .map(|((k, name), keys)| Seen {
                     kind: *k,
                     name,
                     content: index
                         .get(&(*k, id.namespace.clone(), name.clone()))
                         .and_then(|s| s.content.as_ref().ok()),
-                    keys: &acc.keys,
+                    keys,
                 })
                 .collect();
             let hash = hashing::pod_hash(&seen_list);
@@ -369,21 +401,6 @@ fn stamp_workload(
         Err(e) => {
             out.counts.failed += 1;
             out.notes.push(Note::Result(edit_error(tree, item, id, &e)));
-        }
-    }
-}
-
-fn union(a: &Keys, b: &Keys) -> Keys {
-    match (a, b) {
-        (Keys::All, _) | (_, Keys::All) => Keys::All,
-        (Keys::Some(x), Keys::Some(y)) => {
-            let mut v = x.clone();
-            for k in y {
-                if !v.contains(k) {
-                    v.push(k.clone());
-                }
-            }
-            Keys::Some(v)
         }
     }
 }

@@ -4,11 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::catalog::{Catalog, Form};
 use crate::config::Config;
-use crate::krm::{KrmResult, ResourceId, Severity, annotation, flag, is_local_config};
+use crate::krm::{KrmResult, ResourceId, Severity, annotation, flag};
 use crate::naming::{self, ConfigKind, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN};
 use crate::references::{self, SourceKind};
-use crate::workloads;
 use crate::yaml::tree::{NodeKind, Style};
 use crate::yaml::{Editor, Layout, NewValue, NodeId, Splices, Tree, scalar};
 
@@ -18,55 +18,9 @@ pub const NEEDS_HASH_ANNOTATION: &str = "kustomize.config.k8s.io/needs-hash";
 /// Set by kustomize on objects its generators made; it suffixes them itself later.
 pub const KUSTOMIZE_GENERATED_ANNOTATION: &str = "internal.config.kubernetes.io/needsHashSuffix";
 
-/// How a name is written at a reference site.
-#[derive(Debug, Clone, Copy)]
-enum Form {
-    Name,
-    /// `name` or `namespace/name` (ingress-nginx annotations).
-    MaybeNamespaced,
-}
-
-/// A field outside pod specs that names a ConfigMap or Secret.
-struct NameSite {
-    groups: &'static [&'static str],
-    kind: &'static str,
-    /// Keys from the object to the mapping that holds the name (`*`: every list item).
-    path: &'static [&'static str],
-    name_key: &'static str,
-    /// A sibling key giving the object's namespace, where the referrer is cluster-scoped;
-    /// otherwise the referrer's own namespace applies.
-    namespace_key: Option<&'static str>,
-    target: SourceKind,
-    form: Form,
-}
-
-const INGRESS: &[&str] = &["networking.k8s.io", "extensions"];
-const ANNOTATIONS: &[&str] = &["metadata", "annotations"];
-
-use Form::{MaybeNamespaced, Name};
-use SourceKind::{ConfigMap, Secret};
-
-#[rustfmt::skip]
-const OTHER_SITES: &[NameSite] = &[
-    NameSite { groups: &[""], kind: "ServiceAccount", path: &["imagePullSecrets", "*"], name_key: "name", namespace_key: None, target: Secret, form: Name },
-    NameSite { groups: &[""], kind: "ServiceAccount", path: &["secrets", "*"], name_key: "name", namespace_key: None, target: Secret, form: Name },
-    NameSite { groups: INGRESS, kind: "Ingress", path: &["spec", "tls", "*"], name_key: "secretName", namespace_key: None, target: Secret, form: Name },
-    NameSite { groups: INGRESS, kind: "Ingress", path: ANNOTATIONS, name_key: "nginx.ingress.kubernetes.io/auth-secret", namespace_key: None, target: Secret, form: MaybeNamespaced },
-    NameSite { groups: INGRESS, kind: "Ingress", path: ANNOTATIONS, name_key: "nginx.ingress.kubernetes.io/auth-tls-secret", namespace_key: None, target: Secret, form: MaybeNamespaced },
-    NameSite { groups: INGRESS, kind: "Ingress", path: ANNOTATIONS, name_key: "nginx.ingress.kubernetes.io/fastcgi-params-configmap", namespace_key: None, target: ConfigMap, form: MaybeNamespaced },
-    NameSite { groups: INGRESS, kind: "Ingress", path: ANNOTATIONS, name_key: "ingress.kubernetes.io/auth-secret", namespace_key: None, target: Secret, form: MaybeNamespaced },
-    NameSite { groups: &["storage.k8s.io"], kind: "StorageClass", path: &["parameters"], name_key: "secretName", namespace_key: Some("secretNamespace"), target: Secret, form: Name },
-    NameSite { groups: &["storage.k8s.io"], kind: "StorageClass", path: &["parameters"], name_key: "adminSecretName", namespace_key: Some("adminSecretNamespace"), target: Secret, form: Name },
-    NameSite { groups: &["storage.k8s.io"], kind: "StorageClass", path: &["parameters"], name_key: "userSecretName", namespace_key: Some("userSecretNamespace"), target: Secret, form: Name },
-    NameSite { groups: &["storage.k8s.io"], kind: "StorageClass", path: &["parameters"], name_key: "secretRef", namespace_key: Some("secretNamespace"), target: Secret, form: Name },
-    NameSite { groups: &[""], kind: "PersistentVolume", path: &["spec", "azureFile"], name_key: "secretName", namespace_key: Some("secretNamespace"), target: Secret, form: Name },
-    NameSite { groups: &[""], kind: "Node", path: &["spec", "configSource", "configMap"], name_key: "name", namespace_key: Some("namespace"), target: ConfigMap, form: Name },
-];
-
-/// Roles name objects in `rules[].resourceNames` for the resource types they grant.
-const ROLE_KINDS: &[&str] = &["Role", "ClusterRole"];
-
 type Key = (SourceKind, Option<String>, String);
+
+use SourceKind::Secret;
 
 /// Which names a reference may use for each renamed object, and its final name.
 #[derive(Debug, Default)]
@@ -77,11 +31,17 @@ pub struct Renames {
     bases: HashMap<Key, String>,
     /// Objects in the input, which are never taken for an earlier suffixed name.
     existing: HashSet<Key>,
+    /// Every old name (base or current) of a renamed object -> its final name, by
+    /// namespace: what the old-name warning looks for.
+    old: HashMap<(Option<String>, String), String>,
 }
 
 impl Renames {
     /// The name `name` resolves to after renaming, if it names a renamed object.
     pub fn final_name(&self, kind: SourceKind, ns: &Option<String>, name: &str) -> Option<&str> {
+        if self.names.is_empty() {
+            return None;
+        }
         let key = (kind, ns.clone(), name.to_string());
         if let Some(n) = self.names.get(&key) {
             return Some(n);
@@ -101,182 +61,224 @@ impl Renames {
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
+
+    /// Records a ConfigMap or Secret of the input.
+    pub fn add_existing(&mut self, kind: SourceKind, ns: &Option<String>, name: &str) {
+        self.existing.insert((kind, ns.clone(), name.to_string()));
+    }
+
+    /// Records that the object `name` (base name `base`) becomes `new_name`.
+    pub fn add(
+        &mut self,
+        kind: SourceKind,
+        ns: &Option<String>,
+        name: &str,
+        base: &str,
+        new_name: &str,
+    ) {
+        self.names
+            .insert((kind, ns.clone(), base.to_string()), new_name.to_string());
+        self.names
+            .insert((kind, ns.clone(), name.to_string()), new_name.to_string());
+        self.bases
+            .insert((kind, ns.clone(), base.to_string()), new_name.to_string());
+        self.old
+            .insert((ns.clone(), base.to_string()), new_name.to_string());
+        self.old
+            .insert((ns.clone(), name.to_string()), new_name.to_string());
+    }
 }
 
-/// The renames, their edits and results.
-#[derive(Debug, Default)]
-pub struct Planned {
-    pub renames: Renames,
-    pub splices: Splices,
-    pub results: Vec<KrmResult>,
+/// What renaming does with one ConfigMap or Secret.
+#[derive(Debug)]
+pub enum Decision {
+    /// Not opted in.
+    Keep,
+    /// Made by a kustomize generator: kustomize suffixes it itself.
+    Generated,
+    Rename {
+        base: String,
+        new_name: String,
+        /// The object as results name it (file annotations included).
+        about: KrmResult,
+    },
+    /// Opted in, but cannot be renamed: an error result.
+    Refused(KrmResult),
 }
 
-/// Decides which objects get a suffix, renames them, and rewrites references.
-pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config) -> Planned {
-    let mut out = Planned::default();
-    let mut generated = 0usize;
-    let mut renamed: Vec<(NodeId, ResourceId, String, String)> = Vec::new(); // item, id, base, final
-
-    for (item, id, kind) in references::config_objects(tree, items) {
-        out.renames
-            .existing
-            .insert((kind, id.namespace.clone(), id.name.clone()));
-        let own = annotation(tree, item, NAME_SUFFIX_ANNOTATION);
-        let opted_in = match own {
-            Some("false") => false,
-            Some("true") => true,
-            _ => config.name_suffix || flag(tree, item, NEEDS_HASH_ANNOTATION),
-        };
-        if !opted_in {
-            continue;
-        }
-        if annotation(tree, item, KUSTOMIZE_GENERATED_ANNOTATION) == Some("enabled") {
-            generated += 1;
-            continue;
-        }
-        let base = annotation(tree, item, BASE_NAME_ANNOTATION)
-            .unwrap_or(&id.name)
-            .to_string();
-        let suffix = naming::kustomize_suffix(&hash_input(tree, item, kind));
-        let new_name = format!("{base}-{suffix}");
-        if new_name.len() > MAX_NAME_LEN {
-            out.results.push(
-                KrmResult::new(
-                    Severity::Error,
-                    format!(
-                        "{id}: the suffixed name {new_name:?} would be {} characters, over Kubernetes' limit of {MAX_NAME_LEN}; shorten the name or set {NAME_SUFFIX_ANNOTATION}: \"false\"",
-                        new_name.len()
-                    ),
-                )
+/// Decides whether the object gets a hashed name, and which.
+pub fn decide(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    kind: SourceKind,
+    config: &Config,
+) -> Decision {
+    let opted_in = match annotation(tree, item, NAME_SUFFIX_ANNOTATION) {
+        Some("false") => false,
+        Some("true") => true,
+        _ => config.name_suffix || flag(tree, item, NEEDS_HASH_ANNOTATION),
+    };
+    if !opted_in {
+        return Decision::Keep;
+    }
+    if annotation(tree, item, KUSTOMIZE_GENERATED_ANNOTATION) == Some("enabled") {
+        return Decision::Generated;
+    }
+    let refuse = |message: String| {
+        Decision::Refused(
+            KrmResult::new(Severity::Error, message)
                 .about(tree, item)
                 .at_field("metadata.name"),
-            );
-            continue;
-        }
-        let ns = id.namespace.clone();
-        out.renames
-            .names
-            .insert((kind, ns.clone(), base.clone()), new_name.clone());
-        out.renames
-            .names
-            .insert((kind, ns.clone(), id.name.clone()), new_name.clone());
-        out.renames
-            .bases
-            .insert((kind, ns, base.clone()), new_name.clone());
-        renamed.push((item, id, base, new_name));
-    }
-
-    // The objects themselves: new name, base name recorded, optionally immutable.
-    for (item, id, base, new_name) in &renamed {
-        let mut ed = Editor::new(tree, Layout::for_item(tree, *item));
-        let edited = (|| {
-            if id.name != *new_name {
-                let name = tree.get_path(*item, &["metadata", "name"]).ok_or(
-                    crate::yaml::EditError::Layout {
-                        pos: 0,
-                        what: "no metadata.name",
-                    },
-                )?;
-                if tree.is_alias(name) {
-                    return Err(crate::yaml::EditError::ThroughAlias {
-                        pos: tree.node(name).span.start,
-                    });
-                }
-                replace_name(tree, name, new_name, &mut ed.splices);
-            }
-            ed.set_string(
-                *item,
-                &["metadata", "annotations"],
-                BASE_NAME_ANNOTATION,
-                base,
-            )?;
-            if config.immutable {
-                ed.set_value(*item, &["immutable"], NewValue::Raw("true".into()))?;
-            }
-            Ok::<(), crate::yaml::EditError>(())
-        })();
-        match edited {
-            Ok(()) => std::mem::take(&mut ed.splices).append_to(&mut out.splices),
-            Err(_) => out.results.push(
-                KrmResult::new(
-                    Severity::Error,
-                    format!("{id}: cannot rename losslessly (metadata is written through an alias or in an unusual layout)"),
-                )
-                .about(tree, *item),
-            ),
-        }
-    }
-
-    // References.
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    let mut rewritten: HashSet<NodeId> = HashSet::new();
-    if !out.renames.is_empty() {
-        for &item in items {
-            if is_local_config(tree, item) {
-                continue;
-            }
-            let id = ResourceId::of(tree, item);
-            for NameRef {
-                node,
-                kind,
-                form,
-                namespace,
-            } in name_sites(tree, item, &id)
-            {
-                let Some(text) = tree.str(node) else { continue };
-                let (prefix, name) = match form {
-                    Form::MaybeNamespaced => match text.split_once('/') {
-                        Some((ns, n)) if Some(ns) == namespace.as_deref() => (format!("{ns}/"), n),
-                        Some(_) => continue,
-                        None => (String::new(), text),
-                    },
-                    Form::Name => (String::new(), text),
-                };
-                let Some(new_name) = out.renames.final_name(kind, &namespace, name) else {
-                    continue;
-                };
-                rewritten.insert(node);
-                *counts.entry(new_name.to_string()).or_default() += 1;
-                if name == new_name {
-                    continue;
-                }
-                replace_name(tree, node, &format!("{prefix}{new_name}"), &mut out.splices);
-            }
-        }
-        warn_unknown_mentions(tree, items, &renamed, &rewritten, &mut out.results);
-    }
-
-    // Results describe the output, not the change, so a second run reports the same.
-    for (item, id, base, new_name) in &renamed {
-        let n = counts.get(new_name).copied().unwrap_or(0);
-        let mut result = KrmResult::new(
-            Severity::Info,
-            format!(
-                "{} {}{new_name}: hashed name for base name {base} ({n} reference(s) point at it)",
-                id.kind,
-                id.namespace
-                    .as_ref()
-                    .map(|ns| format!("{ns}/"))
-                    .unwrap_or_default()
-            ),
         )
-        .about(tree, *item);
-        if let Some(r) = result.resource.as_mut() {
-            r.name = new_name.clone();
-        }
-        out.results.push(result);
-    }
-    if generated > 0 {
-        out.results.push(KrmResult::new(
-            Severity::Info,
-            format!(
-                "{generated} ConfigMap/Secret(s) made by kustomize generators keep their names here; kustomize appends its own hash suffix after all transformers run"
-            ),
+    };
+    let base = annotation(tree, item, BASE_NAME_ANNOTATION)
+        .unwrap_or(&id.name)
+        .to_string();
+    let name_node = tree.get_path(item, &["metadata", "name"]);
+    if base.is_empty() || name_node.is_none_or(|n| tree.str(n).is_none_or(str::is_empty)) {
+        return refuse(format!(
+            "{}: metadata.name is missing or empty, so there is no base name to suffix; give the object a name or set {NAME_SUFFIX_ANNOTATION}: \"false\"",
+            id.kind
         ));
     }
-    out
+    let suffix = naming::kustomize_suffix(&hash_input(tree, item, kind));
+    let new_name = format!("{base}-{suffix}");
+    if new_name.len() > MAX_NAME_LEN {
+        return refuse(format!(
+            "{id}: the suffixed name {new_name:?} would be {} characters, over Kubernetes' limit of {MAX_NAME_LEN}; shorten the name or set {NAME_SUFFIX_ANNOTATION}: \"false\"",
+            new_name.len()
+        ));
+    }
+    Decision::Rename {
+        base,
+        new_name,
+        about: KrmResult::new(Severity::Info, String::new()).about(tree, item),
+    }
 }
 
+/// The edits that rename the object itself: new name, base name recorded, optionally
+/// immutable. `Err` is the error result when that cannot be done losslessly.
+pub fn rename_object(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    base: &str,
+    new_name: &str,
+    config: &Config,
+) -> Result<Splices, Box<KrmResult>> {
+    let mut ed = Editor::new(tree, Layout::for_item(tree, item));
+    let edited = (|| {
+        if id.name != new_name {
+            let name = tree.get_path(item, &["metadata", "name"]).ok_or(
+                crate::yaml::EditError::Layout {
+                    pos: 0,
+                    what: "no metadata.name",
+                },
+            )?;
+            if tree.is_alias(name) {
+                return Err(crate::yaml::EditError::ThroughAlias {
+                    pos: tree.node(name).span.start,
+                });
+            }
+            replace_name(tree, name, new_name, &mut ed.splices);
+        }
+        ed.set_string(
+            item,
+            &["metadata", "annotations"],
+            BASE_NAME_ANNOTATION,
+            base,
+        )?;
+        if config.immutable {
+            ed.set_value(item, &["immutable"], NewValue::Raw("true".into()))?;
+        }
+        Ok::<(), crate::yaml::EditError>(())
+    })();
+    match edited {
+        Ok(()) => Ok(ed.splices),
+        Err(_) => Err(Box::new(KrmResult::new(
+            Severity::Error,
+            format!("{id}: cannot rename losslessly (metadata is written through an alias or in an unusual layout)"),
+        )
+        .about(tree, item))),
+    }
+}
+
+/// The result that describes a renamed object in the output.
+pub fn renamed_result(
+    about: &KrmResult,
+    id: &ResourceId,
+    base: &str,
+    new_name: &str,
+    references: usize,
+) -> KrmResult {
+    let mut result = about.clone();
+    result.message = format!(
+        "{} {}{new_name}: hashed name for base name {base} ({references} reference(s) point at it)",
+        id.kind,
+        id.namespace
+            .as_ref()
+            .map(|ns| format!("{ns}/"))
+            .unwrap_or_default()
+    );
+    if let Some(r) = result.resource.as_mut() {
+        r.name = new_name.to_string();
+    }
+    result
+}
+
+/// The result that says kustomize's generated objects keep their names here.
+pub fn generated_result(count: usize) -> KrmResult {
+    KrmResult::new(
+        Severity::Info,
+        format!(
+            "{count} ConfigMap/Secret(s) made by kustomize generators keep their names here; kustomize appends its own hash suffix after all transformers run"
+        ),
+    )
+}
+
+/// Rewrites every reference in `item` the catalog knows to a renamed object. Returns the
+/// nodes it recognised as references (rewritten or already right) and the final names
+/// they point at.
+pub fn rewrite_references(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    catalog: &Catalog,
+    renames: &Renames,
+    splices: &mut Splices,
+) -> (HashSet<NodeId>, Vec<String>) {
+    let mut rewritten = HashSet::new();
+    let mut pointed = Vec::new();
+    for NameRef {
+        node,
+        kind,
+        form,
+        namespace,
+        ..
+    } in name_refs(tree, item, id, catalog)
+    {
+        let Some(text) = tree.str(node) else { continue };
+        let (prefix, name) = match form {
+            Form::MaybeNamespaced => match text.split_once('/') {
+                Some((ns, n)) if Some(ns) == namespace.as_deref() => (format!("{ns}/"), n),
+                Some(_) => continue,
+                None => (String::new(), text),
+            },
+            Form::Name => (String::new(), text),
+        };
+        let Some(new_name) = renames.final_name(kind, &namespace, name) else {
+            continue;
+        };
+        rewritten.insert(node);
+        pointed.push(new_name.to_string());
+        if name == new_name {
+            continue;
+        }
+        replace_name(tree, node, &format!("{prefix}{new_name}"), splices);
+    }
+    (rewritten, pointed)
+}
 /// The object as kustomize's hasher reads it.
 fn hash_input<'t>(tree: &'t Tree<'_>, item: NodeId, kind: SourceKind) -> HashInput<'t> {
     let map = |field: &str| -> Option<Vec<(&'t str, HashScalar<'t>)>> {
@@ -341,80 +343,142 @@ fn hash_scalar<'t>(tree: &'t Tree<'_>, v: NodeId) -> HashScalar<'t> {
 
 /// A name scalar that may refer to a ConfigMap or Secret, and the namespace it names
 /// it in.
-struct NameRef {
-    node: NodeId,
-    kind: SourceKind,
-    form: Form,
-    namespace: Option<String>,
+pub struct NameRef {
+    pub node: NodeId,
+    pub kind: SourceKind,
+    pub form: Form,
+    pub namespace: Option<String>,
+    /// The field path, for `graph`.
+    pub field: String,
 }
 
-/// Every name scalar in `item` that may refer to a ConfigMap or Secret.
-fn name_sites(tree: &Tree<'_>, item: NodeId, id: &ResourceId) -> Vec<NameRef> {
+/// Every name scalar in `item` that the catalog says may refer to a ConfigMap or Secret:
+/// pod-spec sites of a workload, then the name-reference sites of its kind.
+pub fn name_refs(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    catalog: &Catalog,
+) -> Vec<NameRef> {
+    let mut out = pod_refs(tree, item, id, catalog);
+    out.extend(site_refs(tree, item, id, catalog));
+    out
+}
+
+/// The names in a workload's pod spec.
+fn pod_refs(tree: &Tree<'_>, item: NodeId, id: &ResourceId, catalog: &Catalog) -> Vec<NameRef> {
     let mut out = Vec::new();
-    let here = |node, kind, form| NameRef {
-        node,
-        kind,
-        form,
-        namespace: id.namespace.clone(),
-    };
-    if let Some(w) = workloads::lookup(&id.api_version, &id.kind) {
+    if let Some(w) = catalog.workload(&id.api_version, &id.kind) {
+        let template: Vec<&str> = w.template.iter().map(String::as_str).collect();
         if let Some(spec) = tree
-            .get_path(item, w.template)
+            .get_path(item, &template)
             .and_then(|t| tree.get(t, "spec"))
         {
-            for r in references::find_all(tree, spec, "spec") {
-                out.push(here(r.name_node, r.kind, Name));
+            for r in references::find_all(tree, spec, &w.spec_field(), &catalog.pod_sites) {
+                out.push(NameRef {
+                    node: r.name_node,
+                    kind: r.kind,
+                    form: Form::Name,
+                    namespace: id.namespace.clone(),
+                    field: r.field,
+                });
             }
         }
     }
-    let group = workloads::group_of(&id.api_version);
-    for site in OTHER_SITES {
-        if site.kind != id.kind || !site.groups.contains(&group) {
-            continue;
-        }
+    out
+}
+
+/// The names at the catalog's name-reference sites for the item's kind.
+pub fn site_refs(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    catalog: &Catalog,
+) -> Vec<NameRef> {
+    let mut out = Vec::new();
+    for site in catalog.name_sites_for(&id.api_version, &id.kind) {
         let mut parents = Vec::new();
-        references::walk(tree, item, site.path, String::new(), &mut parents);
-        for (parent, _) in parents {
-            let Some(node) = tree.get(parent, site.name_key) else {
+        walk_fieldspec(tree, item, &site.path, String::new(), &mut parents);
+        for (parent, path) in parents {
+            if let Some(resource) = site.rule_resource {
+                let granted = tree
+                    .get(parent, "resources")
+                    .is_some_and(|r| tree.items(r).iter().any(|&x| tree.str(x) == Some(resource)));
+                if !granted {
+                    continue;
+                }
+            }
+            let Some(node) = tree.get(parent, &site.name_key) else {
                 continue;
             };
-            let namespace = match site.namespace_key {
+            let namespace = match &site.namespace_key {
                 Some(k) => tree
                     .get(parent, k)
                     .and_then(|n| tree.str(n))
                     .map(str::to_string),
                 None => id.namespace.clone(),
             };
-            out.push(NameRef {
-                node,
-                kind: site.target,
-                form: site.form,
-                namespace,
-            });
-        }
-    }
-    if group == "rbac.authorization.k8s.io" && ROLE_KINDS.contains(&id.kind.as_str()) {
-        let rules = tree
-            .get(item, "rules")
-            .map(|r| tree.items(r))
-            .unwrap_or_default();
-        for &rule in rules {
-            let granted = |resource: &str| {
-                tree.get(rule, "resources")
-                    .is_some_and(|r| tree.items(r).iter().any(|&x| tree.str(x) == Some(resource)))
+            let field = join_field(&path, &site.name_key);
+            let names: Vec<(NodeId, String)> = if tree.is_seq(node) {
+                tree.items(node)
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| (n, format!("{field}[{i}]")))
+                    .collect()
+            } else {
+                vec![(node, field)]
             };
-            let names = tree
-                .get(rule, "resourceNames")
-                .map(|n| tree.items(n))
-                .unwrap_or_default();
-            for (resource, kind) in [("configmaps", ConfigMap), ("secrets", Secret)] {
-                if granted(resource) {
-                    out.extend(names.iter().map(|&n| here(n, kind, Name)));
-                }
+            for (node, field) in names {
+                out.push(NameRef {
+                    node,
+                    kind: site.target,
+                    form: site.form,
+                    namespace: namespace.clone(),
+                    field,
+                });
             }
         }
     }
     out
+}
+
+fn join_field(path: &str, key: &str) -> String {
+    let key = if key.contains(['.', '/']) {
+        format!("[{key}]")
+    } else {
+        key.to_string()
+    };
+    match (path.is_empty(), key.starts_with('[')) {
+        (true, _) => key,
+        (false, true) => format!("{path}{key}"),
+        (false, false) => format!("{path}.{key}"),
+    }
+}
+
+/// The mappings at `path` below `node`, walking every item of a sequence met on the way
+/// (kustomize's fieldSpec rule), with their field paths.
+fn walk_fieldspec(
+    tree: &Tree<'_>,
+    node: NodeId,
+    path: &[String],
+    field: String,
+    out: &mut Vec<(NodeId, String)>,
+) {
+    if tree.is_seq(node) {
+        for (i, &item) in tree.items(node).iter().enumerate() {
+            walk_fieldspec(tree, item, path, format!("{field}[{i}]"), out);
+        }
+        return;
+    }
+    let Some((head, rest)) = path.split_first() else {
+        if tree.is_map(node) {
+            out.push((node, field));
+        }
+        return;
+    };
+    if let Some(child) = tree.get(node, head) {
+        walk_fieldspec(tree, child, rest, join_field(&field, head), out);
+    }
 }
 
 /// Writes `new` over the scalar `node`, in a quoting style that keeps the document valid
@@ -435,91 +499,104 @@ fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices)
     splices.replace(n.span.start, n.span.end, text);
 }
 
-/// Warns about scalars that still carry an old name in fields the function does not know
-/// (a CRD, a command-line flag): the user must update them by hand.
-fn warn_unknown_mentions(
+/// Warns about scalars of `item` that still carry an old name in fields the function does
+/// not know (a CRD, a command-line flag): the user must update them by hand. `rewritten`
+/// are the reference nodes already handled.
+pub fn warn_unknown_mentions(
     tree: &Tree<'_>,
-    items: &[NodeId],
-    renamed: &[(NodeId, ResourceId, String, String)],
+    item: NodeId,
+    id: &ResourceId,
+    renames: &Renames,
     rewritten: &HashSet<NodeId>,
     results: &mut Vec<KrmResult>,
 ) {
-    let mut old: HashMap<(Option<String>, &str), &str> = HashMap::new();
-    for (_, id, base, new_name) in renamed {
-        old.insert((id.namespace.clone(), base.as_str()), new_name.as_str());
-        old.insert((id.namespace.clone(), id.name.as_str()), new_name.as_str());
+    // A Secret's values are never quoted in a message, even one that equals a name.
+    if SourceKind::from_kind(&id.api_version, &id.kind) == Some(Secret) {
+        return;
     }
-    let renamed_items: HashSet<NodeId> = renamed.iter().map(|r| r.0).collect();
-    for &item in items {
-        if renamed_items.contains(&item) || is_local_config(tree, item) {
-            continue;
+    let mut hits = Vec::new();
+    scan(tree, item, &mut |node, path| {
+        if rewritten.contains(&node) {
+            return;
         }
-        let id = ResourceId::of(tree, item);
-        // A Secret's values are never quoted in a message, even one that equals a name.
-        if SourceKind::from_kind(&id.api_version, &id.kind) == Some(Secret) {
-            continue;
-        }
-        let mut hits = Vec::new();
-        scan(tree, item, String::new(), true, &mut |node, field| {
-            if rewritten.contains(&node) {
-                return;
-            }
-            if let Some(text) = tree.str(node) {
-                if let Some(new) = old.get(&(id.namespace.clone(), text)) {
-                    if *new != text {
-                        hits.push((field, text.to_string(), new.to_string()));
-                    }
+        if let Some(text) = tree.str(node) {
+            if let Some(new) = renames.old.get(&(id.namespace.clone(), text.to_string())) {
+                if new != text {
+                    hits.push((path(), text.to_string(), new.clone()));
                 }
             }
-        });
-        for (field, text, new) in hits {
-            results.push(
-                KrmResult::new(
-                    Severity::Warning,
-                    format!(
-                        "{id}: {field} is {text:?}, the old name of an object now called {new:?}; config-hash does not know this field, so it was not rewritten (update it by hand if it is a reference)"
-                    ),
-                )
-                .about(tree, item)
-                .at_field(field),
-            );
         }
+    });
+    for (field, text, new) in hits {
+        results.push(
+            KrmResult::new(
+                Severity::Warning,
+                format!(
+                    "{id}: {field} is {text:?}, the old name of an object now called {new:?}; config-hash does not know this field, so it was not rewritten (update it by hand if it is a reference)"
+                ),
+            )
+            .about(tree, item)
+            .at_field(field),
+        );
     }
 }
 
-/// Visits every scalar value (not keys) under `node`, skipping `metadata` except its
-/// annotations: names in labels and the object's own name are not references.
-fn scan(
-    tree: &Tree<'_>,
-    node: NodeId,
-    field: String,
-    top: bool,
-    f: &mut dyn FnMut(NodeId, String),
-) {
-    match &tree.node(node).kind {
-        NodeKind::Scalar { .. } => f(node, field),
-        NodeKind::Map { entries, .. } => {
-            for &(k, v) in entries {
-                let Some(key) = tree.str(k) else { continue };
-                let path = if field.is_empty() {
-                    key.to_string()
-                } else {
-                    format!("{field}.{key}")
-                };
-                if top && key == "metadata" {
-                    if let Some(anns) = tree.get(v, "annotations") {
-                        scan(tree, anns, format!("{path}.annotations"), false, f);
+/// One step of the path to a scalar.
+enum Step<'t> {
+    Key(&'t str),
+    Index(usize),
+}
+
+/// Visits every scalar value (not keys) under `item`, skipping `metadata` except its
+/// annotations: names in labels and the object's own name are not references. Iterative,
+/// so nesting depth cannot overflow the stack; a scalar's field path is built only when
+/// the visitor asks for it.
+fn scan(tree: &Tree<'_>, item: NodeId, f: &mut dyn FnMut(NodeId, &dyn Fn() -> String)) {
+    // (node, depth of its step in `path`, the step that leads to it)
+    let mut stack: Vec<(NodeId, usize, Option<Step<'_>>)> = vec![(item, 0, None)];
+    let mut path: Vec<Step<'_>> = Vec::new();
+    while let Some((node, depth, step)) = stack.pop() {
+        path.truncate(depth);
+        if let Some(step) = step {
+            path.push(step);
+        }
+        let depth = path.len();
+        match &tree.node(node).kind {
+            NodeKind::Scalar { .. } => {
+                let render = || {
+                    let mut s = String::new();
+                    for step in &path {
+                        match step {
+                            Step::Key(k) if s.is_empty() => s.push_str(k),
+                            Step::Key(k) => {
+                                s.push('.');
+                                s.push_str(k);
+                            }
+                            Step::Index(i) => s.push_str(&format!("[{i}]")),
+                        }
                     }
-                    continue;
+                    s
+                };
+                f(node, &render);
+            }
+            NodeKind::Map { entries, .. } => {
+                for &(k, v) in entries.iter().rev() {
+                    let Some(key) = tree.str(k) else { continue };
+                    if depth == 0 && key == "metadata" {
+                        if let Some(anns) = tree.get(v, "annotations") {
+                            stack.push((anns, 0, Some(Step::Key("metadata.annotations"))));
+                        }
+                        continue;
+                    }
+                    stack.push((v, depth, Some(Step::Key(key))));
                 }
-                scan(tree, v, path, false, f);
             }
-        }
-        NodeKind::Seq { items, .. } => {
-            for (i, &it) in items.iter().enumerate() {
-                scan(tree, it, format!("{field}[{i}]"), false, f);
+            NodeKind::Seq { items, .. } => {
+                for (i, &it) in items.iter().enumerate().rev() {
+                    stack.push((it, depth, Some(Step::Index(i))));
+                }
             }
+            NodeKind::Alias(_) => {}
         }
-        NodeKind::Alias(_) => {}
     }
 }

@@ -1738,17 +1738,21 @@ fn assert_scenario_holds(sc: &Scenario, which: usize, text: &str) {
 fn run(input: &str) -> String {
     let out = run_resource_list(input)
         .unwrap_or_else(|e| panic!("input not read: {e}\n--- input ---\n{input}"));
-    let single_tree = Options {
-        single_tree: true,
+    let one_chunk = Options {
+        one_chunk: true,
         ..Options::default()
     };
-    let one_tree = config_hash::run(input, &single_tree).expect("read as one tree");
-    assert!(
-        one_tree.output == out.output,
-        "item by item and as one tree differ\n--- input ---\n{input}\n--- item by item ---\n{}\n--- one tree ---\n{}",
-        out.output,
-        one_tree.output
-    );
+    // Compare only where the default reading was really cut into chunks (flow-style
+    // `items: [...]` is read whole), or this would compare one reading with itself.
+    if !out.coarser.iter().any(|c| c.is_whole()) {
+        let one_tree = config_hash::run(input, &one_chunk).expect("read as one chunk");
+        assert!(
+            one_tree.output == out.output,
+            "item by item and as one chunk differ\n--- input ---\n{input}\n--- item by item ---\n{}\n--- one chunk ---\n{}",
+            out.output,
+            one_tree.output
+        );
+    }
     let errors: Vec<&str> = out
         .results
         .iter()

@@ -76,7 +76,7 @@ impl Layout {
     /// its first block mapping nested under a key. Per item, because an orchestrator
     /// gathers items from files that each have their own style.
     pub fn for_item(tree: &Tree<'_>, item: NodeId) -> Layout {
-        let mut layout = Layout::detect(tree.src);
+        let mut layout = Layout::detect(tree.whole);
         layout.eol = eol_at(tree.src, tree.node(item).span.start, layout.eol);
         if let Some(indent) = first_indent(tree, item, 0) {
             layout.indent = indent;

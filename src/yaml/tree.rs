@@ -84,9 +84,11 @@ pub struct Tree<'a> {
     pub src: &'a str,
     pub nodes: Vec<Node<'a>>,
     pub docs: Vec<Document>,
-    /// The whole input and where `src` starts in it, when `src` is one item's text:
-    /// messages give line numbers of the whole input.
-    pub within: Option<(&'a str, usize)>,
+    /// The whole input, when `src` is one chunk of it: conventions that belong to the
+    /// input (JSON or YAML) are read there, so a chunk is edited as the whole would be.
+    pub whole: &'a str,
+    /// Lines of the whole input before `src`: messages give line numbers of the whole.
+    pub line_base: usize,
 }
 
 /// Converts saphyr's character offsets to byte offsets. Events arrive almost in source
@@ -335,7 +337,8 @@ impl<'a> Tree<'a> {
             src,
             nodes,
             docs,
-            within: None,
+            whole: src,
+            line_base: 0,
         })
     }
 
@@ -489,13 +492,7 @@ impl<'a> Tree<'a> {
     /// 1-based line and column of a byte offset, for messages.
     pub fn line_col(&self, pos: usize) -> (usize, usize) {
         let before = &self.src[..pos.min(self.src.len())];
-        let earlier = self.within.map_or(0, |(whole, start)| {
-            whole.as_bytes()[..start]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-        });
-        let line = before.bytes().filter(|&b| b == b'\n').count() + 1 + earlier;
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1 + self.line_base;
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         (line, col)
     }

@@ -1,0 +1,623 @@
+//! What the function knows about Kubernetes, as data in one place: which kinds carry a
+//! pod template and where, where a pod spec names a ConfigMap or Secret and what the pod
+//! then sees, and where any object names one (what renaming rewrites). Users extend it
+//! from the functionConfig in kustomize's fieldSpec shape.
+
+use crate::yaml::{NodeId, Tree};
+
+/// The two kinds of object a pod reads configuration from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SourceKind {
+    ConfigMap,
+    Secret,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::ConfigMap => "ConfigMap",
+            SourceKind::Secret => "Secret",
+        }
+    }
+
+    pub fn from_kind(api_version: &str, kind: &str) -> Option<SourceKind> {
+        if api_version != "v1" {
+            return None;
+        }
+        Self::from_name(kind)
+    }
+
+    pub fn from_name(kind: &str) -> Option<SourceKind> {
+        match kind {
+            "ConfigMap" => Some(SourceKind::ConfigMap),
+            "Secret" => Some(SourceKind::Secret),
+            _ => None,
+        }
+    }
+}
+
+/// A kind that carries a pod template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadKind {
+    /// API groups the kind is served under (`""` is the core group).
+    pub groups: Vec<String>,
+    pub kind: String,
+    /// Keys from the object to the pod template (the mapping holding `metadata` and
+    /// `spec`); empty for a Pod, which is its own template.
+    pub template: Vec<String>,
+    /// False where the pod spec cannot change after creation (a bare Pod), so an env var
+    /// would not roll anything and only the annotation applies.
+    pub env_allowed: bool,
+    /// Where a user declared it (`spec.workloads[0]`), for messages; `None` for built-ins.
+    pub declared_at: Option<String>,
+}
+
+impl WorkloadKind {
+    /// The pod template's field path, `spec.template`.
+    pub fn template_field(&self) -> String {
+        self.template.join(".")
+    }
+
+    /// The pod spec's field path, `spec.template.spec` (`spec` for a Pod).
+    pub fn spec_field(&self) -> String {
+        let t = self.template_field();
+        if t.is_empty() {
+            "spec".to_string()
+        } else {
+            format!("{t}.spec")
+        }
+    }
+}
+
+/// Where, relative to a pod spec, a reference site starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Under each of `containers`, `initContainers`, `ephemeralContainers`.
+    Containers,
+    /// Directly under the pod spec.
+    PodSpec,
+}
+
+/// Which keys of the object a pod-spec reference lets the pod see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeySel {
+    /// A single key named by this field.
+    Field(&'static str),
+    /// The `key` of each `items` entry; every key when `items` is absent or empty.
+    Items,
+    All,
+}
+
+/// One place in a pod spec that names a ConfigMap or Secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodSite {
+    pub scope: Scope,
+    /// Keys from the scope to the reference object; `*` walks every list item.
+    pub path: &'static [&'static str],
+    pub kind: SourceKind,
+    pub name_field: &'static str,
+    pub keys: KeySel,
+    /// False for references that give the pod no content (image pull secrets, CSI
+    /// credentials): renamed with the object, but not hashed.
+    pub visible: bool,
+}
+
+/// How a name is written at a name-reference site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    Name,
+    /// `name` or `namespace/name` (ingress-nginx annotations).
+    MaybeNamespaced,
+}
+
+/// A field outside pod specs that names a ConfigMap or Secret: renaming rewrites it and
+/// `graph` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameSite {
+    pub groups: Vec<String>,
+    pub kind: String,
+    /// Keys from the object to the mapping that holds the name; sequences met on the way
+    /// are walked item by item (kustomize's fieldSpec rule).
+    pub path: Vec<String>,
+    pub name_key: String,
+    /// A sibling key giving the object's namespace, where the referrer is cluster-scoped;
+    /// otherwise the referrer's own namespace applies.
+    pub namespace_key: Option<String>,
+    pub target: SourceKind,
+    pub form: Form,
+    /// Role rules: the names in `resourceNames` of rules that grant this resource.
+    pub rule_resource: Option<&'static str>,
+    /// Where a user declared it (`spec.references[0].fieldSpecs[1]`); `None` for built-ins.
+    pub declared_at: Option<String>,
+}
+
+/// Everything the function knows about Kubernetes objects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Catalog {
+    pub workloads: Vec<WorkloadKind>,
+    pub pod_sites: Vec<PodSite>,
+    pub name_sites: Vec<NameSite>,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Catalog::builtin()
+    }
+}
+
+const APPS: &[&str] = &["apps", "extensions"];
+const CORE: &[&str] = &[""];
+const INGRESS: &[&str] = &["networking.k8s.io", "extensions"];
+const STORAGE: &[&str] = &["storage.k8s.io"];
+const RBAC: &[&str] = &["rbac.authorization.k8s.io"];
+
+/// Built-in workload kinds: (groups, kind, template path, env allowed). Third-party rows
+/// show that a CRD is only data.
+#[rustfmt::skip]
+const WORKLOADS: &[(&[&str], &str, &[&str], bool)] = &[
+    (CORE, "Pod", &[], false),
+    (CORE, "PodTemplate", &["template"], true),
+    (CORE, "ReplicationController", &["spec", "template"], true),
+    (APPS, "Deployment", &["spec", "template"], true),
+    (APPS, "DaemonSet", &["spec", "template"], true),
+    (APPS, "ReplicaSet", &["spec", "template"], true),
+    (&["apps"], "StatefulSet", &["spec", "template"], true),
+    (&["batch"], "Job", &["spec", "template"], true),
+    (&["batch"], "CronJob", &["spec", "jobTemplate", "spec", "template"], true),
+    (&["argoproj.io"], "Rollout", &["spec", "template"], true),
+    (&["serving.knative.dev"], "Service", &["spec", "template"], true),
+    (&["apps.kruise.io"], "CloneSet", &["spec", "template"], true),
+];
+
+use KeySel::{All, Field, Items};
+use Scope::{Containers, PodSpec};
+use SourceKind::{ConfigMap, Secret};
+
+/// Built-in pod-spec reference sites.
+#[rustfmt::skip]
+const POD_SITES: &[PodSite] = &[
+    PodSite { scope: Containers, path: &["env", "*", "valueFrom", "configMapKeyRef"], kind: ConfigMap, name_field: "name", keys: Field("key"), visible: true },
+    PodSite { scope: Containers, path: &["env", "*", "valueFrom", "secretKeyRef"], kind: Secret, name_field: "name", keys: Field("key"), visible: true },
+    PodSite { scope: Containers, path: &["envFrom", "*", "configMapRef"], kind: ConfigMap, name_field: "name", keys: All, visible: true },
+    PodSite { scope: Containers, path: &["envFrom", "*", "secretRef"], kind: Secret, name_field: "name", keys: All, visible: true },
+    PodSite { scope: PodSpec, path: &["volumes", "*", "configMap"], kind: ConfigMap, name_field: "name", keys: Items, visible: true },
+    PodSite { scope: PodSpec, path: &["volumes", "*", "secret"], kind: Secret, name_field: "secretName", keys: Items, visible: true },
+    PodSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "configMap"], kind: ConfigMap, name_field: "name", keys: Items, visible: true },
+    PodSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "secret"], kind: Secret, name_field: "name", keys: Items, visible: true },
+    PodSite { scope: PodSpec, path: &["imagePullSecrets", "*"], kind: Secret, name_field: "name", keys: All, visible: false },
+    PodSite { scope: PodSpec, path: &["volumes", "*", "csi", "nodePublishSecretRef"], kind: Secret, name_field: "name", keys: All, visible: false },
+];
+
+/// A built-in name-reference site: (groups, kind, path to the mapping, name key,
+/// namespace key, target, form).
+type NameSiteRow = (
+    &'static [&'static str],
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    Option<&'static str>,
+    SourceKind,
+    Form,
+);
+
+/// Built-in name-reference sites outside pod specs.
+#[rustfmt::skip]
+const NAME_SITES: &[NameSiteRow] = &[
+    (CORE, "ServiceAccount", &["imagePullSecrets"], "name", None, Secret, Form::Name),
+    (CORE, "ServiceAccount", &["secrets"], "name", None, Secret, Form::Name),
+    (INGRESS, "Ingress", &["spec", "tls"], "secretName", None, Secret, Form::Name),
+    (INGRESS, "Ingress", &["metadata", "annotations"], "nginx.ingress.kubernetes.io/auth-secret", None, Secret, Form::MaybeNamespaced),
+    (INGRESS, "Ingress", &["metadata", "annotations"], "nginx.ingress.kubernetes.io/auth-tls-secret", None, Secret, Form::MaybeNamespaced),
+    (INGRESS, "Ingress", &["metadata", "annotations"], "nginx.ingress.kubernetes.io/fastcgi-params-configmap", None, ConfigMap, Form::MaybeNamespaced),
+    (INGRESS, "Ingress", &["metadata", "annotations"], "ingress.kubernetes.io/auth-secret", None, Secret, Form::MaybeNamespaced),
+    (STORAGE, "StorageClass", &["parameters"], "secretName", Some("secretNamespace"), Secret, Form::Name),
+    (STORAGE, "StorageClass", &["parameters"], "adminSecretName", Some("adminSecretNamespace"), Secret, Form::Name),
+    (STORAGE, "StorageClass", &["parameters"], "userSecretName", Some("userSecretNamespace"), Secret, Form::Name),
+    (STORAGE, "StorageClass", &["parameters"], "secretRef", Some("secretNamespace"), Secret, Form::Name),
+    (CORE, "PersistentVolume", &["spec", "azureFile"], "secretName", Some("secretNamespace"), Secret, Form::Name),
+    (CORE, "Node", &["spec", "configSource", "configMap"], "name", Some("namespace"), ConfigMap, Form::Name),
+];
+
+/// Role rules name objects in `rules[].resourceNames` for the resource types they grant.
+const ROLE_RULES: &[(&str, &str, SourceKind)] = &[
+    ("Role", "configmaps", ConfigMap),
+    ("Role", "secrets", Secret),
+    ("ClusterRole", "configmaps", ConfigMap),
+    ("ClusterRole", "secrets", Secret),
+];
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// The API group of an `apiVersion` (`apps/v1` -> `apps`, `v1` -> ``).
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+impl Catalog {
+    /// The built-in knowledge.
+    pub fn builtin() -> Catalog {
+        let workloads = WORKLOADS
+            .iter()
+            .map(|&(groups, kind, template, env_allowed)| WorkloadKind {
+                groups: strings(groups),
+                kind: kind.to_string(),
+                template: strings(template),
+                env_allowed,
+                declared_at: None,
+            })
+            .collect();
+        let mut name_sites: Vec<NameSite> = NAME_SITES
+            .iter()
+            .map(
+                |&(groups, kind, path, name_key, ns_key, target, form)| NameSite {
+                    groups: strings(groups),
+                    kind: kind.to_string(),
+                    path: strings(path),
+                    name_key: name_key.to_string(),
+                    namespace_key: ns_key.map(str::to_string),
+                    target,
+                    form,
+                    rule_resource: None,
+                    declared_at: None,
+                },
+            )
+            .collect();
+        name_sites.extend(ROLE_RULES.iter().map(|&(kind, resource, target)| NameSite {
+            groups: strings(RBAC),
+            kind: kind.to_string(),
+            path: vec!["rules".to_string()],
+            name_key: "resourceNames".to_string(),
+            namespace_key: None,
+            target,
+            form: Form::Name,
+            rule_resource: Some(resource),
+            declared_at: None,
+        }));
+        Catalog {
+            workloads,
+            pod_sites: POD_SITES.to_vec(),
+            name_sites,
+        }
+    }
+
+    /// Adds user entries; a user workload of a built-in kind replaces the built-in row
+    /// for that group.
+    pub fn extend(&mut self, ext: &Extension) {
+        for w in &ext.workloads {
+            for existing in &mut self.workloads {
+                if existing.kind == w.kind {
+                    existing.groups.retain(|g| !w.groups.contains(g));
+                }
+            }
+            self.workloads.retain(|e| !e.groups.is_empty());
+            self.workloads.push(w.clone());
+        }
+        self.name_sites.extend(ext.references.iter().cloned());
+    }
+
+    /// The row for an object, if it carries a pod template.
+    pub fn workload(&self, api_version: &str, kind: &str) -> Option<&WorkloadKind> {
+        let group = group_of(api_version);
+        self.workloads
+            .iter()
+            .find(|w| w.kind == kind && w.groups.iter().any(|g| g == group))
+    }
+
+    /// The name-reference sites for objects of this apiVersion and kind.
+    pub fn name_sites_for<'c>(
+        &'c self,
+        api_version: &str,
+        kind: &'c str,
+    ) -> impl Iterator<Item = &'c NameSite> + 'c {
+        let group = group_of(api_version).to_string();
+        self.name_sites
+            .iter()
+            .filter(move |s| s.kind == kind && s.groups.contains(&group))
+    }
+
+    /// True when any name-reference site applies to this kind (a cheap filter).
+    pub fn has_name_sites(&self, api_version: &str, kind: &str) -> bool {
+        self.name_sites_for(api_version, kind).next().is_some()
+    }
+}
+
+/// What a user adds to the catalog from the functionConfig.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extension {
+    pub workloads: Vec<WorkloadKind>,
+    pub references: Vec<NameSite>,
+}
+
+/// A problem with one user entry, naming it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryError {
+    /// `spec.workloads[0].template`.
+    pub field: String,
+    pub message: String,
+}
+
+/// Splits a kustomize fieldSpec path (`spec/template`; `\/` escapes a slash inside a
+/// key, as annotation keys need).
+pub fn split_path(path: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = path.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'/') => {
+                chars.next();
+                if let Some(s) = out.last_mut() {
+                    s.push('/');
+                }
+            }
+            '/' => out.push(String::new()),
+            c => {
+                if let Some(s) = out.last_mut() {
+                    s.push(c);
+                }
+            }
+        }
+    }
+    // kustomize writes `containers[]` for a sequence it walks; we walk sequences anyway.
+    out.into_iter()
+        .map(|s| s.strip_suffix("[]").map(str::to_string).unwrap_or(s))
+        .collect()
+}
+
+const WORKLOAD_FIELDS: &[&str] = &["group", "version", "kind", "template"];
+const REFERENCE_FIELDS: &[&str] = &["kind", "version", "group", "fieldSpecs"];
+const FIELD_SPEC_FIELDS: &[&str] = &["group", "version", "kind", "path", "create"];
+
+/// Reads `spec.workloads` and `spec.references` of a ConfigHash functionConfig. Every
+/// bad entry is reported, not only the first.
+pub fn read_extension(
+    tree: &Tree<'_>,
+    workloads: Option<NodeId>,
+    references: Option<NodeId>,
+    section: &str,
+) -> Result<Extension, Vec<EntryError>> {
+    let mut ext = Extension::default();
+    let mut errors = Vec::new();
+    let text = |node: NodeId, key: &str| tree.get(node, key).and_then(|n| tree.str(n));
+    let unknown_fields = |node: NodeId, at: &str, allowed: &[&str], errors: &mut Vec<_>| {
+        for (k, _) in tree.entries(node) {
+            let key = tree.str(k).unwrap_or("");
+            if !allowed.contains(&key) {
+                errors.push(EntryError {
+                    field: format!("{at}.{key}"),
+                    message: format!(
+                        "{at}.{key}: unknown field; accepted fields: {}",
+                        allowed.join(", ")
+                    ),
+                });
+            }
+        }
+    };
+    if let Some(list) = workloads.filter(|&n| !tree.is_null(n)) {
+        if !tree.is_seq(list) {
+            errors.push(EntryError {
+                field: format!("{section}.workloads"),
+                message: format!(
+                    "{section}.workloads must be a list of {{group, kind, template}} entries"
+                ),
+            });
+        }
+        for (i, &entry) in tree.items(list).iter().enumerate() {
+            let at = format!("{section}.workloads[{i}]");
+            if !tree.is_map(entry) {
+                errors.push(EntryError {
+                    field: at.clone(),
+                    message: format!("{at} must be a mapping with group, kind and template"),
+                });
+                continue;
+            }
+            unknown_fields(entry, &at, WORKLOAD_FIELDS, &mut errors);
+            let kind = text(entry, "kind").unwrap_or("");
+            let template = text(entry, "template").unwrap_or("");
+            if kind.is_empty() {
+                errors.push(EntryError {
+                    field: format!("{at}.kind"),
+                    message: format!(
+                        "{at}.kind is required (the kind that carries a pod template)"
+                    ),
+                });
+            }
+            let steps = split_path(template);
+            if template.is_empty() || steps.iter().any(String::is_empty) {
+                errors.push(EntryError {
+                    field: format!("{at}.template"),
+                    message: format!(
+                        "{at}.template must be a slash-separated path to the pod template, such as spec/template"
+                    ),
+                });
+                continue;
+            }
+            ext.workloads.push(WorkloadKind {
+                groups: vec![text(entry, "group").unwrap_or("").to_string()],
+                kind: kind.to_string(),
+                template: steps,
+                env_allowed: true,
+                declared_at: Some(at),
+            });
+        }
+    }
+    if let Some(list) = references.filter(|&n| !tree.is_null(n)) {
+        if !tree.is_seq(list) {
+            errors.push(EntryError {
+                field: format!("{section}.references"),
+                message: format!(
+                    "{section}.references must be a list of {{kind, fieldSpecs}} entries (kustomize's nameReference shape)"
+                ),
+            });
+        }
+        for (i, &entry) in tree.items(list).iter().enumerate() {
+            let at = format!("{section}.references[{i}]");
+            if !tree.is_map(entry) {
+                errors.push(EntryError {
+                    field: at.clone(),
+                    message: format!("{at} must be a mapping with kind and fieldSpecs"),
+                });
+                continue;
+            }
+            unknown_fields(entry, &at, REFERENCE_FIELDS, &mut errors);
+            let Some(target) = text(entry, "kind").and_then(SourceKind::from_name) else {
+                errors.push(EntryError {
+                    field: format!("{at}.kind"),
+                    message: format!(
+                        "{at}.kind must be ConfigMap or Secret (the kind the fields name)"
+                    ),
+                });
+                continue;
+            };
+            let specs = tree.get(entry, "fieldSpecs");
+            if specs.is_none_or(|s| !tree.is_seq(s) || tree.items(s).is_empty()) {
+                errors.push(EntryError {
+                    field: format!("{at}.fieldSpecs"),
+                    message: format!(
+                        "{at}.fieldSpecs must be a non-empty list of {{group, kind, path}}"
+                    ),
+                });
+                continue;
+            }
+            for (j, &spec) in specs
+                .map(|s| tree.items(s))
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+            {
+                let at = format!("{at}.fieldSpecs[{j}]");
+                if !tree.is_map(spec) {
+                    errors.push(EntryError {
+                        field: at.clone(),
+                        message: format!("{at} must be a mapping with group, kind and path"),
+                    });
+                    continue;
+                }
+                unknown_fields(spec, &at, FIELD_SPEC_FIELDS, &mut errors);
+                let kind = text(spec, "kind").unwrap_or("");
+                let mut steps = split_path(text(spec, "path").unwrap_or(""));
+                if kind.is_empty() {
+                    errors.push(EntryError {
+                        field: format!("{at}.kind"),
+                        message: format!(
+                            "{at}.kind is required (the kind whose field names a {})",
+                            target.as_str()
+                        ),
+                    });
+                }
+                if steps.iter().any(String::is_empty) {
+                    errors.push(EntryError {
+                        field: format!("{at}.path"),
+                        message: format!(
+                            "{at}.path must be a slash-separated path to the name, such as spec/configRef/name"
+                        ),
+                    });
+                    continue;
+                }
+                let name_key = steps.pop().unwrap_or_default();
+                ext.references.push(NameSite {
+                    groups: vec![text(spec, "group").unwrap_or("").to_string()],
+                    kind: kind.to_string(),
+                    path: steps,
+                    name_key,
+                    namespace_key: None,
+                    target,
+                    form: Form::Name,
+                    rule_resource: None,
+                    declared_at: Some(at),
+                });
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(ext)
+    } else {
+        Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_kinds_by_group_and_kind() {
+        let c = Catalog::builtin();
+        assert_eq!(
+            c.workload("apps/v1", "Deployment").unwrap().template,
+            ["spec", "template"]
+        );
+        assert_eq!(c.workload("batch/v1", "CronJob").unwrap().template.len(), 4);
+        assert!(!c.workload("v1", "Pod").unwrap().env_allowed);
+        // A core Service is not a Knative Service.
+        assert!(c.workload("v1", "Service").is_none());
+        assert!(c.workload("serving.knative.dev/v1", "Service").is_some());
+        assert!(c.workload("example.com/v1", "Deployment").is_none());
+    }
+
+    #[test]
+    fn fieldspec_paths_split_on_unescaped_slashes() {
+        assert_eq!(split_path("spec/template"), ["spec", "template"]);
+        assert_eq!(
+            split_path("spec/containers[]/env/name"),
+            ["spec", "containers", "env", "name"]
+        );
+        assert_eq!(
+            split_path("metadata/annotations/example.com\\/secret"),
+            ["metadata", "annotations", "example.com/secret"]
+        );
+        assert_eq!(split_path(""), [""]);
+    }
+
+    fn ext(src: &str) -> Result<Extension, Vec<EntryError>> {
+        let tree = Tree::parse(src).unwrap();
+        let root = tree.docs[0].root;
+        read_extension(
+            &tree,
+            tree.get(root, "workloads"),
+            tree.get(root, "references"),
+            "spec",
+        )
+    }
+
+    #[test]
+    fn user_entries_extend_the_catalog() {
+        let e = ext("workloads:\n- {group: example.com, kind: Widget, template: spec/podTemplate}\nreferences:\n- kind: Secret\n  fieldSpecs:\n  - {group: example.com, kind: Widget, path: spec/auth/secretName}\n").unwrap();
+        let mut c = Catalog::builtin();
+        c.extend(&e);
+        let w = c.workload("example.com/v1", "Widget").unwrap();
+        assert_eq!(w.template, ["spec", "podTemplate"]);
+        assert_eq!(w.spec_field(), "spec.podTemplate.spec");
+        assert_eq!(w.declared_at.as_deref(), Some("spec.workloads[0]"));
+        let site = c.name_sites_for("example.com/v1", "Widget").next().unwrap();
+        assert_eq!(
+            (site.path.as_slice(), site.name_key.as_str(), site.target),
+            (
+                &["spec".to_string(), "auth".to_string()][..],
+                "secretName",
+                SourceKind::Secret
+            )
+        );
+        assert!(!c.has_name_sites("other.com/v1", "Widget"));
+    }
+
+    #[test]
+    fn every_bad_entry_is_reported_by_name() {
+        let errs = ext("workloads:\n- {kind: Widget, template: ''}\n- {kind: Gadget, template: spec/t, colour: red}\nreferences:\n- kind: Pod\n  fieldSpecs: [{kind: X, path: a}]\n- kind: ConfigMap\n  fieldSpecs: []\n").unwrap_err();
+        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "spec.workloads[0].template",
+                "spec.workloads[1].colour",
+                "spec.references[0].kind",
+                "spec.references[1].fieldSpecs"
+            ]
+        );
+        assert!(
+            errs[1].message.contains("accepted fields: group"),
+            "{errs:?}"
+        );
+    }
+}

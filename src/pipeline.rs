@@ -1,0 +1,589 @@
+//! One way through for every input: split it into chunks; pass 1 indexes the sources and
+//! decides renames; pass 2 resolves, renames and stamps chunk by chunk (in parallel),
+//! yielding per item its resolutions, findings and splices; one conclusion turns those
+//! into the output, the results, `--check`'s stale list and `graph`'s edges.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use crate::catalog::Catalog;
+use crate::chunks::{self, Chunk, Coarser, Frame, Shape, Split};
+use crate::config::Config;
+use crate::graph::{self, Edge};
+use crate::krm::{self, InputError, KrmResult, ResourceId, ResourceList, is_local_config};
+use crate::references::SourceKind;
+use crate::stamp::{self, ItemOutcome, SourceEntry, SourceIndex, SourceKey};
+use crate::suffix::{self, Decision, Renames};
+use crate::yaml::{NodeId, Splices, Tree};
+use crate::{Concluding, Options, Prepared};
+
+/// Why an attempt stopped: the input cannot be read, or a chunk must be bigger.
+enum Stop {
+    Input(InputError),
+    Coarser(Coarser),
+}
+
+impl From<InputError> for Stop {
+    fn from(e: InputError) -> Self {
+        Stop::Input(e)
+    }
+}
+
+/// Runs the function; `edges` asks for `graph`'s edges too.
+pub(crate) fn prepare<'a>(
+    body: &'a str,
+    bom: &'a str,
+    options: &Options,
+    edges: bool,
+) -> Result<Prepared<'a>, InputError> {
+    let split = if options.one_chunk {
+        Split::whole(body, Coarser::Requested)
+    } else {
+        chunks::split(body)
+    };
+    match attempt(body, bom, options, edges, split) {
+        Ok(p) => Ok(p),
+        Err(Stop::Input(e)) => Err(e),
+        Err(Stop::Coarser(why)) => {
+            match attempt(body, bom, options, edges, Split::whole(body, why)) {
+                Ok(p) => Ok(p),
+                Err(Stop::Input(e)) => Err(e),
+                // The whole input is one chunk already: nothing is bigger.
+                Err(Stop::Coarser(why)) => Err(InputError {
+                    line: 1,
+                    column: 1,
+                    message: format!("internal error: {why}"),
+                }),
+            }
+        }
+    }
+}
+
+/// A ConfigMap or Secret as pass 1 saw it.
+struct SourceSeen {
+    id: ResourceId,
+    kind: SourceKind,
+    entry: SourceEntry,
+    decision: Decision,
+}
+
+/// What pass 1 learned of one chunk.
+enum Pass1 {
+    /// Not parsed: no source can be in it.
+    Unparsed,
+    Parsed {
+        sources: Vec<SourceSeen>,
+        /// Pass 2 has work here even without renames (a workload, a name-reference site).
+        busy: bool,
+    },
+}
+
+/// What pass 2 yields for one item.
+#[derive(Default)]
+struct ItemReport {
+    id: Option<ResourceId>,
+    /// In input offsets.
+    splices: Splices,
+    rename_error: Option<KrmResult>,
+    mentions: Vec<KrmResult>,
+    /// Final names of the renamed objects this item's references point at.
+    pointed: Vec<String>,
+    stamp: Option<ItemOutcome>,
+    /// Name references outside pod specs, for `graph`.
+    names: Vec<Edge>,
+}
+
+impl ItemReport {
+    fn is_empty(&self) -> bool {
+        self.splices.is_empty()
+            && self.rename_error.is_none()
+            && self.mentions.is_empty()
+            && self.pointed.is_empty()
+            && self.stamp.is_none()
+            && self.names.is_empty()
+    }
+}
+
+/// Everything pass 2 reads.
+struct Shared<'c> {
+    config: &'c Config,
+    catalog: &'c Catalog,
+    renames: &'c Renames,
+    index: &'c SourceIndex,
+    /// Objects being renamed: (kind, namespace, name) -> (base, new name).
+    renamed: HashMap<SourceKey, (String, String)>,
+    edges: bool,
+}
+
+/// The ResourceList around the items, or the whole tree.
+enum Framing<'a, 's> {
+    Stream,
+    List {
+        tree: Tree<'s>,
+        list: ResourceList,
+        range: (usize, usize),
+    },
+    Whole {
+        tree: Tree<'a>,
+        list: Option<ResourceList>,
+        items: Vec<NodeId>,
+    },
+}
+
+fn attempt<'a>(
+    body: &'a str,
+    bom: &'a str,
+    options: &Options,
+    want_edges: bool,
+    split: Split,
+) -> Result<Prepared<'a>, Stop> {
+    let coarser = split.coarser.clone();
+    let skeleton_text = match split.frame {
+        Frame::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
+        _ => None,
+    };
+    let framing = match (&split.frame, &skeleton_text) {
+        (Frame::List { list }, Some(text)) => {
+            let mut tree = Tree::parse(text).map_err(|_| {
+                Stop::Coarser(Coarser::UnusualList {
+                    line: 1,
+                    what: "not separable from the list around them",
+                })
+            })?;
+            tree.whole = body;
+            if !crate::stream::is_resource_list(&tree) {
+                return Err(Stop::Coarser(Coarser::PossibleResourceList));
+            }
+            let list_at = ResourceList::locate(&tree).map_err(|_| {
+                Stop::Coarser(Coarser::UnusualList {
+                    line: 1,
+                    what: "not separable from the list around them",
+                })
+            })?;
+            Framing::List {
+                tree,
+                list: list_at,
+                range: *list,
+            }
+        }
+        (Frame::Whole, _) => {
+            let tree = Tree::parse(body).map_err(InputError::from)?;
+            let list = if crate::stream::is_resource_list(&tree) {
+                Some(ResourceList::locate(&tree)?)
+            } else {
+                None
+            };
+            let items = match &list {
+                Some(l) => l.items.clone(),
+                None => crate::stream::items(&tree),
+            };
+            Framing::Whole { tree, list, items }
+        }
+        _ => Framing::Stream,
+    };
+    let config = match &framing {
+        Framing::List { tree, list, .. } => crate::configure(tree, list.function_config, options),
+        Framing::Whole { tree, list, .. } => {
+            crate::configure(tree, list.as_ref().and_then(|l| l.function_config), options)
+        }
+        Framing::Stream => {
+            let empty = Tree::parse("").map_err(InputError::from)?;
+            crate::configure(&empty, None, options)
+        }
+    };
+    let config = match (config, &framing) {
+        (Ok(c), _) => c,
+        (Err(e), Framing::Whole { tree, list, .. }) => {
+            // Nothing is stamped; the results say why.
+            return Ok(finish_with_config_errors(
+                body,
+                bom,
+                tree,
+                list.as_ref(),
+                e,
+                coarser,
+            ));
+        }
+        // Read as one tree, so that an unreadable item is reported first, as always.
+        (Err(_), _) => return Err(Stop::Coarser(Coarser::ConfigErrors)),
+    };
+    let mut catalog = Catalog::builtin();
+    catalog.extend(&config.catalog);
+
+    // Pass 1: the sources' content and rename decisions.
+    let pass1: Vec<Pass1> = match &framing {
+        Framing::Whole { tree, items, .. } => vec![first_pass(tree, items, &config, &catalog)],
+        _ => split
+            .chunks
+            .par_iter()
+            .map(|chunk| {
+                let text = &body[chunk.start..chunk.end];
+                if !chunks::may_matter_before_stamping(text) {
+                    return Ok(Pass1::Unparsed);
+                }
+                let tree = parse_chunk(body, chunk)?;
+                let items = items_of(&tree, chunk)?;
+                Ok(first_pass(&tree, &items, &config, &catalog))
+            })
+            .collect::<Result<_, Stop>>()?,
+    };
+
+    // Between the passes: renames, then the index under final names.
+    let mut renames = Renames::default();
+    let mut rename_results = Vec::new();
+    let mut renamed_list = Vec::new(); // (about, id, base, new name)
+    let mut generated = 0usize;
+    for p in &pass1 {
+        let Pass1::Parsed { sources, .. } = p else {
+            continue;
+        };
+        for s in sources {
+            renames.add_existing(s.kind, &s.id.namespace, &s.id.name);
+        }
+        for s in sources {
+            match &s.decision {
+                Decision::Keep => {}
+                Decision::Generated => generated += 1,
+                Decision::Refused(r) => rename_results.push(r.clone()),
+                Decision::Rename {
+                    base,
+                    new_name,
+                    about,
+                } => {
+                    renames.add(s.kind, &s.id.namespace, &s.id.name, base, new_name);
+                    renamed_list.push((
+                        about.clone(),
+                        s.id.clone(),
+                        base.clone(),
+                        new_name.clone(),
+                        s.kind,
+                    ));
+                }
+            }
+        }
+    }
+    let renamed: HashMap<SourceKey, (String, String)> = renamed_list
+        .iter()
+        .map(|(_, id, base, new_name, kind)| {
+            (
+                (*kind, id.namespace.clone(), id.name.clone()),
+                (base.clone(), new_name.clone()),
+            )
+        })
+        .collect();
+    let mut index = SourceIndex::default();
+    let mut early = Vec::new();
+    let mut busy = Vec::with_capacity(pass1.len());
+    for p in pass1 {
+        match p {
+            Pass1::Unparsed => busy.push(true),
+            Pass1::Parsed { sources, busy: b } => {
+                busy.push(b || !sources.is_empty());
+                for s in sources {
+                    let name = renames
+                        .final_name(s.kind, &s.id.namespace, &s.id.name)
+                        .unwrap_or(&s.id.name)
+                        .to_string();
+                    let key = (s.kind, s.id.namespace.clone(), name);
+                    if let Err(dup) = index.insert(key, s.entry, &s.id) {
+                        early.push(*dup);
+                    }
+                }
+            }
+        }
+    }
+
+    // Pass 2: every chunk that has work, against the complete index.
+    let shared = Shared {
+        config: &config,
+        catalog: &catalog,
+        renames: &renames,
+        index: &index,
+        renamed,
+        edges: want_edges,
+    };
+    let everything = !renames.is_empty();
+    let reports: Vec<ItemReport> = match &framing {
+        Framing::Whole { tree, items, .. } => second_pass(tree, items, 0, &shared),
+        _ => {
+            let per_chunk: Vec<Vec<ItemReport>> = split
+                .chunks
+                .par_iter()
+                .zip(busy.par_iter())
+                .map(|(chunk, &busy)| {
+                    if !busy && !everything && !want_edges {
+                        return Ok(Vec::new());
+                    }
+                    let tree = parse_chunk(body, chunk)?;
+                    let items = items_of(&tree, chunk)?;
+                    Ok(second_pass(&tree, &items, chunk.start, &shared))
+                })
+                .collect::<Result<_, Stop>>()?;
+            per_chunk.into_iter().flatten().collect()
+        }
+    };
+
+    // Conclusion: results in a fixed order, edits, stale list, edges.
+    let mut results = rename_results;
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut item_edits = Splices::new();
+    let mut stale = Vec::new();
+    let mut mentions = Vec::new();
+    let mut outcomes = Vec::new();
+    let mut edges = Vec::new();
+    for r in &reports {
+        for p in &r.pointed {
+            *counts.entry(p.clone()).or_default() += 1;
+        }
+    }
+    for mut r in reports {
+        if let Some(e) = r.rename_error.take() {
+            results.push(e);
+        }
+        mentions.append(&mut r.mentions);
+        let id = r.id.take();
+        if !r.splices.is_empty() {
+            stale.extend(id.clone());
+            r.splices.append_to(&mut item_edits);
+        }
+        if let Some(mut o) = r.stamp.take() {
+            if want_edges {
+                if let Some(id) = &id {
+                    edges.extend(graph::pod_edges(id, &o.resolutions));
+                }
+            }
+            o.resolutions = Vec::new();
+            outcomes.push(o);
+        }
+        edges.append(&mut r.names);
+    }
+    results.append(&mut mentions);
+    for (about, id, base, new_name, _) in &renamed_list {
+        let n = counts.get(new_name).copied().unwrap_or(0);
+        results.push(suffix::renamed_result(about, id, base, new_name, n));
+    }
+    if generated > 0 {
+        results.push(suffix::generated_result(generated));
+    }
+    let stamped = stamp::finish(early, outcomes, &index);
+    results.extend(stamped.results);
+
+    let resource_list = !matches!(framing, Framing::Stream)
+        && !matches!(framing, Framing::Whole { list: None, .. });
+    let prepared = crate::conclude(
+        Concluding {
+            body,
+            bom,
+            item_edits,
+            results,
+            resource_list,
+        },
+        |edits| if edits.is_empty() { Vec::new() } else { stale },
+        |results: &[KrmResult], splices: &mut Splices| match &framing {
+            Framing::List {
+                tree,
+                list,
+                range: (s, e),
+            } => {
+                // Skeleton offsets past the removed items move back by their length.
+                let (s, e) = (*s, *e);
+                let to_body = |p: usize| if p >= s { p + (e - s) } else { p };
+                let end = krm::TextEnd::at(body, to_body(list.content_end));
+                let mut in_skeleton = Splices::new();
+                krm::write_results_before(tree, list, results, end, &mut in_skeleton);
+                in_skeleton.map_positions(to_body).append_to(splices);
+            }
+            Framing::Whole {
+                tree,
+                list: Some(list),
+                ..
+            } => krm::write_results(tree, list, results, splices),
+            _ => {}
+        },
+    );
+    Ok(Prepared {
+        coarser,
+        edges,
+        ..prepared
+    })
+}
+
+/// A run that stops at configuration errors: no edits, the errors as results.
+fn finish_with_config_errors<'a>(
+    body: &'a str,
+    bom: &'a str,
+    tree: &Tree<'a>,
+    list: Option<&ResourceList>,
+    e: crate::config::ConfigError,
+    coarser: Vec<Coarser>,
+) -> Prepared<'a> {
+    let prepared = crate::conclude(
+        Concluding {
+            body,
+            bom,
+            item_edits: Splices::new(),
+            results: vec![crate::config_error(e)],
+            resource_list: list.is_some(),
+        },
+        |_| Vec::new(),
+        |results: &[KrmResult], splices: &mut Splices| {
+            if let Some(list) = list {
+                krm::write_results(tree, list, results, splices);
+            }
+        },
+    );
+    Prepared {
+        coarser,
+        ..prepared
+    }
+}
+
+/// Parses one chunk; a chunk that does not parse makes the whole input one chunk, which
+/// reports the error as the whole input's.
+fn parse_chunk<'a>(body: &'a str, chunk: &Chunk) -> Result<Tree<'a>, Stop> {
+    let mut tree = Tree::parse(&body[chunk.start..chunk.end]).map_err(|_| {
+        Stop::Coarser(Coarser::ChunkUnreadable {
+            line: chunk.line_base + 1,
+        })
+    })?;
+    tree.whole = body;
+    tree.line_base = chunk.line_base;
+    Ok(tree)
+}
+
+/// The items of a chunk's tree, or a reason to read the input whole.
+fn items_of(tree: &Tree<'_>, chunk: &Chunk) -> Result<Vec<NodeId>, Stop> {
+    let unreadable = || {
+        Stop::Coarser(Coarser::ChunkUnreadable {
+            line: chunk.line_base + 1,
+        })
+    };
+    match chunk.shape {
+        Shape::Entries => {
+            let [doc] = tree.docs.as_slice() else {
+                return Err(unreadable());
+            };
+            if !tree.is_seq(doc.root) || tree.is_flow(doc.root) {
+                return Err(unreadable());
+            }
+            let items = tree.items(doc.root).to_vec();
+            if items.is_empty() || !items.iter().all(|&i| tree.is_map(i)) {
+                return Err(unreadable());
+            }
+            Ok(items)
+        }
+        Shape::Node => match tree.docs.as_slice() {
+            [doc] if tree.is_map(doc.root) => Ok(vec![doc.root]),
+            _ => Err(unreadable()),
+        },
+        Shape::Documents => Ok(crate::stream::items(tree)),
+        Shape::Whole => Err(unreadable()),
+    }
+}
+
+/// Pass 1 over the items of one tree.
+fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Catalog) -> Pass1 {
+    let mut sources = Vec::new();
+    let mut busy = false;
+    for &item in items {
+        if is_local_config(tree, item) {
+            continue;
+        }
+        let id = ResourceId::of(tree, item);
+        if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
+            let entry = SourceEntry::read(tree, item, kind);
+            let decision = suffix::decide(tree, item, &id, kind, config);
+            sources.push(SourceSeen {
+                id,
+                kind,
+                entry,
+                decision,
+            });
+        } else if catalog.workload(&id.api_version, &id.kind).is_some()
+            || catalog.has_name_sites(&id.api_version, &id.kind)
+        {
+            busy = true;
+        }
+    }
+    Pass1::Parsed { sources, busy }
+}
+
+/// Pass 2 over the items of one tree whose text starts at `offset` in the input.
+fn second_pass(
+    tree: &Tree<'_>,
+    items: &[NodeId],
+    offset: usize,
+    shared: &Shared<'_>,
+) -> Vec<ItemReport> {
+    let mut out = Vec::new();
+    for &item in items {
+        let mut report = second_pass_item(tree, item, shared);
+        if !report.is_empty() {
+            if offset > 0 {
+                report.splices = std::mem::take(&mut report.splices).map_positions(|p| p + offset);
+            }
+            out.push(report);
+        }
+    }
+    out
+}
+
+fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemReport {
+    let mut report = ItemReport::default();
+    if is_local_config(tree, item) {
+        return report;
+    }
+    let id = ResourceId::of(tree, item);
+    let catalog = shared.catalog;
+    let mut renamed_here = false;
+    if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
+        let key = (kind, id.namespace.clone(), id.name.clone());
+        if let Some((base, new_name)) = shared.renamed.get(&key) {
+            renamed_here = true;
+            match suffix::rename_object(tree, item, &id, base, new_name, shared.config) {
+                Ok(splices) => splices.append_to(&mut report.splices),
+                Err(r) => report.rename_error = Some(*r),
+            }
+        }
+    }
+    if !shared.renames.is_empty() {
+        let (rewritten, pointed) = suffix::rewrite_references(
+            tree,
+            item,
+            &id,
+            catalog,
+            shared.renames,
+            &mut report.splices,
+        );
+        report.pointed = pointed;
+        if !renamed_here {
+            suffix::warn_unknown_mentions(
+                tree,
+                item,
+                &id,
+                shared.renames,
+                &rewritten,
+                &mut report.mentions,
+            );
+        }
+    }
+    if shared.edges && catalog.has_name_sites(&id.api_version, &id.kind) {
+        report.names = graph::name_edges(tree, item, &id, catalog, shared.renames, shared.index);
+    }
+    if let Some(kind) = catalog.workload(&id.api_version, &id.kind) {
+        let ctx = stamp::Context {
+            config: shared.config,
+            catalog,
+            renames: shared.renames,
+            index: shared.index,
+            resolutions: shared.edges,
+        };
+        if let Some(mut o) = stamp::stamp_item(tree, item, &id, kind, &ctx) {
+            std::mem::take(&mut o.splices).append_to(&mut report.splices);
+            report.stamp = Some(o);
+        }
+    }
+    report.id = Some(id);
+    report
+}

@@ -1,0 +1,93 @@
+//! The output does not depend on how the input is cut into chunks: every golden input
+//! gives the same bytes, results, edits and stale list read one item per chunk (the
+//! default) and read as one chunk. Inputs the splitter could not cut are counted apart,
+//! so the comparison never pits one reading against itself unnoticed.
+
+use std::fs;
+use std::path::Path;
+
+use config_hash::{Options, run};
+
+#[test]
+fn one_item_per_chunk_and_one_chunk_agree_on_every_golden_input() {
+    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut compared = 0;
+    let mut cases = 0;
+    let mut whole = Vec::new();
+    for entry in fs::read_dir(&testdata).unwrap() {
+        let dir = entry.unwrap().path();
+        let input = ["input.yaml", "input.json"]
+            .iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.exists());
+        let Some(input) = input else { continue };
+        let Ok(text) = fs::read_to_string(&input) else {
+            continue;
+        };
+        cases += 1;
+        let one = run(
+            &text,
+            &Options {
+                one_chunk: true,
+                ..Options::default()
+            },
+        );
+        let chunked = run(&text, &Options::default());
+        let (one, chunked) = match (one, chunked) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "{}: errors differ", dir.display());
+                continue;
+            }
+            (a, b) => panic!(
+                "{}: one chunk gives {:?}, chunks give {:?}",
+                dir.display(),
+                a.map(|o| o.exit_code),
+                b.map(|o| o.exit_code)
+            ),
+        };
+        if chunked.coarser.iter().any(|c| c.is_whole()) {
+            whole.push(dir.file_name().unwrap().to_string_lossy().into_owned());
+        }
+        assert_eq!(
+            chunked.output,
+            one.output,
+            "{}: outputs differ",
+            dir.display()
+        );
+        assert_eq!(
+            chunked.exit_code,
+            one.exit_code,
+            "{}: exit codes differ",
+            dir.display()
+        );
+        assert_eq!(
+            chunked.item_edits,
+            one.item_edits,
+            "{}: edits differ",
+            dir.display()
+        );
+        assert_eq!(
+            chunked.stale,
+            one.stale,
+            "{}: stale lists differ",
+            dir.display()
+        );
+        assert_eq!(
+            chunked.results,
+            one.results,
+            "{}: results differ",
+            dir.display()
+        );
+        compared += 1;
+    }
+    assert!(cases > 100, "found only {cases} golden inputs");
+    // Only inputs that cannot be cut (YAML directives, flow-style lists, broken
+    // configuration) are read whole by default; the rest compare two real readings.
+    assert!(
+        whole.len() * 10 < compared,
+        "{} of {compared} golden inputs were read whole by default: {whole:?}",
+        whole.len()
+    );
+    eprintln!("compared {compared} of {cases} golden inputs; read whole by default: {whole:?}");
+}
