@@ -48,6 +48,13 @@ pub enum Command {
         format: GraphFormat,
         /// Manifest files (default: stdin; a ResourceList or a plain stream).
         files: Vec<PathBuf>,
+        /// The functionConfig file the function runs with (a ResourceList's own
+        /// functionConfig is read too), so the graph resolves names as stamping does.
+        #[arg(short, long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Resolve names as with --name-suffix.
+        #[arg(long)]
+        name_suffix: bool,
     },
 }
 
@@ -94,6 +101,9 @@ pub struct RunArgs {
     /// Change nothing: list what is out of date and exit 3 if anything is.
     #[arg(long)]
     pub check: bool,
+    /// Say on stderr where the input was read in bigger chunks than one item, and why.
+    #[arg(long)]
+    pub debug: bool,
 }
 
 impl RunArgs {

@@ -18,7 +18,12 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli.command {
         Some(cli::Command::InstallKustomizePlugin { plugin_home }) => install_plugin(plugin_home),
-        Some(cli::Command::Graph { format, files }) => graph(format, &files),
+        Some(cli::Command::Graph {
+            format,
+            files,
+            config,
+            name_suffix,
+        }) => graph(format, &files, config.as_deref(), name_suffix),
         None => run(&cli.run),
     }
 }
@@ -141,6 +146,14 @@ fn run(args: &cli::RunArgs) -> ExitCode {
             ));
         }
     };
+    if args.debug {
+        for why in &outcome.coarser {
+            eprintln!("debug: {why}");
+        }
+        if outcome.coarser.is_empty() {
+            eprintln!("debug: every item was read as its own chunk");
+        }
+    }
     if args.check {
         return check(&outcome);
     }
@@ -193,12 +206,29 @@ fn check(outcome: &Prepared<'_>) -> ExitCode {
     ExitCode::from(EXIT_STALE)
 }
 
-fn graph(format: cli::GraphFormat, files: &[PathBuf]) -> ExitCode {
+fn graph(
+    format: cli::GraphFormat,
+    files: &[PathBuf],
+    config: Option<&Path>,
+    name_suffix: bool,
+) -> ExitCode {
+    let mut options = Options::default();
+    if let Some(path) = config {
+        match read_file(path) {
+            Ok(text) => options.config_text = Some(text),
+            Err(e) => return fail(e),
+        }
+    }
+    if name_suffix {
+        options
+            .overrides
+            .push(("nameSuffix".to_string(), "true".to_string()));
+    }
     let input = match read_input(files) {
         Ok(joined) => joined,
         Err(e) => return fail(e),
     };
-    let edges = match config_hash::graph(&input.text, &Options::default()) {
+    let edges = match config_hash::graph(&input.text, &options) {
         Ok(edges) => edges,
         Err(e) => {
             return fail(format!(

@@ -1,0 +1,114 @@
+//! `graph`, `--check` and stamping read one resolution of every reference, so they agree
+//! on every golden case: the objects the stamped result says it hashed are the graph's
+//! edges, every missing-reference finding is a missing edge, and `--check` reports stale
+//! exactly what stamping would edit, and nothing once the output is stamped.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+use config_hash::graph::{Status, Via};
+use config_hash::krm::Severity;
+use config_hash::{Options, graph, run};
+
+#[test]
+fn graph_check_and_stamping_agree_on_every_golden_case() {
+    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let (mut cases, mut stamped_compared, mut missing_compared) = (0, 0, 0);
+    for entry in fs::read_dir(&testdata).unwrap() {
+        let dir = entry.unwrap().path();
+        let Some(input) = ["input.yaml", "input.json"]
+            .iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.exists())
+        else {
+            continue;
+        };
+        let Ok(text) = fs::read_to_string(&input) else {
+            continue;
+        };
+        let options = Options::default();
+        let (Ok(out), Ok(edges)) = (run(&text, &options), graph(&text, &options)) else {
+            continue;
+        };
+        cases += 1;
+        let name = dir.display();
+        // --check: stale exactly where stamping edits, and nothing after stamping.
+        assert_eq!(
+            out.stale.is_empty(),
+            out.item_edits.is_empty(),
+            "{name}: stale list and edits disagree"
+        );
+        if out.exit_code == 0 {
+            let again = run(&out.output, &options).unwrap();
+            assert!(
+                again.stale.is_empty(),
+                "{name}: stale after stamping: {:?}",
+                again.stale
+            );
+        }
+        // Stamping's "... from ConfigMap a, Secret b (absent)" is the graph's pod edges.
+        for r in &out.results {
+            let Some((who, from)) = r.message.split_once(" from ") else {
+                continue;
+            };
+            if r.severity != Severity::Info
+                || !who.contains(": annotation") && !who.contains(": env")
+            {
+                continue;
+            }
+            let workload = who.split(": ").next().unwrap();
+            let said: BTreeSet<String> = from.split(", ").map(str::to_string).collect();
+            let shown: BTreeSet<String> = edges
+                .iter()
+                .filter(|e| {
+                    e.via == Via::Pod
+                        && e.workload.to_string() == workload
+                        && e.status != Status::Ignored
+                })
+                .map(|e| {
+                    let absent = matches!(e.status, Status::Missing | Status::OptionalAbsent);
+                    format!(
+                        "{} {}{}",
+                        e.kind.as_str(),
+                        e.name,
+                        if absent { " (absent)" } else { "" }
+                    )
+                })
+                .collect();
+            assert_eq!(said, shown, "{name}: {workload}: stamped from vs graph");
+            stamped_compared += 1;
+        }
+        // Every missing-reference finding is a missing edge or a missing key in the graph.
+        for r in out
+            .results
+            .iter()
+            .filter(|r| r.message.contains(" refers to "))
+        {
+            let (Some(res), Some(field)) = (&r.resource, &r.field) else {
+                continue;
+            };
+            let found = edges.iter().any(|e| {
+                e.workload == *res
+                    && e.fields.contains(field)
+                    && (e.status == Status::Missing || !e.missing_keys.is_empty())
+            });
+            assert!(
+                found,
+                "{name}: finding {:?} has no missing edge in the graph",
+                r.message
+            );
+            missing_compared += 1;
+        }
+    }
+    assert!(cases > 100, "only {cases} golden cases read");
+    assert!(
+        stamped_compared > 100,
+        "only {stamped_compared} stamped results compared"
+    );
+    assert!(
+        missing_compared > 10,
+        "only {missing_compared} findings compared"
+    );
+    eprintln!("{cases} cases, {stamped_compared} stamped results, {missing_compared} findings");
+}
