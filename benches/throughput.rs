@@ -72,30 +72,129 @@ fn main() {
     let first = write_input(&out_dir, sizes[0]);
     verify_stamped(&first, sizes[0]);
     println!();
-    println!("| N | resources | input MB | wall s | CPU s | MB/s | peak RSS MB | RSS/input |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| N | shape | resources | input MB | wall s | CPU s | MB/s | peak RSS MB | RSS/input | wall / block |"
+    );
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &n in &sizes {
-        let input = write_input(&out_dir, n);
-        let bytes = fs::metadata(&input).expect("stat input").len() as f64;
-        let mut best = Duration::MAX;
-        let mut best_cpu = f64::MAX;
-        let mut peak_kib = 0u64;
-        for _ in 0..RUNS {
-            let run = measure(&input);
-            best = best.min(run.wall);
-            best_cpu = best_cpu.min(run.cpu_secs);
-            peak_kib = peak_kib.max(run.rss_kib);
+        let mut block_wall = None;
+        for shape in SHAPES {
+            let input = write_shape(&out_dir, n, shape);
+            let bytes = fs::metadata(&input).expect("stat input").len() as f64;
+            let mut best = Duration::MAX;
+            let mut best_cpu = f64::MAX;
+            let mut peak_kib = 0u64;
+            for _ in 0..RUNS {
+                let run = measure(&input, shape.args);
+                best = best.min(run.wall);
+                best_cpu = best_cpu.min(run.cpu_secs);
+                peak_kib = peak_kib.max(run.rss_kib);
+            }
+            let mb = bytes / MIB;
+            let rss_mb = peak_kib as f64 / 1024.0;
+            let secs = best.as_secs_f64();
+            let block = *block_wall.get_or_insert(secs);
+            println!(
+                "| {n} | {} | {} | {mb:.1} | {secs:.3} | {best_cpu:.2} | {:.0} | {rss_mb:.1} | {:.2} | {:.2} |",
+                shape.name,
+                3 * n,
+                mb / secs,
+                rss_mb / mb,
+                secs / block,
+            );
         }
-        let mb = bytes / MIB;
-        let rss_mb = peak_kib as f64 / 1024.0;
-        let secs = best.as_secs_f64();
-        println!(
-            "| {n} | {} | {mb:.1} | {secs:.3} | {best_cpu:.2} | {:.0} | {rss_mb:.1} | {:.2} |",
-            3 * n,
-            mb / secs,
-            rss_mb / mb,
-        );
     }
+}
+
+/// An input shape: the same applications written another way, or run with a flag.
+struct Shape {
+    name: &'static str,
+    args: &'static [&'static str],
+}
+
+/// Every shape the pipeline must take at the same speed and memory (issue 8).
+const SHAPES: &[Shape] = &[
+    Shape {
+        name: "block YAML",
+        args: &[],
+    },
+    Shape {
+        name: "JSON",
+        args: &[],
+    },
+    Shape {
+        name: "one needs-hash item",
+        args: &[],
+    },
+    Shape {
+        name: "one shared anchor",
+        args: &[],
+    },
+    Shape {
+        name: "stream with one List",
+        args: &[],
+    },
+    Shape {
+        name: "--name-suffix",
+        args: &["--name-suffix"],
+    },
+];
+
+fn write_shape(dir: &Path, n: usize, shape: &Shape) -> PathBuf {
+    let block = resource_list(n);
+    let text = match shape.name {
+        "JSON" => {
+            let value: yaml_serde::Value = yaml_serde::from_str(&block).expect("bench YAML");
+            serde_json::to_string_pretty(&value).expect("bench JSON")
+        }
+        "one needs-hash item" => block.replacen(
+            "      config.kubernetes.io/index: '1'\n",
+            "      config.kubernetes.io/index: '1'\n      kustomize.config.k8s.io/needs-hash: \"true\"\n",
+            1,
+        ),
+        "one shared anchor" => block
+            .replacen("LOG_LEVEL: info", "LOG_LEVEL: &level info", 1)
+            .replacen("LOG_LEVEL: info", "LOG_LEVEL: *level", 1),
+        "stream with one List" => stream_with_list(&block),
+        _ => block,
+    };
+    let slug: String = shape
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let path = dir.join(format!("deployments-{n}-{slug}.txt"));
+    fs::write(&path, text).expect("write bench input");
+    path
+}
+
+/// The items as a plain stream of documents, the first application's three wrapped in
+/// one `kind: List`.
+fn stream_with_list(block: &str) -> String {
+    let body = &block[block.find("items:\n").expect("items") + "items:\n".len()..];
+    let items: Vec<&str> = body.split("\n- ").collect();
+    let mut out = String::with_capacity(block.len());
+    out.push_str("apiVersion: v1\nkind: List\nitems:\n");
+    for (i, item) in items.iter().enumerate() {
+        let item = item.strip_prefix("- ").unwrap_or(item);
+        if i < 3 {
+            out.push_str("- ");
+            out.push_str(item);
+            out.push('\n');
+            continue;
+        }
+        out.push_str("---\n");
+        for (j, line) in item.lines().enumerate() {
+            let line = if j == 0 {
+                line
+            } else {
+                line.strip_prefix("  ").unwrap_or(line)
+            };
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// What one run of the binary cost.
@@ -110,13 +209,14 @@ struct Run {
 }
 
 /// Runs the binary once on `input`; panics if it fails.
-fn measure(input: &Path) -> Run {
+fn measure(input: &Path, args: &[&str]) -> Run {
     let report = input.with_extension("time");
     let start = Instant::now();
     let status = Command::new("/usr/bin/time")
         .args(["-f", "%M %U %S", "-o"])
         .arg(&report)
         .arg(BIN)
+        .args(args)
         .stdin(File::open(input).expect("open input"))
         .stdout(Stdio::null())
         .status()

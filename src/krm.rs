@@ -212,11 +212,7 @@ impl KrmResult {
     /// Attaches the resource (and its file, if the orchestrator annotated one).
     pub fn about(mut self, tree: &Tree<'_>, item: NodeId) -> Self {
         self.resource = Some(ResourceId::of(tree, item));
-        let path = annotation(tree, item, "internal.config.kubernetes.io/path")
-            .or_else(|| annotation(tree, item, "config.kubernetes.io/path"));
-        let index = annotation(tree, item, "internal.config.kubernetes.io/index")
-            .or_else(|| annotation(tree, item, "config.kubernetes.io/index"));
-        self.file = path.map(|p| (p.to_string(), index.map(str::to_string)));
+        self.file = file_of(tree, item);
         self
     }
 
@@ -254,6 +250,15 @@ impl KrmResult {
         }
         out
     }
+}
+
+/// The file (and index in it) an orchestrator read the item from, from its annotations.
+pub fn file_of(tree: &Tree<'_>, item: NodeId) -> Option<(String, Option<String>)> {
+    let path = annotation(tree, item, "internal.config.kubernetes.io/path")
+        .or_else(|| annotation(tree, item, "config.kubernetes.io/path"));
+    let index = annotation(tree, item, "internal.config.kubernetes.io/index")
+        .or_else(|| annotation(tree, item, "config.kubernetes.io/index"));
+    path.map(|p| (p.to_string(), index.map(str::to_string)))
 }
 
 /// A result field: a string, or a mapping of strings.

@@ -14,7 +14,7 @@ use crate::graph::{self, Edge};
 use crate::krm::{self, InputError, KrmResult, ResourceId, ResourceList, is_local_config};
 use crate::references::SourceKind;
 use crate::stamp::{self, ItemOutcome, SourceEntry, SourceIndex, SourceKey};
-use crate::suffix::{self, Decision, Renames};
+use crate::suffix::{self, Decision, Renames, Renaming};
 use crate::yaml::{NodeId, Splices, Tree};
 use crate::{Concluding, Options, Prepared};
 
@@ -62,7 +62,6 @@ pub(crate) fn prepare<'a>(
 
 /// A ConfigMap or Secret as pass 1 saw it.
 struct SourceSeen {
-    id: ResourceId,
     kind: SourceKind,
     entry: SourceEntry,
     decision: Decision,
@@ -85,7 +84,7 @@ struct ItemReport {
     id: Option<ResourceId>,
     /// In input offsets.
     splices: Splices,
-    rename_error: Option<KrmResult>,
+    rename_error: Option<Box<KrmResult>>,
     mentions: Vec<KrmResult>,
     /// Final names of the renamed objects this item's references point at.
     pointed: Vec<String>,
@@ -232,32 +231,26 @@ fn attempt<'a>(
     // Between the passes: renames, then the index under final names.
     let mut renames = Renames::default();
     let mut rename_results = Vec::new();
-    let mut renamed_list = Vec::new(); // (about, id, base, new name)
+    let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
     let mut generated = 0usize;
     for p in &pass1 {
         let Pass1::Parsed { sources, .. } = p else {
             continue;
         };
         for s in sources {
-            renames.add_existing(s.kind, &s.id.namespace, &s.id.name);
+            renames.add_existing(s.kind, &s.entry.id.namespace, &s.entry.id.name);
         }
         for s in sources {
+            let id = &s.entry.id;
             match &s.decision {
                 Decision::Keep => {}
                 Decision::Generated => generated += 1,
-                Decision::Refused(r) => rename_results.push(r.clone()),
-                Decision::Rename {
-                    base,
-                    new_name,
-                    about,
-                } => {
-                    renames.add(s.kind, &s.id.namespace, &s.id.name, base, new_name);
+                Decision::Refused(r) => rename_results.push((**r).clone()),
+                Decision::Rename(r) => {
+                    renames.add(s.kind, &id.namespace, &id.name, &r.base, &r.new_name);
                     renamed_list.push((
-                        about.clone(),
-                        s.id.clone(),
-                        base.clone(),
-                        new_name.clone(),
-                        s.kind,
+                        (s.kind, id.namespace.clone(), id.name.clone()),
+                        (**r).clone(),
                     ));
                 }
             }
@@ -265,12 +258,7 @@ fn attempt<'a>(
     }
     let renamed: HashMap<SourceKey, (String, String)> = renamed_list
         .iter()
-        .map(|(_, id, base, new_name, kind)| {
-            (
-                (*kind, id.namespace.clone(), id.name.clone()),
-                (base.clone(), new_name.clone()),
-            )
-        })
+        .map(|(key, r)| (key.clone(), (r.base.clone(), r.new_name.clone())))
         .collect();
     let mut index = SourceIndex::default();
     let mut early = Vec::new();
@@ -281,12 +269,13 @@ fn attempt<'a>(
             Pass1::Parsed { sources, busy: b } => {
                 busy.push(b || !sources.is_empty());
                 for s in sources {
+                    let id = &s.entry.id;
                     let name = renames
-                        .final_name(s.kind, &s.id.namespace, &s.id.name)
-                        .unwrap_or(&s.id.name)
+                        .final_name(s.kind, &id.namespace, &id.name)
+                        .unwrap_or(&id.name)
                         .to_string();
-                    let key = (s.kind, s.id.namespace.clone(), name);
-                    if let Err(dup) = index.insert(key, s.entry, &s.id) {
+                    let key = (s.kind, id.namespace.clone(), name);
+                    if let Err(dup) = index.insert(key, s.entry) {
                         early.push(*dup);
                     }
                 }
@@ -339,7 +328,7 @@ fn attempt<'a>(
     }
     for mut r in reports {
         if let Some(e) = r.rename_error.take() {
-            results.push(e);
+            results.push(*e);
         }
         mentions.append(&mut r.mentions);
         let id = r.id.take();
@@ -359,9 +348,11 @@ fn attempt<'a>(
         edges.append(&mut r.names);
     }
     results.append(&mut mentions);
-    for (about, id, base, new_name, _) in &renamed_list {
-        let n = counts.get(new_name).copied().unwrap_or(0);
-        results.push(suffix::renamed_result(about, id, base, new_name, n));
+    for ((kind, ns, _), r) in &renamed_list {
+        let n = counts.get(&r.new_name).copied().unwrap_or(0);
+        if let Some(source) = index.get(&(*kind, ns.clone(), r.new_name.clone())) {
+            results.push(suffix::renamed_result(source, &r.base, &r.new_name, n));
+        }
     }
     if generated > 0 {
         results.push(suffix::generated_result(generated));
@@ -492,10 +483,9 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
         }
         let id = ResourceId::of(tree, item);
         if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
-            let entry = SourceEntry::read(tree, item, kind);
             let decision = suffix::decide(tree, item, &id, kind, config);
+            let entry = SourceEntry::read(tree, item, id, kind);
             sources.push(SourceSeen {
-                id,
                 kind,
                 entry,
                 decision,
@@ -506,6 +496,8 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
             busy = true;
         }
     }
+    // Most chunks hold one item: no spare capacity for the whole run.
+    sources.shrink_to_fit();
     Pass1::Parsed { sources, busy }
 }
 
@@ -526,6 +518,8 @@ fn second_pass(
             out.push(report);
         }
     }
+    // Most chunks hold one item: no spare capacity kept for the rest of the run.
+    out.shrink_to_fit();
     out
 }
 
@@ -543,7 +537,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
             renamed_here = true;
             match suffix::rename_object(tree, item, &id, base, new_name, shared.config) {
                 Ok(splices) => splices.append_to(&mut report.splices),
-                Err(r) => report.rename_error = Some(*r),
+                Err(r) => report.rename_error = Some(r),
             }
         }
     }
@@ -581,6 +575,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
         };
         if let Some(mut o) = stamp::stamp_item(tree, item, &id, kind, &ctx) {
             std::mem::take(&mut o.splices).append_to(&mut report.splices);
+            o.notes.shrink_to_fit();
             report.stamp = Some(o);
         }
     }

@@ -27,23 +27,34 @@ pub struct Stamped {
 pub type SourceKey = (SourceKind, Option<String>, String);
 
 /// What the hash needs of one ConfigMap or Secret, owned, so that the tree it came from
-/// can be dropped (large inputs are parsed one item at a time).
+/// can be dropped (large inputs are parsed one chunk at a time). Kept small: a large
+/// input holds one per source.
 #[derive(Debug)]
 pub struct SourceEntry {
+    pub id: ResourceId,
     pub ignored: bool,
     pub content: Result<Content, ContentError>,
-    /// The object as results name it.
-    about: KrmResult,
+    /// The file the orchestrator read it from, for results.
+    file: Option<Box<(String, Option<String>)>>,
 }
 
 impl SourceEntry {
     /// Reads what the hash needs of one ConfigMap or Secret.
-    pub fn read(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> SourceEntry {
+    pub fn read(tree: &Tree<'_>, item: NodeId, id: ResourceId, kind: SourceKind) -> SourceEntry {
         SourceEntry {
+            id,
             ignored: flag(tree, item, IGNORE_ANNOTATION),
             content: hashing::content(tree, item, kind),
-            about: KrmResult::new(Severity::Error, String::new()).about(tree, item),
+            file: crate::krm::file_of(tree, item).map(Box::new),
         }
+    }
+
+    /// A result about this object.
+    pub fn result(&self, severity: Severity, message: String) -> KrmResult {
+        let mut r = KrmResult::new(severity, message);
+        r.resource = Some(self.id.clone());
+        r.file = self.file.as_deref().cloned();
+        r
     }
 }
 
@@ -54,19 +65,15 @@ pub struct SourceIndex {
 }
 
 impl SourceIndex {
-    /// Adds an entry read earlier (perhaps on another thread).
-    pub fn insert(
-        &mut self,
-        key: SourceKey,
-        entry: SourceEntry,
-        id: &ResourceId,
-    ) -> Result<(), Box<KrmResult>> {
+    /// Adds an entry read earlier (perhaps on another thread); a second object with the
+    /// same identity is an error.
+    pub fn insert(&mut self, key: SourceKey, entry: SourceEntry) -> Result<(), Box<KrmResult>> {
         if self.by_id.contains_key(&key) {
-            let mut dup = entry.about;
-            dup.message = format!(
-                "{id} appears more than once in the input; keep one so the hash is not ambiguous"
+            let message = format!(
+                "{} appears more than once in the input; keep one so the hash is not ambiguous",
+                entry.id
             );
-            return Err(Box::new(dup));
+            return Err(Box::new(entry.result(Severity::Error, message)));
         }
         self.by_id.insert(key, entry);
         Ok(())
@@ -137,14 +144,9 @@ pub fn finish(
                         continue;
                     }
                     if let Some(Err(e)) = index.get(&key).map(|s| &s.content) {
-                        let mut r = index.by_id[&key].about.clone();
-                        let sid = r
-                            .resource
-                            .as_ref()
-                            .map(ToString::to_string)
-                            .unwrap_or_default();
-                        r.message = format!("{sid}: {e}");
-                        out.results.push(r);
+                        let source = &index.by_id[&key];
+                        let message = format!("{}: {e}", source.id);
+                        out.results.push(source.result(Severity::Error, message));
                     }
                     reported.push(key);
                 }

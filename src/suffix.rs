@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::krm::{KrmResult, ResourceId, Severity, annotation, flag};
 use crate::naming::{self, ConfigKind, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN};
 use crate::references::{self, SourceKind};
+use crate::stamp::SourceEntry;
 use crate::yaml::tree::{NodeKind, Style};
 use crate::yaml::{Editor, Layout, NewValue, NodeId, Splices, Tree, scalar};
 
@@ -96,14 +97,16 @@ pub enum Decision {
     Keep,
     /// Made by a kustomize generator: kustomize suffixes it itself.
     Generated,
-    Rename {
-        base: String,
-        new_name: String,
-        /// The object as results name it (file annotations included).
-        about: KrmResult,
-    },
+    Rename(Box<Renaming>),
     /// Opted in, but cannot be renamed: an error result.
-    Refused(KrmResult),
+    Refused(Box<KrmResult>),
+}
+
+/// A hashed name chosen for an object.
+#[derive(Debug, Clone)]
+pub struct Renaming {
+    pub base: String,
+    pub new_name: String,
 }
 
 /// Decides whether the object gets a hashed name, and which.
@@ -126,11 +129,11 @@ pub fn decide(
         return Decision::Generated;
     }
     let refuse = |message: String| {
-        Decision::Refused(
+        Decision::Refused(Box::new(
             KrmResult::new(Severity::Error, message)
                 .about(tree, item)
                 .at_field("metadata.name"),
-        )
+        ))
     };
     let base = annotation(tree, item, BASE_NAME_ANNOTATION)
         .unwrap_or(&id.name)
@@ -150,11 +153,7 @@ pub fn decide(
             new_name.len()
         ));
     }
-    Decision::Rename {
-        base,
-        new_name,
-        about: KrmResult::new(Severity::Info, String::new()).about(tree, item),
-    }
+    Decision::Rename(Box::new(Renaming { base, new_name }))
 }
 
 /// The edits that rename the object itself: new name, base name recorded, optionally
@@ -206,20 +205,22 @@ pub fn rename_object(
 
 /// The result that describes a renamed object in the output.
 pub fn renamed_result(
-    about: &KrmResult,
-    id: &ResourceId,
+    source: &SourceEntry,
     base: &str,
     new_name: &str,
     references: usize,
 ) -> KrmResult {
-    let mut result = about.clone();
-    result.message = format!(
-        "{} {}{new_name}: hashed name for base name {base} ({references} reference(s) point at it)",
-        id.kind,
-        id.namespace
-            .as_ref()
-            .map(|ns| format!("{ns}/"))
-            .unwrap_or_default()
+    let id = &source.id;
+    let mut result = source.result(
+        Severity::Info,
+        format!(
+            "{} {}{new_name}: hashed name for base name {base} ({references} reference(s) point at it)",
+            id.kind,
+            id.namespace
+                .as_ref()
+                .map(|ns| format!("{ns}/"))
+                .unwrap_or_default()
+        ),
     );
     if let Some(r) = result.resource.as_mut() {
         r.name = new_name.to_string();
