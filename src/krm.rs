@@ -269,7 +269,25 @@ enum Field {
 
 /// `results` as block YAML lines (no trailing line break), keys at column 0.
 pub fn render_results_block(results: &[KrmResult], eol: &str, indent: &str) -> String {
-    let mut out = String::with_capacity(64 + results.len() * 256);
+    // Sized up front: on a large input this one string holds a result per item.
+    let fixed = 160 + 6 * (indent.len() + eol.len());
+    let capacity: usize = results
+        .iter()
+        .map(|r| {
+            let resource = r.resource.as_ref().map_or(0, |id| {
+                id.api_version.len()
+                    + id.kind.len()
+                    + id.name.len()
+                    + id.namespace.as_ref().map_or(0, String::len)
+            });
+            let file = r
+                .file
+                .as_ref()
+                .map_or(0, |(p, i)| p.len() + i.as_ref().map_or(0, String::len));
+            fixed + r.message.len() * 2 + resource + file + r.field.as_ref().map_or(0, String::len)
+        })
+        .sum();
+    let mut out = String::with_capacity(64 + capacity);
     out.push_str(indent);
     out.push_str("results:");
     for r in results {

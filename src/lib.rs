@@ -32,7 +32,8 @@ pub struct Outcome {
     pub output: String,
     pub results: Vec<KrmResult>,
     /// The edits made to items (not to `results`), as `(start, end, replacement)` byte
-    /// ranges of the input after any BOM: lets tests prove nothing else moved.
+    /// ranges of the input after any BOM: lets tests prove nothing else moved. Only
+    /// [`run`] fills it ([`prepare`] streams the output and keeps no copy).
     pub item_edits: Vec<(usize, usize, String)>,
     /// The resources the edits touch: what `--check` reports as out of date.
     pub stale: Vec<ResourceId>,
@@ -81,20 +82,21 @@ pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
 /// be read apart), each parsed, used and dropped on its own, in parallel: memory stays
 /// near the size of the input whatever its shape.
 pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
-    prepare(input, options).map(Prepared::into_outcome)
+    let (bom, body) = strip_bom(input);
+    pipeline::prepare(body, bom, options, pipeline::Want::Edits).map(Prepared::into_outcome)
 }
 
 /// [`run`] without building the output text: see [`Prepared`].
 pub fn prepare<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, InputError> {
     let (bom, body) = strip_bom(input);
-    pipeline::prepare(body, bom, options, false)
+    pipeline::prepare(body, bom, options, pipeline::Want::Output)
 }
 
 /// The dependency graph of a ResourceList or manifest stream: the same resolution of
 /// every reference that stamping uses, under the same configuration.
 pub fn graph(input: &str, options: &Options) -> Result<Vec<graph::Edge>, InputError> {
     let (bom, body) = strip_bom(input);
-    pipeline::prepare(body, bom, options, true).map(|p| p.edges)
+    pipeline::prepare(body, bom, options, pipeline::Want::Edges).map(|p| p.edges)
 }
 
 pub(crate) fn config_error(e: config::ConfigError) -> KrmResult {
@@ -110,12 +112,14 @@ pub(crate) struct Concluding<'a> {
     pub item_edits: Splices,
     pub results: Vec<KrmResult>,
     pub resource_list: bool,
+    /// Keep a copy of the item edits for the caller ([`Outcome::item_edits`]).
+    pub keep_edits: bool,
 }
 
 /// Drops the item edits when there is an error, writes results, applies the edits.
 pub(crate) fn conclude<'a>(
     c: Concluding<'a>,
-    stale_of: impl FnOnce(&[(usize, usize, String)]) -> Vec<ResourceId>,
+    stale_of: impl FnOnce(bool) -> Vec<ResourceId>,
     write_results: impl Fn(&[KrmResult], &mut Splices),
 ) -> Prepared<'a> {
     let Concluding {
@@ -124,6 +128,7 @@ pub(crate) fn conclude<'a>(
         item_edits,
         mut results,
         resource_list,
+        keep_edits,
     } = c;
     let has_errors = results.iter().any(|r| r.severity == Severity::Error);
     if has_errors {
@@ -143,8 +148,12 @@ pub(crate) fn conclude<'a>(
     } else {
         item_edits
     };
-    let applied_item_edits = splices.edits();
-    let stale = stale_of(&applied_item_edits);
+    let applied_item_edits = if keep_edits {
+        splices.edits()
+    } else {
+        Vec::new()
+    };
+    let stale = stale_of(!splices.is_empty());
     write_results(&results, &mut splices);
     let edits = match splices.checked() {
         Ok(edits) => edits,

@@ -30,23 +30,33 @@ impl From<InputError> for Stop {
     }
 }
 
-/// Runs the function; `edges` asks for `graph`'s edges too.
+/// What the caller needs beyond the output and results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Want {
+    Output,
+    /// A copy of the item edits too (tests).
+    Edits,
+    /// `graph`'s edges too.
+    Edges,
+}
+
+/// Runs the function.
 pub(crate) fn prepare<'a>(
     body: &'a str,
     bom: &'a str,
     options: &Options,
-    edges: bool,
+    want: Want,
 ) -> Result<Prepared<'a>, InputError> {
     let split = if options.one_chunk {
         Split::whole(body, Coarser::Requested)
     } else {
         chunks::split(body)
     };
-    match attempt(body, bom, options, edges, split) {
+    match attempt(body, bom, options, want, split) {
         Ok(p) => Ok(p),
         Err(Stop::Input(e)) => Err(e),
         Err(Stop::Coarser(why)) => {
-            match attempt(body, bom, options, edges, Split::whole(body, why)) {
+            match attempt(body, bom, options, want, Split::whole(body, why)) {
                 Ok(p) => Ok(p),
                 Err(Stop::Input(e)) => Err(e),
                 // The whole input is one chunk already: nothing is bigger.
@@ -134,9 +144,10 @@ fn attempt<'a>(
     body: &'a str,
     bom: &'a str,
     options: &Options,
-    want_edges: bool,
+    want: Want,
     split: Split,
 ) -> Result<Prepared<'a>, Stop> {
+    let want_edges = want == Want::Edges;
     let coarser = split.coarser.clone();
     let skeleton_text = match split.frame {
         Frame::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
@@ -369,8 +380,9 @@ fn attempt<'a>(
             item_edits,
             results,
             resource_list,
+            keep_edits: want == Want::Edits,
         },
-        |edits| if edits.is_empty() { Vec::new() } else { stale },
+        |edited| if edited { stale } else { Vec::new() },
         |results: &[KrmResult], splices: &mut Splices| match &framing {
             Framing::List {
                 tree,
@@ -416,6 +428,7 @@ fn finish_with_config_errors<'a>(
             item_edits: Splices::new(),
             results: vec![crate::config_error(e)],
             resource_list: list.is_some(),
+            keep_edits: false,
         },
         |_| Vec::new(),
         |results: &[KrmResult], splices: &mut Splices| {
