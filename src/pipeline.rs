@@ -595,3 +595,134 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
     report.id = Some(id);
     report
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::krm::Severity;
+    use crate::{Options, graph, run};
+
+    const LIST: &str = "apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: cfg, annotations: {config-hash.dev/name-suffix: 'true'}}
+  data: {A: '1'}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    template:
+      spec:
+        containers:
+        - name: app
+          envFrom: [{configMapRef: {name: cfg}}]
+          args: [cfg]
+";
+
+    #[test]
+    fn renames_rewrites_and_stamps_in_one_pass_per_chunk() {
+        let out = run(LIST, &Options::default()).unwrap();
+        assert_eq!(out.exit_code, 0, "{:?}", out.results);
+        assert!(out.coarser.is_empty(), "{:?}", out.coarser);
+        let at = out
+            .output
+            .find("name: cfg-")
+            .expect("the ConfigMap is renamed")
+            + 6;
+        let new_name = &out.output[at..at + "cfg-".len() + 10];
+        assert!(
+            out.output
+                .contains(&format!("name: {new_name}, annotations")),
+            "{}",
+            out.output
+        );
+        assert!(
+            out.output
+                .contains(&format!("configMapRef: {{name: {new_name}}}"))
+        );
+        // Both items were edited, so both are stale before the run and neither after.
+        let stale: Vec<String> = out.stale.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            stale,
+            [format!("ConfigMap cfg"), "Deployment web".to_string()]
+        );
+        assert!(
+            run(&out.output, &Options::default())
+                .unwrap()
+                .stale
+                .is_empty()
+        );
+        // Results, in their fixed order: the old name left in args, the rename, the stamp.
+        let messages: Vec<(&Severity, &str)> = out
+            .results
+            .iter()
+            .map(|r| (&r.severity, r.message.as_str()))
+            .collect();
+        assert_eq!(messages.len(), 4, "{messages:?}");
+        assert_eq!(messages[0].0, &Severity::Warning);
+        assert!(
+            messages[0]
+                .1
+                .contains("spec.template.spec.containers[0].args[0] is \"cfg\""),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1]
+                .1
+                .contains("hashed name for base name cfg (1 reference(s)"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[2].1.starts_with("Deployment web: annotation"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[3]
+                .1
+                .starts_with("config-hash: 1 workload(s) stamped"),
+            "{messages:?}"
+        );
+    }
+
+    #[test]
+    fn graph_resolves_base_names_like_stamping() {
+        // After a render with suffixes, a new Deployment reads the base name.
+        let rendered = run(LIST, &Options::default()).unwrap().output;
+        let added = rendered.replace(
+            "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}",
+            "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: new}\n  spec: {template: {spec: {containers: [{name: c, envFrom: [{configMapRef: {name: cfg}}]}]}}}\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}",
+        );
+        let edges = graph(&added, &Options::default()).unwrap();
+        let new = edges.iter().find(|e| e.workload.name == "new").unwrap();
+        assert!(
+            rendered.contains(&format!("name: {}, annotations", new.name)),
+            "{}",
+            new.name
+        );
+        assert_eq!(new.status, crate::graph::Status::Found);
+        // And --check agrees that the new Deployment is out of date.
+        let stale: Vec<String> = run(&added, &Options::default())
+            .unwrap()
+            .stale
+            .iter()
+            .map(|id| id.name.clone())
+            .collect();
+        assert_eq!(stale, ["new"]);
+    }
+
+    #[test]
+    fn a_chunk_that_does_not_read_makes_the_input_one_chunk_with_the_same_error() {
+        let bad = "kind: ResourceList\nitems:\n- a: [1\n- b: 2\n";
+        let chunked = run(bad, &Options::default()).unwrap_err();
+        let whole = run(
+            bad,
+            &Options {
+                one_chunk: true,
+                ..Options::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(chunked, whole);
+    }
+}
