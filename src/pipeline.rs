@@ -643,10 +643,7 @@ items:
         );
         // Both items were edited, so both are stale before the run and neither after.
         let stale: Vec<String> = out.stale.iter().map(ToString::to_string).collect();
-        assert_eq!(
-            stale,
-            [format!("ConfigMap cfg"), "Deployment web".to_string()]
-        );
+        assert_eq!(stale, ["ConfigMap cfg", "Deployment web"]);
         assert!(
             run(&out.output, &Options::default())
                 .unwrap()
