@@ -94,6 +94,11 @@ pub struct RunArgs {
     /// Change nothing: list what is out of date and exit 3 if anything is.
     #[arg(long)]
     pub check: bool,
+    /// Stamp keyed hashes (HMAC-SHA256, `hmac-sha256:...`) with the key in FILE (one
+    /// trailing newline is ignored). Also: env CONFIG_HASH_KEY_FILE, or the key itself in
+    /// env CONFIG_HASH_KEY. Never put the key in the functionConfig.
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
 }
 
 impl RunArgs {

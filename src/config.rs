@@ -34,6 +34,9 @@ pub struct Config {
     pub name_suffix: bool,
     /// Mark suffixed objects `immutable: true`.
     pub immutable: bool,
+    /// The HMAC key for keyed hashes. Never read from a functionConfig (which lives in
+    /// git): only the binary sets it, from a key file or the environment.
+    pub hash_key: Option<crate::hashing::HashKey>,
 }
 
 pub const DEFAULT_ANNOTATION_KEY: &str = "config-hash.dev/hash";
@@ -62,6 +65,7 @@ impl Default for Config {
             on_missing: OnMissing::Warn,
             name_suffix: false,
             immutable: false,
+            hash_key: None,
         }
     }
 }

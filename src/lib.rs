@@ -51,6 +51,9 @@ pub struct Options {
     /// Parse the whole input as one tree even where it could go item by item (for tests
     /// that check both paths agree).
     pub single_tree: bool,
+    /// The HMAC-SHA256 key: stamp keyed hashes (`hmac-sha256:...`). The caller reads it
+    /// from wherever it is kept; it never comes from a functionConfig.
+    pub hash_key: Option<hashing::HashKey>,
 }
 
 const BOM: &str = "\u{feff}";
@@ -266,6 +269,7 @@ pub(crate) fn configure(
         }
         None => Config::from_function_config(tree, function_config)?,
     };
+    config.hash_key = options.hash_key.clone();
     for (field, value) in &options.overrides {
         config
             .set(field, value)

@@ -318,52 +318,67 @@ fn stamp_workload(
         )));
         return;
     }
-    let result =
-        if seen.is_empty() {
-            clear(&mut ed, template, spec, config, env_applies)
-        } else {
-            let seen_list: Vec<Seen<'_>> = seen
+    let result = if seen.is_empty() {
+        clear(&mut ed, template, spec, config, env_applies)
+    } else {
+        let seen_list: Vec<Seen<'_>> = seen
+            .iter()
+            .map(|((k, name), acc)| Seen {
+                kind: *k,
+                name,
+                content: index
+                    .get(&(*k, id.namespace.clone(), name.clone()))
+                    .and_then(|s| s.content.as_ref().ok()),
+                keys: &acc.keys,
+            })
+            .collect();
+        let hash = hashing::pod_hash(&seen_list, config.hash_key.as_ref());
+        if config.hash_key.is_none() {
+            if let Some(place) = keyed_stamp(tree, template, spec, config) {
+                out.counts.failed += 1;
+                out.notes.push(Note::Result(
+                        KrmResult::new(Severity::Error, format!(
+                            "{id}: not stamped: {place} holds a keyed hash (hmac-sha256:...), and no key was given, so it can be neither checked nor reproduced (pass the same key with --key-file FILE, CONFIG_HASH_KEY_FILE or CONFIG_HASH_KEY; to return to unkeyed hashes, delete that value first)"
+                        ))
+                        .about(tree, item),
+                    ));
+                return;
+            }
+        }
+        apply(&mut ed, template, spec, config, env_applies, &hash).map(|()| {
+            out.counts.stamped += 1;
+            let names: Vec<String> = seen
                 .iter()
-                .map(|((k, name), acc)| Seen {
-                    kind: *k,
-                    name,
-                    content: index
-                        .get(&(*k, id.namespace.clone(), name.clone()))
-                        .and_then(|s| s.content.as_ref().ok()),
-                    keys: &acc.keys,
+                .map(|((k, name), acc)| {
+                    let absent = if acc.present { "" } else { " (absent)" };
+                    format!("{} {name}{absent}", k.as_str())
                 })
                 .collect();
-            let hash = hashing::pod_hash(&seen_list);
-            apply(&mut ed, template, spec, config, env_applies, &hash).map(|()| {
-                out.counts.stamped += 1;
-                let names: Vec<String> = seen
-                    .iter()
-                    .map(|((k, name), acc)| {
-                        let absent = if acc.present { "" } else { " (absent)" };
-                        format!("{} {name}{absent}", k.as_str())
-                    })
-                    .collect();
-                let mut what = Vec::new();
-                if config.writes_annotation() {
-                    what.push(format!("annotation {}", config.annotation_key));
-                }
-                if env_applies {
-                    what.push(format!("env {}", config.env_name));
-                }
+            let mut what = Vec::new();
+            if config.writes_annotation() {
+                what.push(format!("annotation {}", config.annotation_key));
+            }
+            if env_applies {
+                what.push(format!("env {}", config.env_name));
+            }
+            out.notes.push(result_about(format!(
+                "{id}: {} from {}",
+                what.join(" and "),
+                names.join(", ")
+            )));
+            if config.writes_env() && !kind.env_allowed {
                 out.notes.push(result_about(format!(
-                    "{id}: {} from {}",
-                    what.join(" and "),
-                    names.join(", ")
-                )));
-                if config.writes_env() && !kind.env_allowed {
-                    out.notes.push(result_about(format!(
                     "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone{}",
                     id.kind,
-                    if config.writes_annotation() { " (annotation only)" } else { "" }
+                    if config.writes_annotation() {
+                        " (annotation only)"
+                    } else {
+                        ""
+                    }
                 )));
-                }
-            })
-        };
+            }
+        })
+    };
     match result {
         Ok(()) => out.splices = std::mem::take(&mut ed.splices),
         Err(e) => {
@@ -433,6 +448,39 @@ fn apply(
         }
     }
     Ok(())
+}
+
+/// Where a keyed hash is already stamped (the annotation or an env var), if anywhere.
+fn keyed_stamp(tree: &Tree<'_>, template: NodeId, spec: NodeId, config: &Config) -> Option<String> {
+    if config.writes_annotation() {
+        let value = tree
+            .get_path(template, &["metadata", "annotations"])
+            .and_then(|a| tree.get(a, &config.annotation_key))
+            .and_then(|v| tree.str(v));
+        if value.is_some_and(hashing::is_keyed) {
+            return Some(format!("annotation {}", config.annotation_key));
+        }
+    }
+    if config.writes_env() {
+        for list in &CONTAINER_LISTS[..2] {
+            for &c in own(tree, spec, list).map_or(&[][..], |s| tree.items(s)) {
+                let Some(env) = tree.get(c, "env") else {
+                    continue;
+                };
+                for &var in tree.items(env) {
+                    if tree.get(var, "name").and_then(|n| tree.str(n)) == Some(&config.env_name)
+                        && tree
+                            .get(var, "value")
+                            .and_then(|v| tree.str(v))
+                            .is_some_and(hashing::is_keyed)
+                    {
+                        return Some(format!("env {}", config.env_name));
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Removes a hash an earlier run left.
