@@ -62,7 +62,9 @@ const BOM: &str = "\u{feff}";
 pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
     let out = run(input, &Options::default())?;
     if !out.resource_list {
-        let tree = Tree::parse(input.strip_prefix(BOM).unwrap_or(input))?;
+        let body = input.strip_prefix(BOM).unwrap_or(input);
+        let lf = yaml::breaks::lone_cr_as_lf(body);
+        let tree = Tree::parse(lf.as_deref().unwrap_or(body))?;
         ResourceList::locate(&tree)?;
     }
     Ok(out)
@@ -75,6 +77,9 @@ pub fn run_item_by_item(input: &str, options: &Options) -> Option<Outcome> {
         Some(rest) => (BOM, rest),
         None => ("", input),
     };
+    if let Some(lf) = yaml::breaks::lone_cr_as_lf(body) {
+        return chunks::run(&lf, bom, options).map(|p| p.rebase(body, bom).into_outcome());
+    }
     chunks::run(body, bom, options).map(Prepared::into_outcome)
 }
 
@@ -94,6 +99,19 @@ pub fn prepare<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, In
         Some(rest) => (BOM, rest),
         None => ("", input),
     };
+    // Lone CR line breaks: work on an LF copy, then give the edits the original breaks.
+    if let Some(lf) = yaml::breaks::lone_cr_as_lf(body) {
+        let prepared = prepare_body(&lf, bom, options)?;
+        return Ok(prepared.rebase(body, bom));
+    }
+    prepare_body(body, bom, options)
+}
+
+fn prepare_body<'a>(
+    body: &'a str,
+    bom: &'a str,
+    options: &Options,
+) -> Result<Prepared<'a>, InputError> {
     if !options.single_tree {
         if let Some(prepared) = chunks::run(body, bom, options) {
             return Ok(prepared);
@@ -228,6 +246,28 @@ pub struct Prepared<'a> {
 }
 
 impl Prepared<'_> {
+    /// The same run against `original`, of which this run's body was the LF copy.
+    fn rebase<'a>(self, original: &'a str, bom: &'a str) -> Prepared<'a> {
+        let restore =
+            |start: usize, text: &str| yaml::breaks::restore_breaks(original, start, text);
+        let mut edits = self.edits;
+        edits.map_texts(restore);
+        Prepared {
+            body: original,
+            bom,
+            edits,
+            results: self.results,
+            item_edits: self
+                .item_edits
+                .into_iter()
+                .map(|(s, e, t)| (s, e, restore(s, &t)))
+                .collect(),
+            stale: self.stale,
+            resource_list: self.resource_list,
+            exit_code: self.exit_code,
+        }
+    }
+
     /// Writes the output: the ResourceList with `results`, or the manifest stream.
     pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         w.write_all(self.bom.as_bytes())?;
@@ -315,6 +355,8 @@ fn touched(
 /// The dependency graph of a ResourceList or manifest stream.
 pub fn graph(input: &str) -> Result<Vec<graph::Edge>, InputError> {
     let body = input.strip_prefix(BOM).unwrap_or(input);
+    let lf = yaml::breaks::lone_cr_as_lf(body);
+    let body = lf.as_deref().unwrap_or(body);
     let tree = Tree::parse(body)?;
     let items = if stream::is_resource_list(&tree) {
         ResourceList::locate(&tree)?.items

@@ -145,6 +145,13 @@ impl Checked {
         })
     }
 
+    /// Rewrites every edit's new text with `f(start, text)`.
+    pub fn map_texts(&mut self, f: impl Fn(usize, &str) -> String) {
+        for e in &mut self.edits {
+            e.text = f(e.start, &e.text);
+        }
+    }
+
     /// The edited text.
     pub fn apply(&self, src: &str) -> String {
         let extra: usize = self.edits.iter().map(|e| e.text.len()).sum();
