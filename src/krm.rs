@@ -349,6 +349,16 @@ pub fn write_results(
     write_results_before(tree, list, results, end, splices);
 }
 
+/// The column where a block mapping's entry starts: its key's, or for an explicit key
+/// (`? key`), the `?`'s.
+fn key_column(src: &str, key_start: usize) -> usize {
+    let before = src[..key_start].trim_end_matches([' ', '\t']);
+    if before.ends_with('?') {
+        return column(src, before.len() - 1);
+    }
+    column(src, key_start)
+}
+
 /// What the text looks like just before the end of the ResourceList document.
 #[derive(Debug, Clone, Copy)]
 pub struct TextEnd {
@@ -411,7 +421,7 @@ pub fn write_results_before(
     }
     let col = entries
         .first()
-        .map_or(0, |&(k, _)| column(src, tree.node(k).span.start));
+        .map_or(0, |&(k, _)| key_column(src, tree.node(k).span.start));
     let indent = " ".repeat(col);
     let block = render_results_block(results, eol, &indent);
     let prefix = if end.needs_break { eol } else { "" };
