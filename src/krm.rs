@@ -141,11 +141,22 @@ impl ResourceId {
 }
 
 impl std::fmt::Display for ResourceId {
-    /// `Deployment default/web`, or `Deployment web` without a namespace.
+    /// `Deployment default/web`, or `Deployment web` without a namespace; a missing
+    /// kind or name is said so rather than left blank.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.kind.is_empty() {
+            "(no kind)"
+        } else {
+            &self.kind
+        };
+        let name = if self.name.is_empty() {
+            "(no metadata.name)"
+        } else {
+            &self.name
+        };
         match &self.namespace {
-            Some(ns) => write!(f, "{} {ns}/{}", self.kind, self.name),
-            None => write!(f, "{} {}", self.kind, self.name),
+            Some(ns) => write!(f, "{kind} {ns}/{name}"),
+            None => write!(f, "{kind} {name}"),
         }
     }
 }

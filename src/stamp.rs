@@ -277,6 +277,7 @@ fn stamp_workload(
                                 item,
                                 id,
                                 r,
+                                &name,
                                 Some(k),
                                 config,
                                 out,
@@ -291,7 +292,7 @@ fn stamp_workload(
             }
             None if !r.optional => {
                 out.counts.missing +=
-                    usize::from(report_missing(tree, item, id, r, None, config, out));
+                    usize::from(report_missing(tree, item, id, r, &name, None, config, out));
             }
             None => {}
         }
@@ -504,7 +505,7 @@ fn clear(
             let Some(seq) = own(tree, c, "env").filter(|&s| tree.is_seq(s)) else {
                 continue;
             };
-            if let Some(idx) = env_index(tree, seq, &config.env_name) {
+            for idx in env_indices(tree, seq, &config.env_name) {
                 ed.remove_item(seq, idx)?;
             }
         }
@@ -541,10 +542,15 @@ fn own(tree: &Tree<'_>, map: NodeId, key: &str) -> Option<NodeId> {
         .map(|&(_, v)| v)
 }
 
-fn env_index(tree: &Tree<'_>, seq: NodeId, name: &str) -> Option<usize> {
+/// Every entry of an env list with this name: Kubernetes uses the last, so all of them
+/// are kept equal.
+fn env_indices(tree: &Tree<'_>, seq: NodeId, name: &str) -> Vec<usize> {
     tree.items(seq)
         .iter()
-        .position(|&i| tree.get(i, "name").and_then(|n| tree.str(n)) == Some(name))
+        .enumerate()
+        .filter(|&(_, &i)| tree.get(i, "name").and_then(|n| tree.str(n)) == Some(name))
+        .map(|(idx, _)| idx)
+        .collect()
 }
 
 fn set_env(
@@ -565,8 +571,12 @@ fn set_env(
         Some(v) if tree.is_null(v) => {
             ed.set_value(container, &["env"], NewValue::Seq(vec![entry()]))
         }
-        Some(seq) if tree.is_seq(seq) && !tree.is_alias(seq) => match env_index(tree, seq, name) {
-            Some(idx) => {
+        Some(seq) if tree.is_seq(seq) && !tree.is_alias(seq) => {
+            let found = env_indices(tree, seq, name);
+            if found.is_empty() {
+                return ed.insert_item(seq, &entry());
+            }
+            for idx in found {
                 let var = tree.items(seq)[idx];
                 if own(tree, var, "valueFrom").is_some() {
                     return Err(EditError::WrongType {
@@ -575,10 +585,10 @@ fn set_env(
                         expected: "a plain value, not valueFrom (rename envName or remove that variable)",
                     });
                 }
-                ed.set_string(var, &[], "value", hash)
+                ed.set_string(var, &[], "value", hash)?;
             }
-            None => ed.insert_item(seq, &entry()),
-        },
+            Ok(())
+        }
         Some(seq) if tree.is_alias(seq) => Err(EditError::ThroughAlias {
             pos: tree.node(seq).span.start,
         }),
@@ -590,11 +600,15 @@ fn set_env(
     }
 }
 
+/// Reports a missing object or key under its final name (after any rename), so that a
+/// second run on the output words it the same.
+#[allow(clippy::too_many_arguments)]
 fn report_missing(
     tree: &Tree<'_>,
     item: NodeId,
     id: &ResourceId,
     r: &Reference,
+    name: &str,
     key: Option<&str>,
     config: &Config,
     out: &mut ItemOutcome,
@@ -610,15 +624,11 @@ fn report_missing(
         .map(|c| format!(" container {c:?}"))
         .unwrap_or_default();
     let what = match key {
-        None => format!(
-            "{} {:?}, which is not in the input",
-            r.kind.as_str(),
-            r.name
-        ),
+        None => format!("{} {:?}, which is not in the input", r.kind.as_str(), name),
         Some(k) => format!(
             "key {k:?} of {} {:?}, which has no such key",
             r.kind.as_str(),
-            r.name
+            name
         ),
     };
     // Env references stop the container; volume references stop the mount.
@@ -640,19 +650,7 @@ fn report_missing(
 }
 
 fn edit_error(tree: &Tree<'_>, item: NodeId, id: &ResourceId, e: &EditError) -> KrmResult {
-    let (pos, why) = match e {
-        EditError::ThroughAlias { pos } => (
-            *pos,
-            "the place to write is reached through a YAML alias, and writing there would change every use of the anchor; expand the alias or add config-hash.dev/skip: \"true\"".to_string(),
-        ),
-        EditError::WrongType { pos, field, expected } => {
-            (*pos, format!("{field} must be {expected}"))
-        }
-        EditError::Layout { pos, what } => (
-            *pos,
-            format!("cannot edit this layout losslessly ({what}); reformat that part or add config-hash.dev/skip: \"true\""),
-        ),
-    };
+    let (pos, why) = (e.pos(), e.why());
     let (line, col) = tree.line_col(pos);
     KrmResult::new(
         Severity::Error,

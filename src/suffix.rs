@@ -197,11 +197,14 @@ pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config) -> Planned {
         })();
         match edited {
             Ok(()) => std::mem::take(&mut ed.splices).append_to(&mut out.splices),
-            Err(_) => out.results.push(
-                KrmResult::new(
-                    Severity::Error,
-                    format!("{id}: cannot rename losslessly (metadata is written through an alias or in an unusual layout)"),
-                )
+            Err(e) => out.results.push(
+                KrmResult::new(Severity::Error, {
+                    let (line, col) = tree.line_col(e.pos());
+                    format!(
+                        "{id}: cannot rename: {} (line {line} column {col})",
+                        e.why()
+                    )
+                })
                 .about(tree, *item),
             ),
         }
