@@ -99,6 +99,8 @@ pub fn prepare<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, In
         Some(rest) => (BOM, rest),
         None => ("", input),
     };
+    // Both paths must refuse what YAML refuses, also between items.
+    yaml::tree::check_characters(body)?;
     // Lone CR line breaks: work on an LF copy, then give the edits the original breaks.
     if let Some(lf) = yaml::breaks::lone_cr_as_lf(body) {
         let prepared = prepare_body(&lf, bom, options)?;

@@ -169,6 +169,7 @@ enum Open {
 impl<'a> Tree<'a> {
     /// Parses a whole YAML stream. Duplicate keys are rejected, as the API server would.
     pub fn parse(src: &'a str) -> Result<Tree<'a>, YamlError> {
+        check_characters(src)?;
         let Some((text, shifts, at)) = rewrite_surrogates(src) else {
             return Self::build(src, src, &[], |v| v);
         };
@@ -670,6 +671,42 @@ fn remember(anchors: &mut Vec<Option<NodeId>>, anchor: usize, id: NodeId) {
     anchors[anchor] = Some(id);
 }
 
+/// Refuses characters YAML does not allow anywhere in a stream (not even in comments):
+/// C0 controls other than tab, LF and CR, DEL, C1 controls other than NEL, U+FFFE and
+/// U+FFFF. go-yaml (kubectl, kustomize, kpt) refuses them too. Without this check the
+/// parser reports a NUL in a quoted scalar as "found unexpected end of stream". The
+/// message says which character and where, never the text around it.
+pub fn check_characters(src: &str) -> Result<(), YamlError> {
+    let b = src.as_bytes();
+    let bad = b.iter().enumerate().find_map(|(i, &c)| match c {
+        b'\t' | b'\n' | b'\r' => None,
+        0..=0x1f | 0x7f => Some((i, u32::from(c))),
+        // U+0080..U+009F except U+0085 (NEL).
+        0xc2 => match b.get(i + 1) {
+            Some(&n @ 0x80..=0x9f) if n != 0x85 => Some((i, u32::from(n))),
+            _ => None,
+        },
+        // U+FFFE, U+FFFF.
+        0xef if b.get(i + 1) == Some(&0xbf) && matches!(b.get(i + 2), Some(0xbe | 0xbf)) => {
+            Some((i, 0xff00 | u32::from(b[i + 2])))
+        }
+        _ => None,
+    });
+    match bad {
+        None => Ok(()),
+        Some((pos, code)) => {
+            let (line, column) = line_col(src, pos);
+            Err(YamlError {
+                line,
+                column,
+                message: format!(
+                    "the character U+{code:04X} is not allowed in YAML, not even in a comment; remove it, or write it escaped inside a double-quoted string (\"\\u{code:04X}\")"
+                ),
+            })
+        }
+    }
+}
+
 /// 1-based line and column of a byte offset.
 fn line_col(src: &str, pos: usize) -> (usize, usize) {
     let before = &src[..pos.min(src.len())];
@@ -887,6 +924,21 @@ mod tests {
             refs("e", 50)
         );
         assert!(Tree::parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn a_control_character_is_named_not_taken_for_the_end_of_the_stream() {
+        let err = Tree::parse("a: 1\nb: \"x\0y\"\n").unwrap_err();
+        assert_eq!((err.line, err.column), (2, 6), "{err}");
+        assert!(err.message.contains("U+0000"), "{err}");
+        assert!(!err.message.contains("end of stream"), "{err}");
+        // Anywhere, as go-yaml: also in a comment, and C1 controls and U+FFFF.
+        for bad in ["# \u{7}\n", "a: \u{85}\u{9f}\n", "a: \u{ffff}\n"] {
+            assert!(Tree::parse(bad).is_err(), "{bad:?}");
+        }
+        for good in ["a: \u{85}\n", "a: \"\\0\"\t# ok\r\n", "a: \u{a0}\u{fffd}\n"] {
+            assert!(Tree::parse(good).is_ok(), "{good:?}");
+        }
     }
 
     #[test]
