@@ -250,6 +250,23 @@ fn stamp_workload(
     let mut prefix: Vec<&str> = kind.template.to_vec();
     prefix.push("spec");
     let refs = references::find(tree, spec, &prefix.join("."));
+    let unreadable = references::unreadable_names(tree, spec, &prefix.join("."));
+    if !unreadable.is_empty() {
+        out.counts.failed += 1;
+        for field in unreadable {
+            out.notes.push(Note::Result(
+                KrmResult::new(
+                    Severity::Error,
+                    format!(
+                        "{id}: not stamped: {field} must be a string (the name of a ConfigMap or Secret), not a list or mapping; the API server rejects this manifest"
+                    ),
+                )
+                .about(tree, item)
+                .at_field(field),
+            ));
+        }
+        return;
+    }
 
     let mut seen: BTreeMap<(SourceKind, String), Acc> = BTreeMap::new();
     let mut broken = false;
