@@ -3,6 +3,8 @@
 //! instead of holding one tree of the whole input. Anything unusual falls back to the
 //! single-tree path, which gives the same output.
 
+use std::collections::HashMap;
+
 use crate::krm::{self, KrmResult, ResourceId, ResourceList};
 use crate::references;
 use crate::stamp::{self, ItemOutcome, SourceEntry, SourceIndex, SourceKey};
@@ -309,9 +311,25 @@ pub(crate) fn run<'a>(body: &'a str, bom: &'a str, options: &Options) -> Option<
     }
 
     // Pass 2: stamp the workloads against the complete index.
+    // The line each workload starts on, in one pass (the ranges are in input order).
+    let mut first_lines = Vec::with_capacity(workload_ranges.len());
+    let (mut at, mut lines) = (0, 0);
+    for &(start, _) in &workload_ranges {
+        lines += body.as_bytes()[at.min(start)..start]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        at = at.max(start);
+        first_lines.push(lines);
+    }
+    let first_line_of: HashMap<usize, usize> = workload_ranges
+        .iter()
+        .map(|r| r.0)
+        .zip(first_lines)
+        .collect();
     let stamp_one = |&(start, end): &(usize, usize)| {
         let mut tree = Tree::parse(&body[start..end]).ok()?;
-        tree.within = Some((body, start));
+        tree.first_line = first_line_of[&start];
         let Some(item) = the_item(&tree, in_list) else {
             // A comment-only document of a stream is no item; anything else this path
             // does not handle goes to the single tree.

@@ -84,9 +84,12 @@ pub struct Tree<'a> {
     pub src: &'a str,
     pub nodes: Vec<Node<'a>>,
     pub docs: Vec<Document>,
-    /// The whole input and where `src` starts in it, when `src` is one item's text:
-    /// messages give line numbers of the whole input.
-    pub within: Option<(&'a str, usize)>,
+    /// Lines of the whole input before `src`, when `src` is one item's text: messages
+    /// give line numbers of the whole input.
+    pub first_line: usize,
+    /// Where each line of `src` starts, built on the first message that needs a line
+    /// number: a binary search then, instead of a scan from the start per message.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 /// How deep collections may nest. go-yaml (what kubectl, kustomize and kpt read with)
@@ -176,7 +179,7 @@ impl<'a> Tree<'a> {
         // Keep the rewrite only if every pair sat in a double-quoted scalar; elsewhere
         // `\ud83d` is literal text and the original must be parsed as it is.
         match Self::build(&text, src, &shifts, |v| Cow::Owned(v.into_owned())) {
-            Ok(tree) if at.iter().all(|&pos| tree.in_double_quoted(pos)) => Ok(tree),
+            Ok(tree) if tree.all_in_double_quoted(&at) => Ok(tree),
             _ => Self::build(src, src, &[], |v| v),
         }
     }
@@ -187,16 +190,27 @@ impl<'a> Tree<'a> {
         Self::build_with(src, src, &[], |v| v, u64::MAX).unwrap()
     }
 
-    fn in_double_quoted(&self, pos: usize) -> bool {
-        self.nodes.iter().any(|n| {
-            matches!(
-                n.kind,
-                NodeKind::Scalar {
-                    style: Style::DoubleQuoted,
-                    ..
-                }
-            ) && n.span.start < pos
-                && pos < n.span.end
+    /// True when every position lies inside a double-quoted scalar. Scalars do not
+    /// overlap, so one sorted list of their spans and a binary search per position do.
+    fn all_in_double_quoted(&self, positions: &[usize]) -> bool {
+        let mut spans: Vec<(usize, usize)> = self
+            .nodes
+            .iter()
+            .filter(|n| {
+                matches!(
+                    n.kind,
+                    NodeKind::Scalar {
+                        style: Style::DoubleQuoted,
+                        ..
+                    }
+                )
+            })
+            .map(|n| (n.span.start, n.span.end))
+            .collect();
+        spans.sort_unstable();
+        positions.iter().all(|&pos| {
+            let i = spans.partition_point(|&(start, _)| start < pos);
+            i > 0 && pos < spans[i - 1].1
         })
     }
 
@@ -431,7 +445,8 @@ impl<'a> Tree<'a> {
             src,
             nodes,
             docs,
-            within: None,
+            first_line: 0,
+            line_starts: std::sync::OnceLock::new(),
         })
     }
 
@@ -591,16 +606,16 @@ impl<'a> Tree<'a> {
 
     /// 1-based line and column of a byte offset, for messages.
     pub fn line_col(&self, pos: usize) -> (usize, usize) {
-        let before = &self.src[..pos.min(self.src.len())];
-        let earlier = self.within.map_or(0, |(whole, start)| {
-            whole.as_bytes()[..start]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
+        let pos = pos.min(self.src.len());
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.src.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
         });
-        let line = before.bytes().filter(|&b| b == b'\n').count() + 1 + earlier;
-        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        (line, col)
+        let line = starts.partition_point(|&s| s <= pos);
+        let start = starts[line - 1];
+        let col = self.src[start..pos].chars().count() + 1;
+        (line + self.first_line, col)
     }
 }
 
