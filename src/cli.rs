@@ -104,6 +104,11 @@ pub struct RunArgs {
     /// Say on stderr where the input was read in bigger chunks than one item, and why.
     #[arg(long)]
     pub debug: bool,
+    /// Stamp keyed hashes (HMAC-SHA256, `hmac-sha256:...`) with the key in FILE (one
+    /// trailing newline is ignored). Also: env CONFIG_HASH_KEY_FILE, or the key itself in
+    /// env CONFIG_HASH_KEY. Never put the key in the functionConfig.
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
 }
 
 impl RunArgs {

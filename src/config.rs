@@ -37,6 +37,9 @@ pub struct Config {
     pub immutable: bool,
     /// Workload kinds and name-reference sites the user adds to the catalog.
     pub catalog: Extension,
+    /// The HMAC key for keyed hashes. Never read from a functionConfig (which lives in
+    /// git): only the binary sets it, from a key file or the environment.
+    pub hash_key: Option<crate::hashing::HashKey>,
 }
 
 pub const DEFAULT_ANNOTATION_KEY: &str = "config-hash.dev/hash";
@@ -71,6 +74,7 @@ impl Default for Config {
             name_suffix: false,
             immutable: false,
             catalog: Extension::default(),
+            hash_key: None,
         }
     }
 }

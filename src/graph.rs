@@ -194,7 +194,10 @@ pub fn render_table(edges: &[Edge]) -> String {
         let mut line = String::new();
         for (i, cell) in row.iter().enumerate() {
             if i < 3 {
-                let _ = write!(line, "{cell:<width$}  ", width = widths[i]);
+                // Padded by hand: `{:<width$}` panics for widths of 65,536 and more.
+                line.push_str(cell);
+                let pad = widths[i] - cell.chars().count() + 2;
+                line.extend(std::iter::repeat_n(' ', pad));
             } else {
                 line.push_str(cell);
             }
@@ -323,6 +326,26 @@ items:
   spec:
     tls: [{secretName: tls}]
 ";
+
+    /// F8: `{:<width$}` panics for widths of 65,536 and more.
+    #[test]
+    fn a_table_cell_of_any_length_is_padded_not_a_panic() {
+        let long = "n".repeat(70_000);
+        let src = format!(
+            "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: {long}}}\n  spec: {{template: {{spec: {{containers: [{{envFrom: [{{configMapRef: {{name: c}}}}]}}]}}}}}}\n"
+        );
+        let src = format!("kind: ResourceList\nitems:\n{src}");
+        let table = render_table(&crate::graph(&src, &crate::Options::default()).unwrap());
+        let lines: Vec<&str> = table.lines().collect();
+        // Columns stay aligned: READS starts at the same column in the header and row.
+        assert_eq!(
+            lines[0].find("READS"),
+            lines[1].find("ConfigMap"),
+            "{}",
+            &table[..80]
+        );
+        assert!(lines[1].contains(&long));
+    }
 
     #[test]
     fn reports_found_missing_objects_and_missing_keys() {

@@ -141,11 +141,22 @@ impl ResourceId {
 }
 
 impl std::fmt::Display for ResourceId {
-    /// `Deployment default/web`, or `Deployment web` without a namespace.
+    /// `Deployment default/web`, or `Deployment web` without a namespace; a missing
+    /// kind or name is said so rather than left blank.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.kind.is_empty() {
+            "(no kind)"
+        } else {
+            &self.kind
+        };
+        let name = if self.name.is_empty() {
+            "(no metadata.name)"
+        } else {
+            &self.name
+        };
         match &self.namespace {
-            Some(ns) => write!(f, "{} {ns}/{}", self.kind, self.name),
-            None => write!(f, "{} {}", self.kind, self.name),
+            Some(ns) => write!(f, "{kind} {ns}/{name}"),
+            None => write!(f, "{kind} {name}"),
         }
     }
 }
@@ -372,6 +383,16 @@ pub fn write_results(
     write_results_before(tree, list, results, end, splices);
 }
 
+/// The column where a block mapping's entry starts: its key's, or for an explicit key
+/// (`? key`), the `?`'s.
+fn key_column(src: &str, key_start: usize) -> usize {
+    let before = src[..key_start].trim_end_matches([' ', '\t']);
+    if before.ends_with('?') {
+        return column(src, before.len() - 1);
+    }
+    column(src, key_start)
+}
+
 /// What the text looks like just before the end of the ResourceList document.
 #[derive(Debug, Clone, Copy)]
 pub struct TextEnd {
@@ -434,7 +455,7 @@ pub fn write_results_before(
     }
     let col = entries
         .first()
-        .map_or(0, |&(k, _)| column(src, tree.node(k).span.start));
+        .map_or(0, |&(k, _)| key_column(src, tree.node(k).span.start));
     let indent = " ".repeat(col);
     let block = render_results_block(results, eol, &indent);
     let prefix = if end.needs_break { eol } else { "" };

@@ -55,6 +55,9 @@ pub struct Options {
     pub overrides: Vec<(String, String)>,
     /// Read the whole input as one chunk (tests prove the result does not depend on it).
     pub one_chunk: bool,
+    /// The HMAC-SHA256 key: stamp keyed hashes (`hmac-sha256:...`). The caller reads it
+    /// from wherever it is kept; it never comes from a functionConfig.
+    pub hash_key: Option<hashing::HashKey>,
 }
 
 const BOM: &str = "\u{feff}";
@@ -70,7 +73,9 @@ fn strip_bom(input: &str) -> (&str, &str) {
 pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
     let out = run(input, &Options::default())?;
     if !out.resource_list {
-        let tree = Tree::parse(strip_bom(input).1)?;
+        let body = strip_bom(input).1;
+        let lf = yaml::breaks::lone_cr_as_lf(body);
+        let tree = Tree::parse(lf.as_deref().unwrap_or(body))?;
         ResourceList::locate(&tree)?;
     }
     Ok(out)
@@ -82,21 +87,34 @@ pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
 /// be read apart), each parsed, used and dropped on its own, in parallel: memory stays
 /// near the size of the input whatever its shape.
 pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
-    let (bom, body) = strip_bom(input);
-    pipeline::prepare(body, bom, options, pipeline::Want::Edits).map(Prepared::into_outcome)
+    prepare_for(input, options, pipeline::Want::Edits).map(Prepared::into_outcome)
 }
 
 /// [`run`] without building the output text: see [`Prepared`].
 pub fn prepare<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, InputError> {
-    let (bom, body) = strip_bom(input);
-    pipeline::prepare(body, bom, options, pipeline::Want::Output)
+    prepare_for(input, options, pipeline::Want::Output)
 }
 
 /// The dependency graph of a ResourceList or manifest stream: the same resolution of
 /// every reference that stamping uses, under the same configuration.
 pub fn graph(input: &str, options: &Options) -> Result<Vec<graph::Edge>, InputError> {
+    prepare_for(input, options, pipeline::Want::Edges).map(|p| p.edges)
+}
+
+/// The one entry to the pipeline: refuses what YAML refuses, and reads lone CR line
+/// breaks through an LF copy whose edits get the original breaks back.
+fn prepare_for<'a>(
+    input: &'a str,
+    options: &Options,
+    want: pipeline::Want,
+) -> Result<Prepared<'a>, InputError> {
     let (bom, body) = strip_bom(input);
-    pipeline::prepare(body, bom, options, pipeline::Want::Edges).map(|p| p.edges)
+    yaml::tree::check_characters(body)?;
+    if let Some(lf) = yaml::breaks::lone_cr_as_lf(body) {
+        let prepared = pipeline::prepare(&lf, bom, options, want)?;
+        return Ok(prepared.rebase(body, bom));
+    }
+    pipeline::prepare(body, bom, options, want)
 }
 
 pub(crate) fn config_error(e: config::ConfigError) -> KrmResult {
@@ -199,6 +217,30 @@ pub struct Prepared<'a> {
 }
 
 impl Prepared<'_> {
+    /// The same run against `original`, of which this run's body was the LF copy.
+    fn rebase<'a>(self, original: &'a str, bom: &'a str) -> Prepared<'a> {
+        let restore =
+            |start: usize, text: &str| yaml::breaks::restore_breaks(original, start, text);
+        let mut edits = self.edits;
+        edits.map_texts(restore);
+        Prepared {
+            body: original,
+            bom,
+            edits,
+            results: self.results,
+            item_edits: self
+                .item_edits
+                .into_iter()
+                .map(|(s, e, t)| (s, e, restore(s, &t)))
+                .collect(),
+            stale: self.stale,
+            resource_list: self.resource_list,
+            exit_code: self.exit_code,
+            coarser: self.coarser,
+            edges: self.edges,
+        }
+    }
+
     /// Writes the output: the ResourceList with `results`, or the manifest stream.
     pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         w.write_all(self.bom.as_bytes())?;
@@ -241,6 +283,7 @@ pub(crate) fn configure(
         }
         None => Config::from_function_config(tree, function_config)?,
     };
+    config.hash_key = options.hash_key.clone();
     for (field, value) in &options.overrides {
         config
             .set(field, value)

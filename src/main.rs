@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser as _;
+use config_hash::hashing::HashKey;
 use config_hash::krm::Severity;
 use config_hash::{Options, Prepared};
 
@@ -110,9 +111,43 @@ fn write_stdout(text: &str) -> Result<(), ExitCode> {
     }
 }
 
+/// The HMAC key: `--key-file`, else env `CONFIG_HASH_KEY_FILE`, else env
+/// `CONFIG_HASH_KEY`; `None` when none is set. Messages never show key bytes.
+fn read_key(key_file: Option<&Path>) -> Result<Option<HashKey>, String> {
+    let file = key_file
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("CONFIG_HASH_KEY_FILE").map(PathBuf::from));
+    let (bytes, from) = match file {
+        Some(path) => {
+            let mut bytes = std::fs::read(&path)
+                .map_err(|e| format!("cannot read the key file {}: {e}", path.display()))?;
+            // `echo key > file` and most secret mounts end in a newline that is not key.
+            if bytes.ends_with(b"\n") {
+                bytes.pop();
+                if bytes.ends_with(b"\r") {
+                    bytes.pop();
+                }
+            }
+            (bytes, format!("the key file {}", path.display()))
+        }
+        None => match std::env::var_os("CONFIG_HASH_KEY") {
+            Some(v) => (v.into_encoded_bytes(), "CONFIG_HASH_KEY".to_string()),
+            None => return Ok(None),
+        },
+    };
+    HashKey::new(bytes)
+        .map(Some)
+        .ok_or_else(|| format!("{from} is empty: an empty key protects nothing (give a key, or unset it for unkeyed hashes)"))
+}
+
 fn run(args: &cli::RunArgs) -> ExitCode {
+    let hash_key = match read_key(args.key_file.as_deref()) {
+        Ok(key) => key,
+        Err(e) => return fail(e),
+    };
     let mut options = Options {
         overrides: args.overrides(),
+        hash_key,
         ..Options::default()
     };
     if let Some(path) = &args.config {

@@ -90,6 +90,41 @@ fn find_sites(
     out
 }
 
+/// Field paths of reference objects in the pod spec whose name field is there but is
+/// a list or mapping, not a string: the API server rejects them, and [`find`] cannot
+/// read them, so they are reported rather than skipped without a word.
+pub fn unreadable_names(
+    tree: &Tree<'_>,
+    spec: NodeId,
+    spec_path: &str,
+    sites: &[PodSite],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for site in sites {
+        let mut found = Vec::new();
+        match site.scope {
+            Scope::PodSpec => walk(tree, spec, site.path, spec_path.to_string(), &mut found),
+            Scope::Containers => {
+                for list in CONTAINER_LISTS {
+                    let Some(seq) = tree.get(spec, list) else {
+                        continue;
+                    };
+                    for (i, &c) in tree.items(seq).iter().enumerate() {
+                        let base = format!("{spec_path}.{list}[{i}]");
+                        walk(tree, c, site.path, base, &mut found);
+                    }
+                }
+            }
+        }
+        out.extend(found.into_iter().filter_map(|(node, field)| {
+            let name = tree.get(node, site.name_field)?;
+            (tree.is_map(node) && (tree.is_map(name) || tree.is_seq(name)))
+                .then(|| format!("{field}.{}", site.name_field))
+        }));
+    }
+    out
+}
+
 /// Collects the nodes at `path` below `node` (`*` walks every list item) with their
 /// field paths.
 pub fn walk(

@@ -249,6 +249,24 @@ fn stamp_workload(
         return;
     };
     let refs = references::find(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
+    let unreadable =
+        references::unreadable_names(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
+    if !unreadable.is_empty() {
+        out.counts.failed += 1;
+        for field in unreadable {
+            out.notes.push(Note::Result(
+                KrmResult::new(
+                    Severity::Error,
+                    format!(
+                        "{id}: not stamped: {field} must be a string (the name of a ConfigMap or Secret), not a list or mapping; the API server rejects this manifest"
+                    ),
+                )
+                .about(tree, item)
+                .at_field(field),
+            ));
+        }
+        return;
+    }
 
     let mut seen: BTreeMap<(SourceKind, String), Acc> = BTreeMap::new();
     let mut broken = false;
@@ -299,6 +317,7 @@ fn stamp_workload(
                                 item,
                                 id,
                                 r,
+                                &name,
                                 Some(k),
                                 config,
                                 out,
@@ -313,7 +332,7 @@ fn stamp_workload(
             }
             None if !r.optional => {
                 out.counts.missing +=
-                    usize::from(report_missing(tree, item, id, r, None, config, out));
+                    usize::from(report_missing(tree, item, id, r, &name, None, config, out));
             }
             None => {}
         }
@@ -344,60 +363,75 @@ fn stamp_workload(
         )));
         return;
     }
-    let result =
-        if seen.is_empty() {
-            clear(&mut ed, template, spec, config, env_applies)
-        } else {
-            let keys: Vec<Keys> = seen
-                .values()
-                .map(|acc| match &acc.keys {
-                    None => Keys::All,
-                    Some(set) => Keys::Some(set.iter().cloned().collect()),
+    let result = if seen.is_empty() {
+        clear(&mut ed, template, spec, config, env_applies)
+    } else {
+        let keys: Vec<Keys> = seen
+            .values()
+            .map(|acc| match &acc.keys {
+                None => Keys::All,
+                Some(set) => Keys::Some(set.iter().cloned().collect()),
+            })
+            .collect();
+        let seen_list: Vec<Seen<'_>> = seen
+            .keys()
+            .zip(&keys)
+            .map(|((k, name), keys)| Seen {
+                kind: *k,
+                name,
+                content: index
+                    .get(&(*k, id.namespace.clone(), name.clone()))
+                    .and_then(|s| s.content.as_ref().ok()),
+                keys,
+            })
+            .collect();
+        let hash = hashing::pod_hash(&seen_list, config.hash_key.as_ref());
+        if config.hash_key.is_none() {
+            if let Some(place) = keyed_stamp(tree, template, spec, config) {
+                out.counts.failed += 1;
+                out.notes.push(Note::Result(
+                        KrmResult::new(Severity::Error, format!(
+                            "{id}: not stamped: {place} holds a keyed hash (hmac-sha256:...), and no key was given, so it can be neither checked nor reproduced (pass the same key with --key-file FILE, CONFIG_HASH_KEY_FILE or CONFIG_HASH_KEY; to return to unkeyed hashes, delete that value first)"
+                        ))
+                        .about(tree, item),
+                    ));
+                return;
+            }
+        }
+        apply(&mut ed, template, spec, config, env_applies, &hash).map(|()| {
+            out.counts.stamped += 1;
+            let names: Vec<String> = seen
+                .iter()
+                .map(|((k, name), acc)| {
+                    let absent = if acc.present { "" } else { " (absent)" };
+                    format!("{} {name}{absent}", k.as_str())
                 })
                 .collect();
-            let seen_list: Vec<Seen<'_>> = seen
-                .keys()
-                .zip(&keys)
-                .map(|((k, name), keys)| Seen {
-                    kind: *k,
-                    name,
-                    content: index
-                        .get(&(*k, id.namespace.clone(), name.clone()))
-                        .and_then(|s| s.content.as_ref().ok()),
-                    keys,
-                })
-                .collect();
-            let hash = hashing::pod_hash(&seen_list);
-            apply(&mut ed, template, spec, config, env_applies, &hash).map(|()| {
-                out.counts.stamped += 1;
-                let names: Vec<String> = seen
-                    .iter()
-                    .map(|((k, name), acc)| {
-                        let absent = if acc.present { "" } else { " (absent)" };
-                        format!("{} {name}{absent}", k.as_str())
-                    })
-                    .collect();
-                let mut what = Vec::new();
-                if config.writes_annotation() {
-                    what.push(format!("annotation {}", config.annotation_key));
-                }
-                if env_applies {
-                    what.push(format!("env {}", config.env_name));
-                }
+            let mut what = Vec::new();
+            if config.writes_annotation() {
+                what.push(format!("annotation {}", config.annotation_key));
+            }
+            if env_applies {
+                what.push(format!("env {}", config.env_name));
+            }
+            out.notes.push(result_about(format!(
+                "{id}: {} from {}",
+                what.join(" and "),
+                names.join(", ")
+            )));
+            if config.writes_env() && !kind.env_allowed {
                 out.notes.push(result_about(format!(
-                    "{id}: {} from {}",
-                    what.join(" and "),
-                    names.join(", ")
-                )));
-                if config.writes_env() && !kind.env_allowed {
-                    out.notes.push(result_about(format!(
                     "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone{}",
                     id.kind,
-                    if config.writes_annotation() { " (annotation only)" } else { "" }
+                    if config.writes_annotation() {
+                        " (annotation only)"
+                    } else {
+                        ""
+                    }
                 )));
-                }
-            })
-        };
+            }
+        })
+    };
     match result {
         Ok(()) => out.splices = std::mem::take(&mut ed.splices),
         Err(e) => {
@@ -454,6 +488,39 @@ fn apply(
     Ok(())
 }
 
+/// Where a keyed hash is already stamped (the annotation or an env var), if anywhere.
+fn keyed_stamp(tree: &Tree<'_>, template: NodeId, spec: NodeId, config: &Config) -> Option<String> {
+    if config.writes_annotation() {
+        let value = tree
+            .get_path(template, &["metadata", "annotations"])
+            .and_then(|a| tree.get(a, &config.annotation_key))
+            .and_then(|v| tree.str(v));
+        if value.is_some_and(hashing::is_keyed) {
+            return Some(format!("annotation {}", config.annotation_key));
+        }
+    }
+    if config.writes_env() {
+        for list in &CONTAINER_LISTS[..2] {
+            for &c in own(tree, spec, list).map_or(&[][..], |s| tree.items(s)) {
+                let Some(env) = tree.get(c, "env") else {
+                    continue;
+                };
+                for &var in tree.items(env) {
+                    if tree.get(var, "name").and_then(|n| tree.str(n)) == Some(&config.env_name)
+                        && tree
+                            .get(var, "value")
+                            .and_then(|v| tree.str(v))
+                            .is_some_and(hashing::is_keyed)
+                    {
+                        return Some(format!("env {}", config.env_name));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Removes a hash an earlier run left.
 fn clear(
     ed: &mut Editor<'_, '_>,
@@ -475,7 +542,7 @@ fn clear(
             let Some(seq) = own(tree, c, "env").filter(|&s| tree.is_seq(s)) else {
                 continue;
             };
-            if let Some(idx) = env_index(tree, seq, &config.env_name) {
+            for idx in env_indices(tree, seq, &config.env_name) {
                 ed.remove_item(seq, idx)?;
             }
         }
@@ -512,10 +579,15 @@ fn own(tree: &Tree<'_>, map: NodeId, key: &str) -> Option<NodeId> {
         .map(|&(_, v)| v)
 }
 
-fn env_index(tree: &Tree<'_>, seq: NodeId, name: &str) -> Option<usize> {
+/// Every entry of an env list with this name: Kubernetes uses the last, so all of them
+/// are kept equal.
+fn env_indices(tree: &Tree<'_>, seq: NodeId, name: &str) -> Vec<usize> {
     tree.items(seq)
         .iter()
-        .position(|&i| tree.get(i, "name").and_then(|n| tree.str(n)) == Some(name))
+        .enumerate()
+        .filter(|&(_, &i)| tree.get(i, "name").and_then(|n| tree.str(n)) == Some(name))
+        .map(|(idx, _)| idx)
+        .collect()
 }
 
 fn set_env(
@@ -536,8 +608,12 @@ fn set_env(
         Some(v) if tree.is_null(v) => {
             ed.set_value(container, &["env"], NewValue::Seq(vec![entry()]))
         }
-        Some(seq) if tree.is_seq(seq) && !tree.is_alias(seq) => match env_index(tree, seq, name) {
-            Some(idx) => {
+        Some(seq) if tree.is_seq(seq) && !tree.is_alias(seq) => {
+            let found = env_indices(tree, seq, name);
+            if found.is_empty() {
+                return ed.insert_item(seq, &entry());
+            }
+            for idx in found {
                 let var = tree.items(seq)[idx];
                 if own(tree, var, "valueFrom").is_some() {
                     return Err(EditError::WrongType {
@@ -546,10 +622,10 @@ fn set_env(
                         expected: "a plain value, not valueFrom (rename envName or remove that variable)",
                     });
                 }
-                ed.set_string(var, &[], "value", hash)
+                ed.set_string(var, &[], "value", hash)?;
             }
-            None => ed.insert_item(seq, &entry()),
-        },
+            Ok(())
+        }
         Some(seq) if tree.is_alias(seq) => Err(EditError::ThroughAlias {
             pos: tree.node(seq).span.start,
         }),
@@ -561,11 +637,15 @@ fn set_env(
     }
 }
 
+/// Reports a missing object or key under its final name (after any rename), so that a
+/// second run on the output words it the same.
+#[allow(clippy::too_many_arguments)]
 fn report_missing(
     tree: &Tree<'_>,
     item: NodeId,
     id: &ResourceId,
     r: &Reference,
+    name: &str,
     key: Option<&str>,
     config: &Config,
     out: &mut ItemOutcome,
@@ -581,15 +661,11 @@ fn report_missing(
         .map(|c| format!(" container {c:?}"))
         .unwrap_or_default();
     let what = match key {
-        None => format!(
-            "{} {:?}, which is not in the input",
-            r.kind.as_str(),
-            r.name
-        ),
+        None => format!("{} {:?}, which is not in the input", r.kind.as_str(), name),
         Some(k) => format!(
             "key {k:?} of {} {:?}, which has no such key",
             r.kind.as_str(),
-            r.name
+            name
         ),
     };
     // Env references stop the container; volume references stop the mount.
@@ -611,19 +687,7 @@ fn report_missing(
 }
 
 fn edit_error(tree: &Tree<'_>, item: NodeId, id: &ResourceId, e: &EditError) -> KrmResult {
-    let (pos, why) = match e {
-        EditError::ThroughAlias { pos } => (
-            *pos,
-            "the place to write is reached through a YAML alias, and writing there would change every use of the anchor; expand the alias or add config-hash.dev/skip: \"true\"".to_string(),
-        ),
-        EditError::WrongType { pos, field, expected } => {
-            (*pos, format!("{field} must be {expected}"))
-        }
-        EditError::Layout { pos, what } => (
-            *pos,
-            format!("cannot edit this layout losslessly ({what}); reformat that part or add config-hash.dev/skip: \"true\""),
-        ),
-    };
+    let (pos, why) = (e.pos(), e.why());
     let (line, col) = tree.line_col(pos);
     KrmResult::new(
         Severity::Error,

@@ -195,11 +195,16 @@ pub fn rename_object(
     })();
     match edited {
         Ok(()) => Ok(ed.splices),
-        Err(_) => Err(Box::new(KrmResult::new(
-            Severity::Error,
-            format!("{id}: cannot rename losslessly (metadata is written through an alias or in an unusual layout)"),
-        )
-        .about(tree, item))),
+        Err(e) => Err(Box::new(
+            KrmResult::new(Severity::Error, {
+                let (line, col) = tree.line_col(e.pos());
+                format!(
+                    "{id}: cannot rename: {} (line {line} column {col})",
+                    e.why()
+                )
+            })
+            .about(tree, item),
+        )),
     }
 }
 

@@ -43,6 +43,26 @@ pub enum EditError {
     Layout { pos: usize, what: &'static str },
 }
 
+impl EditError {
+    /// Where the edit failed, as a byte offset.
+    pub fn pos(&self) -> usize {
+        match self {
+            EditError::ThroughAlias { pos }
+            | EditError::WrongType { pos, .. }
+            | EditError::Layout { pos, .. } => *pos,
+        }
+    }
+
+    /// What is wrong and what to do, for a message.
+    pub fn why(&self) -> String {
+        match self {
+            EditError::ThroughAlias { .. } => "the place to write is reached through a YAML alias, and writing there would change every use of the anchor; expand the alias or add config-hash.dev/skip: \"true\"".to_string(),
+            EditError::WrongType { field, expected, .. } => format!("{field} must be {expected}"),
+            EditError::Layout { what, .. } => format!("cannot edit this layout losslessly ({what}); reformat that part or add config-hash.dev/skip: \"true\""),
+        }
+    }
+}
+
 /// Text conventions of the document being edited.
 #[derive(Debug, Clone, Copy)]
 pub struct Layout {

@@ -57,12 +57,20 @@ impl Splices {
         self.replace(at, at, text);
     }
 
+    fn dedup_replacements(&mut self) {
+        self.edits.sort_by_key(|e| (e.start, e.end, e.order));
+        self.edits.dedup_by(|b, a| {
+            a.end > a.start && (a.start, a.end) == (b.start, b.end) && a.text == b.text
+        });
+    }
+
     /// The pending edits as `(start, end, replacement)`, in source order.
     pub fn edits(&self) -> Vec<(usize, usize, String)> {
-        let mut v: Vec<&Edit> = self.edits.iter().collect();
-        v.sort_by_key(|e| (e.start, e.end, e.order));
-        v.into_iter()
-            .map(|e| (e.start, e.end, e.text.clone()))
+        let mut copy = self.clone();
+        copy.dedup_replacements();
+        copy.edits
+            .into_iter()
+            .map(|e| (e.start, e.end, e.text))
             .collect()
     }
 
@@ -93,8 +101,11 @@ impl Splices {
         Ok(self.checked()?.apply(src))
     }
 
-    /// Puts the edits in source order and rejects overlapping ones.
+    /// Puts the edits in source order and rejects overlapping ones. The same
+    /// replacement made twice (one scalar reached twice, through an alias or a merge
+    /// key) is one edit; two inserts at one point stay two.
     pub fn checked(mut self) -> Result<Checked, OverlapError> {
+        self.dedup_replacements();
         self.edits.sort_by_key(|e| (e.start, e.end, e.order));
         for pair in self.edits.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
@@ -145,6 +156,13 @@ impl Checked {
         })
     }
 
+    /// Rewrites every edit's new text with `f(start, text)`.
+    pub fn map_texts(&mut self, f: impl Fn(usize, &str) -> String) {
+        for e in &mut self.edits {
+            e.text = f(e.start, &e.text);
+        }
+    }
+
     /// The edited text.
     pub fn apply(&self, src: &str) -> String {
         let extra: usize = self.edits.iter().map(|e| e.text.len()).sum();
@@ -167,6 +185,21 @@ impl Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_same_replacement_twice_is_one_edit_but_two_inserts_stay_two() {
+        let mut s = Splices::new();
+        s.replace(0, 1, "X");
+        s.insert(2, "+");
+        s.replace(0, 1, "X");
+        s.insert(2, "+");
+        assert_eq!(s.edits().len(), 3);
+        assert_eq!(s.apply("abc").unwrap(), "Xb++c");
+        let mut clash = Splices::new();
+        clash.replace(0, 1, "X");
+        clash.replace(0, 1, "Y");
+        assert!(clash.apply("abc").is_err());
+    }
 
     #[test]
     fn applies_in_source_order_whatever_the_call_order() {

@@ -89,7 +89,25 @@ pub struct Tree<'a> {
     pub whole: &'a str,
     /// Lines of the whole input before `src`: messages give line numbers of the whole.
     pub line_base: usize,
+    /// Where each line of `src` starts, built on the first message that needs a line
+    /// number: a binary search then, instead of a scan from the start per message.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
+
+/// How deep collections may nest. go-yaml (what kubectl, kustomize and kpt read with)
+/// stops at 10,000; real manifests stay under 30. Below go-yaml's limit, because every
+/// walk over the tree must stay far from the end of a thread's stack.
+pub const MAX_DEPTH: usize = 1_000;
+
+/// How many nodes a document may have once its aliases (and merge keys, which are
+/// aliases) are expanded: this many, or [`MAX_ALIAS_RATIO`] times the nodes written,
+/// whichever is larger. Every walk through aliases is bounded by it; an alias bomb
+/// (`containers: [*c, *c, ...]`, each with `envFrom: [*e, *e, ...]`) is refused before
+/// any walk starts. go-yaml refuses similar documents ("excessive aliasing").
+pub const MAX_ALIAS_EXPANSION: u64 = 100_000;
+
+/// See [`MAX_ALIAS_EXPANSION`].
+pub const MAX_ALIAS_RATIO: u64 = 10;
 
 /// Converts saphyr's character offsets to byte offsets. Events arrive almost in source
 /// order, so a cursor that walks from the last answer keeps the whole parse linear.
@@ -156,27 +174,45 @@ enum Open {
 impl<'a> Tree<'a> {
     /// Parses a whole YAML stream. Duplicate keys are rejected, as the API server would.
     pub fn parse(src: &'a str) -> Result<Tree<'a>, YamlError> {
+        check_characters(src)?;
         let Some((text, shifts, at)) = rewrite_surrogates(src) else {
             return Self::build(src, src, &[], |v| v);
         };
         // Keep the rewrite only if every pair sat in a double-quoted scalar; elsewhere
         // `\ud83d` is literal text and the original must be parsed as it is.
         match Self::build(&text, src, &shifts, |v| Cow::Owned(v.into_owned())) {
-            Ok(tree) if at.iter().all(|&pos| tree.in_double_quoted(pos)) => Ok(tree),
+            Ok(tree) if tree.all_in_double_quoted(&at) => Ok(tree),
             _ => Self::build(src, src, &[], |v| v),
         }
     }
 
-    fn in_double_quoted(&self, pos: usize) -> bool {
-        self.nodes.iter().any(|n| {
-            matches!(
-                n.kind,
-                NodeKind::Scalar {
-                    style: Style::DoubleQuoted,
-                    ..
-                }
-            ) && n.span.start < pos
-                && pos < n.span.end
+    /// For tests that measure a walk the alias limit would refuse.
+    #[cfg(test)]
+    fn build_unlimited(src: &'a str) -> Tree<'a> {
+        Self::build_with(src, src, &[], |v| v, u64::MAX).unwrap()
+    }
+
+    /// True when every position lies inside a double-quoted scalar. Scalars do not
+    /// overlap, so one sorted list of their spans and a binary search per position do.
+    fn all_in_double_quoted(&self, positions: &[usize]) -> bool {
+        let mut spans: Vec<(usize, usize)> = self
+            .nodes
+            .iter()
+            .filter(|n| {
+                matches!(
+                    n.kind,
+                    NodeKind::Scalar {
+                        style: Style::DoubleQuoted,
+                        ..
+                    }
+                )
+            })
+            .map(|n| (n.span.start, n.span.end))
+            .collect();
+        spans.sort_unstable();
+        positions.iter().all(|&pos| {
+            let i = spans.partition_point(|&(start, _)| start < pos);
+            i > 0 && pos < spans[i - 1].1
         })
     }
 
@@ -187,6 +223,16 @@ impl<'a> Tree<'a> {
         shifts: &[usize],
         own: impl Fn(Cow<'t, str>) -> Cow<'a, str>,
     ) -> Result<Tree<'a>, YamlError> {
+        Self::build_with(text, src, shifts, own, MAX_ALIAS_EXPANSION)
+    }
+
+    fn build_with<'t>(
+        text: &'t str,
+        src: &'a str,
+        shifts: &[usize],
+        own: impl Fn(Cow<'t, str>) -> Cow<'a, str>,
+        max_expansion: u64,
+    ) -> Result<Tree<'a>, YamlError> {
         let mut offsets = Offsets::new(src, shifts);
         // About one node per dozen bytes of YAML: growing the vector costs more.
         let mut nodes: Vec<Node<'a>> = Vec::with_capacity(text.len() / 12);
@@ -196,6 +242,12 @@ impl<'a> Tree<'a> {
         let mut singles: Vec<NodeId> = Vec::new();
         let mut anchors: Vec<Option<NodeId>> = Vec::new();
         let mut root: Option<NodeId> = None;
+        // Per node: its size with aliases expanded (saturating), 0 while it is open.
+        let mut expanded: Vec<u64> = Vec::with_capacity(text.len() / 12);
+        // The current document: its first node, and the first alias that took its
+        // expanded size past MAX_ALIAS_EXPANSION.
+        let mut doc_first: NodeId = 0;
+        let mut past_floor: Option<usize> = None;
 
         for event in Parser::new_from_str(text) {
             let (event, span) = event.map_err(|e| YamlError {
@@ -229,12 +281,21 @@ impl<'a> Tree<'a> {
                         },
                     );
                     remember(&mut anchors, anchor, id);
+                    expanded.push(1);
                     Some(id)
                 }
                 Event::Alias(anchor) => {
                     let target = anchors.get(anchor).copied().flatten().ok_or_else(|| {
                         error_at(&span, "alias names an anchor that is not defined")
                     })?;
+                    let size = expanded[target];
+                    if size == 0 {
+                        return Err(error_at(
+                            &span,
+                            "alias refers to a collection that contains it (a recursive alias); no Kubernetes reader accepts it",
+                        ));
+                    }
+                    expanded.push(size);
                     let start = offsets.byte(span.start.index());
                     let end = offsets.byte(span.end.index());
                     Some(push(
@@ -270,7 +331,16 @@ impl<'a> Tree<'a> {
                             items: Vec::new(),
                         }
                     };
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(error_at(
+                            &span,
+                            &format!(
+                                "collections nest deeper than {MAX_DEPTH} levels (the nesting limit); no manifest needs this"
+                            ),
+                        ));
+                    }
                     let id = push(&mut nodes, ByteSpan { start, end: start }, kind);
+                    expanded.push(0);
                     remember(&mut anchors, anchor, id);
                     stack.push(if is_map {
                         Open::Map {
@@ -309,9 +379,49 @@ impl<'a> Tree<'a> {
                         }
                     };
                     nodes[id].span.end = end.max(nodes[id].span.start);
+                    let size = match &nodes[id].kind {
+                        NodeKind::Map { entries, .. } => entries.iter().fold(1u64, |n, &(k, v)| {
+                            n.saturating_add(expanded[k]).saturating_add(expanded[v])
+                        }),
+                        NodeKind::Seq { items, .. } => items
+                            .iter()
+                            .fold(1u64, |n, &i| n.saturating_add(expanded[i])),
+                        _ => 1,
+                    };
+                    expanded[id] = size;
+                    if size > max_expansion
+                        && past_floor.is_none()
+                        && nodes.len() - doc_first < (size / MAX_ALIAS_RATIO) as usize
+                    {
+                        past_floor = Some(nodes[id].span.start);
+                    }
                     Some(id)
                 }
+                Event::DocumentStart(..) => {
+                    doc_first = nodes.len();
+                    past_floor = None;
+                    None
+                }
                 Event::DocumentEnd => {
+                    let written = (nodes.len() - doc_first) as u64;
+                    let size = root.map_or(0, |r| expanded[r]);
+                    if size > max_expansion.max(written.saturating_mul(MAX_ALIAS_RATIO)) {
+                        let mut err = error_at(&span, "");
+                        if let Some(pos) = past_floor {
+                            (err.line, err.column) = line_col(src, pos);
+                        }
+                        let shown = if size == u64::MAX {
+                            "2^64".to_string()
+                        } else {
+                            size.to_string()
+                        };
+                        return Err(YamlError {
+                            message: format!(
+                                "the document's aliases expand it to more than {shown} nodes ({written} written; the alias expansion limit is {MAX_ALIAS_EXPANSION} nodes or {MAX_ALIAS_RATIO} times the nodes written); the collection starting here is where it was passed: write those parts out or use fewer aliases"
+                            ),
+                            ..err
+                        });
+                    }
                     if let Some(root) = root.take() {
                         docs.push(Document {
                             root,
@@ -339,6 +449,7 @@ impl<'a> Tree<'a> {
             docs,
             whole: src,
             line_base: 0,
+            line_starts: std::sync::OnceLock::new(),
         })
     }
 
@@ -386,44 +497,51 @@ impl<'a> Tree<'a> {
 
     /// The entries of a mapping (through aliases), own entries first, then those merged
     /// in with `<<`, which own entries override.
+    ///
+    /// Linear in the entries it returns: keys are de-duplicated through a set, and a map
+    /// merged more than once (`<<: [*a, *a]`, or chains of merges through aliases) is
+    /// read once, since a second reading could add no key the first did not. The walk
+    /// keeps its own stack, so a long chain of merges cannot overflow the thread's.
     pub fn entries(&self, id: NodeId) -> Vec<(NodeId, NodeId)> {
         let mut out = Vec::new();
-        self.collect_entries(self.resolve(id), &mut out, 0);
-        out
-    }
-
-    fn collect_entries(&self, id: NodeId, out: &mut Vec<(NodeId, NodeId)>, depth: usize) {
-        let NodeKind::Map { entries, .. } = &self.nodes[id].kind else {
-            return;
-        };
-        let mut merges = Vec::new();
-        for &(k, v) in entries {
-            if depth < 16 && self.is_merge_key(k) {
-                merges.push(v);
-            } else if !out.iter().any(|&(ok, _)| self.same_key(ok, k)) {
-                out.push((k, v));
+        let mut seen_keys: HashSet<&str> = HashSet::new();
+        let mut visited: HashSet<NodeId> = HashSet::new();
+        // Maps still to read, the next on top; merges are read depth first, in order.
+        let mut todo = vec![self.resolve(id)];
+        while let Some(map) = todo.pop() {
+            if !visited.insert(map) {
+                continue;
             }
-        }
-        for m in merges {
-            let m = self.resolve(m);
-            match &self.nodes[m].kind {
-                NodeKind::Map { .. } => self.collect_entries(m, out, depth + 1),
-                NodeKind::Seq { items, .. } => {
-                    for &i in items {
-                        self.collect_entries(self.resolve(i), out, depth + 1);
+            let NodeKind::Map { entries, .. } = &self.nodes[map].kind else {
+                continue;
+            };
+            let mut merges = Vec::new();
+            for &(k, v) in entries {
+                if self.is_merge_key(k) {
+                    merges.push(v);
+                } else {
+                    match self.str(k) {
+                        Some(key) if !seen_keys.insert(key) => {}
+                        _ => out.push((k, v)),
                     }
                 }
-                _ => {}
+            }
+            for &m in merges.iter().rev() {
+                let m = self.resolve(m);
+                match &self.nodes[m].kind {
+                    NodeKind::Map { .. } => todo.push(m),
+                    NodeKind::Seq { items, .. } => {
+                        todo.extend(items.iter().rev().map(|&i| self.resolve(i)));
+                    }
+                    _ => {}
+                }
             }
         }
+        out
     }
 
     fn is_merge_key(&self, k: NodeId) -> bool {
         matches!(&self.nodes[k].kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value == "<<")
-    }
-
-    fn same_key(&self, a: NodeId, b: NodeId) -> bool {
-        matches!((self.str(a), self.str(b)), (Some(x), Some(y)) if x == y)
     }
 
     /// Looks a key up in a mapping (through aliases and merge keys).
@@ -491,10 +609,16 @@ impl<'a> Tree<'a> {
 
     /// 1-based line and column of a byte offset, for messages.
     pub fn line_col(&self, pos: usize) -> (usize, usize) {
-        let before = &self.src[..pos.min(self.src.len())];
-        let line = before.bytes().filter(|&b| b == b'\n').count() + 1 + self.line_base;
-        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        (line, col)
+        let pos = pos.min(self.src.len());
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.src.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let line = starts.partition_point(|&s| s <= pos);
+        let start = starts[line - 1];
+        let col = self.src[start..pos].chars().count() + 1;
+        (line + self.line_base, col)
     }
 }
 
@@ -565,6 +689,50 @@ fn remember(anchors: &mut Vec<Option<NodeId>>, anchor: usize, id: NodeId) {
     anchors[anchor] = Some(id);
 }
 
+/// Refuses characters YAML does not allow anywhere in a stream (not even in comments):
+/// C0 controls other than tab, LF and CR, DEL, C1 controls other than NEL, U+FFFE and
+/// U+FFFF. go-yaml (kubectl, kustomize, kpt) refuses them too. Without this check the
+/// parser reports a NUL in a quoted scalar as "found unexpected end of stream". The
+/// message says which character and where, never the text around it.
+pub fn check_characters(src: &str) -> Result<(), YamlError> {
+    let b = src.as_bytes();
+    let bad = b.iter().enumerate().find_map(|(i, &c)| match c {
+        b'\t' | b'\n' | b'\r' => None,
+        0..=0x1f | 0x7f => Some((i, u32::from(c))),
+        // U+0080..U+009F except U+0085 (NEL).
+        0xc2 => match b.get(i + 1) {
+            Some(&n @ 0x80..=0x9f) if n != 0x85 => Some((i, u32::from(n))),
+            _ => None,
+        },
+        // U+FFFE, U+FFFF.
+        0xef if b.get(i + 1) == Some(&0xbf) && matches!(b.get(i + 2), Some(0xbe | 0xbf)) => {
+            Some((i, 0xff00 | u32::from(b[i + 2])))
+        }
+        _ => None,
+    });
+    match bad {
+        None => Ok(()),
+        Some((pos, code)) => {
+            let (line, column) = line_col(src, pos);
+            Err(YamlError {
+                line,
+                column,
+                message: format!(
+                    "the character U+{code:04X} is not allowed in YAML, not even in a comment; remove it, or write it escaped inside a double-quoted string (\"\\u{code:04X}\")"
+                ),
+            })
+        }
+    }
+}
+
+/// 1-based line and column of a byte offset.
+fn line_col(src: &str, pos: usize) -> (usize, usize) {
+    let before = &src[..pos.min(src.len())];
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
 fn error_at(span: &Span, message: &str) -> YamlError {
     YamlError {
         line: span.start.line(),
@@ -632,10 +800,9 @@ fn check_duplicates(
             Err(YamlError {
                 line,
                 column,
-                message: format!(
-                    "duplicate key {:?} in a mapping (the API server rejects duplicate fields; keep one)",
-                    key_of(k).unwrap_or_default()
-                ),
+                // The key itself is not quoted: a Secret value mistyped as a flow map
+                // (`{hunter2}`) is a key, and messages never echo Secret values.
+                message: "duplicate key in a mapping (the API server rejects duplicate fields; keep one; see the line and column for which)".to_string(),
             })
         }
     }
@@ -679,10 +846,141 @@ mod tests {
     fn duplicate_keys_are_rejected_with_a_position() {
         let err = Tree::parse("a: 1\nb: 2\na: 3\n").unwrap_err();
         assert_eq!((err.line, err.column), (3, 1));
+        assert!(err.message.contains("duplicate key"), "{}", err.message);
+    }
+
+    /// Runs `f` on another thread and fails if it takes longer than `secs`.
+    fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(secs))
+            .unwrap_or_else(|_| panic!("did not finish within {secs} s"))
+    }
+
+    /// F3: `m1: {<<: [*m0 x 9]}`, ... `m15`: each level read its merges nine times.
+    #[test]
+    fn merge_chains_through_aliases_are_linear() {
+        let mut src = String::from("m0: &m0 {k0: v}\n");
+        for level in 1..16 {
+            let refs = vec![format!("*m{}", level - 1); 9].join(", ");
+            src.push_str(&format!(
+                "m{level}: &m{level} {{k{level}: v, <<: [{refs}]}}\n"
+            ));
+        }
+        src.push_str("top: {<<: *m15, own: x}\n");
+        let keys = within(10, move || {
+            // The expansion limit refuses this document (as go-yaml would); the merge
+            // walk itself must still be linear, so measure it without the limit.
+            let tree = Tree::build_unlimited(&src);
+            let top = tree.get(tree.docs[0].root, "top").unwrap();
+            let mut keys: Vec<String> = tree
+                .entries(top)
+                .iter()
+                .map(|&(k, _)| tree.str(k).unwrap().to_string())
+                .collect();
+            keys.sort();
+            (keys, tree.get(top, "k0").is_some())
+        });
+        assert_eq!(keys.0.len(), 17, "{:?}", keys.0);
+        assert!(keys.1);
+    }
+
+    #[test]
+    fn merge_order_own_keys_first_then_merges_in_order() {
+        let tree = Tree::parse("a: &a {x: 1, y: 1}\nb: &b {y: 2, z: 2}\nc: {<<: [*a, *b], x: 3}\n")
+            .unwrap();
+        let c = tree.get(tree.docs[0].root, "c").unwrap();
+        let got: Vec<(&str, &str)> = tree
+            .entries(c)
+            .iter()
+            .map(|&(k, v)| (tree.str(k).unwrap(), tree.str(v).unwrap()))
+            .collect();
+        assert_eq!(got, [("x", "3"), ("y", "1"), ("z", "2")]);
+    }
+
+    /// F5: a mapping with many keys, merged or not, is read in linear time.
+    #[test]
+    fn a_mapping_with_many_keys_is_read_in_linear_time() {
+        let mut src = String::from("data:\n");
+        for i in 0..200_000 {
+            src.push_str(&format!("  k{i}: v\n"));
+        }
+        src.push_str("merged: {<<: *d}\n");
+        let src = src.replacen("data:\n", "data: &d\n", 1);
+        let n = within(60, move || {
+            let tree = Tree::parse(&src).unwrap();
+            let root = tree.docs[0].root;
+            let merged = tree.get(root, "merged").unwrap();
+            tree.entries(merged).len()
+        });
+        assert_eq!(n, 200_000);
+    }
+
+    /// F4: aliases that multiply a document are refused with the limit's name, before
+    /// any walk through them starts.
+    #[test]
+    fn alias_fan_out_is_refused_naming_the_limit() {
+        let refs = |name: &str, n: usize| vec![format!("*{name}"); n].join(", ");
+        let src = format!(
+            "e: &e {{configMapRef: {{name: c}}}}\nc: &c {{name: a, envFrom: [{}]}}\ncontainers: [{}]\n",
+            refs("e", 2000),
+            refs("c", 2000)
+        );
+        let err = Tree::parse(&src).unwrap_err();
         assert!(
-            err.message.contains("duplicate key \"a\""),
+            err.message.contains("alias expansion limit"),
             "{}",
             err.message
         );
+        // Where: the collection that passed the limit, from its start.
+        assert_eq!((err.line, err.column), (3, 13), "{err}");
+        // Ordinary reuse of an anchor stays fine.
+        let ok = format!(
+            "e: &e {{configMapRef: {{name: c}}}}\nl: [{}]\n",
+            refs("e", 50)
+        );
+        assert!(Tree::parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn a_control_character_is_named_not_taken_for_the_end_of_the_stream() {
+        let err = Tree::parse("a: 1\nb: \"x\0y\"\n").unwrap_err();
+        assert_eq!((err.line, err.column), (2, 6), "{err}");
+        assert!(err.message.contains("U+0000"), "{err}");
+        assert!(!err.message.contains("end of stream"), "{err}");
+        // Anywhere, as go-yaml: also in a comment, and C1 controls and U+FFFF.
+        for bad in ["# \u{7}\n", "a: \u{85}\u{9f}\n", "a: \u{ffff}\n"] {
+            assert!(Tree::parse(bad).is_err(), "{bad:?}");
+        }
+        for good in ["a: \u{85}\n", "a: \"\\0\"\t# ok\r\n", "a: \u{a0}\u{fffd}\n"] {
+            assert!(Tree::parse(good).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn a_recursive_alias_is_refused() {
+        let err = Tree::parse("a: &a [1, *a]\n").unwrap_err();
+        assert!(err.message.contains("recursive alias"), "{}", err.message);
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_refused_naming_it() {
+        // `- - - x`: block sequences nest two bytes a level (saphyr itself stops flow
+        // collections at 256 levels).
+        let deep = |n: usize| format!("{}x\n", "- ".repeat(n));
+        assert!(Tree::parse(&deep(MAX_DEPTH)).is_ok());
+        let err = Tree::parse(&deep(MAX_DEPTH + 1)).unwrap_err();
+        assert!(err.message.contains("nesting limit"), "{}", err.message);
+        assert_eq!((err.line, err.column), (1, 2 * MAX_DEPTH + 1));
+    }
+
+    #[test]
+    fn a_duplicate_key_is_never_quoted_in_the_message() {
+        // A Secret value mistyped as a flow map is a key: it must not be echoed.
+        let err = Tree::parse("stringData: {hunter2, hunter2}\n").unwrap_err();
+        assert!(err.message.contains("duplicate key"), "{}", err.message);
+        assert!(!err.to_string().contains("hunter2"), "{err}");
     }
 }

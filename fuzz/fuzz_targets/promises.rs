@@ -1,0 +1,109 @@
+//! The promises every run keeps, checked on any input: the output parses whenever the
+//! input does, a second run changes nothing, bytes outside the function's item edits
+//! and its `results` stay as they were, and an error exit leaves the items unchanged.
+
+use config_hash::krm::ResourceList;
+use config_hash::yaml::Tree;
+use config_hash::{Options, Outcome};
+
+const BOM: &str = "\u{feff}";
+
+fn parses(text: &str) -> bool {
+    Tree::parse(text.strip_prefix(BOM).unwrap_or(text)).is_ok()
+}
+
+/// `body` with `edits` applied (they are sorted and disjoint).
+fn apply(body: &str, edits: &[(usize, usize, String)]) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut at = 0;
+    for (start, end, text) in edits {
+        assert!(
+            at <= *start && start <= end && *end <= body.len(),
+            "edits out of order or range: {edits:?}"
+        );
+        out.push_str(&body[at..*start]);
+        out.push_str(text);
+        at = *end;
+    }
+    out.push_str(&body[at..]);
+    out
+}
+
+/// The text of each item of a ResourceList (trailing whitespace trimmed), and of its
+/// functionConfig.
+fn item_texts(text: &str) -> Option<(Vec<String>, Option<String>)> {
+    let tree = Tree::parse(text).ok()?;
+    let list = ResourceList::locate(&tree).ok()?;
+    let text_of = |i| {
+        let span = tree.node(i).span;
+        text[span.start..span.end].trim_end().to_string()
+    };
+    Some((
+        list.items.iter().map(|&i| text_of(i)).collect(),
+        list.function_config.map(text_of),
+    ))
+}
+
+/// Checks one run of `input` under `options`.
+pub fn check(input: &str, options: &Options) {
+    let Ok(first) = config_hash::run(input, options) else {
+        return;
+    };
+    check_outcome(input, &first);
+    if parses(input) {
+        assert!(
+            parses(&first.output),
+            "the input parses but the output does not:\n{:?}",
+            first.output
+        );
+    }
+    if first.exit_code != 0 {
+        assert!(
+            first.item_edits.is_empty(),
+            "an error exit with item edits: {:?}",
+            first.item_edits
+        );
+    }
+    // A second run changes nothing.
+    let second = config_hash::run(&first.output, options)
+        .unwrap_or_else(|e| panic!("the output cannot be read again: {e:?}\n{:?}", first.output));
+    assert!(
+        second.item_edits.is_empty(),
+        "a second run edits again: {:?}\nfirst output:\n{:?}",
+        second.item_edits,
+        first.output
+    );
+    if first.exit_code == 0 {
+        assert_eq!(
+            second.output, first.output,
+            "a second run changes the output"
+        );
+    }
+}
+
+/// Outside the item edits, only `results` (in a ResourceList) may differ.
+fn check_outcome(input: &str, out: &Outcome) {
+    let (bom, body) = match input.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", input),
+    };
+    let output = out
+        .output
+        .strip_prefix(bom)
+        .unwrap_or_else(|| panic!("the BOM was lost"));
+    let expected = apply(body, &out.item_edits);
+    if !out.resource_list {
+        assert_eq!(output, expected, "a stream changed outside the item edits");
+        return;
+    }
+    if expected == output {
+        return;
+    }
+    // `results` may be replaced or moved; the items and functionConfig may not change.
+    if let (Some(want), Some(got)) = (item_texts(&expected), item_texts(output)) {
+        assert_eq!(
+            want, got,
+            "a ResourceList's items changed beyond the item edits\nexpected {expected:?}\noutput {output:?}"
+        );
+    }
+}
