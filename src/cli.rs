@@ -40,6 +40,17 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         plugin_home: Option<PathBuf>,
     },
+    /// Install config-hash as a Helm 4 post-renderer plugin (type postrenderer/v1), so
+    /// `helm template|install|upgrade --post-renderer config-hash` runs it: writes
+    /// <DIR>/config-hash/plugin.yaml and a copy of this binary beside it, and prints the
+    /// plugin directory. (Helm 3 needs no plugin: `--post-renderer $(which config-hash)`.)
+    InstallHelmPlugin {
+        /// Helm's plugins directory [default: $HELM_PLUGINS, else
+        /// $XDG_DATA_HOME/helm/plugins, else ~/.local/share/helm/plugins]; where in
+        /// doubt, pass "$(helm env HELM_PLUGINS)".
+        #[arg(long, value_name = "DIR")]
+        plugins_dir: Option<PathBuf>,
+    },
     /// Show which workloads read which ConfigMaps/Secrets (and keys), and which
     /// references are missing: "what rolls if I change this ConfigMap?".
     Graph {

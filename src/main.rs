@@ -18,6 +18,7 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli.command {
         Some(cli::Command::InstallKustomizePlugin { plugin_home }) => install_plugin(plugin_home),
+        Some(cli::Command::InstallHelmPlugin { plugins_dir }) => install_helm_plugin(plugins_dir),
         Some(cli::Command::Graph { format, files }) => graph(format, &files),
         None => run(&cli.run),
     }
@@ -225,24 +226,51 @@ fn install_plugin(plugin_home: Option<PathBuf>) -> ExitCode {
     else {
         return fail("neither XDG_CONFIG_HOME nor HOME is set; pass --plugin-home DIR");
     };
-    let exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => return fail(format!("cannot find this executable: {e}")),
-    };
-    let installed = dest
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| std::fs::copy(&exe, &dest).map(|_| ()));
-    if let Err(e) = installed {
-        return fail(format!("cannot install to {}: {e}", dest.display()));
+    if let Err(e) = copy_self_to(&dest) {
+        return fail(e);
     }
+    println!("{}", dest.display());
+    ExitCode::SUCCESS
+}
+
+/// Copies this executable to `dest` (creating its directory), executable.
+fn copy_self_to(dest: &Path) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    dest.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::copy(&exe, dest).map(|_| ()))
+        .map_err(|e| format!("cannot install to {}: {e}", dest.display()))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        if let Err(e) = std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)) {
-            return fail(format!("cannot make {} executable: {e}", dest.display()));
-        }
+        std::fs::set_permissions(dest, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| format!("cannot make {} executable: {e}", dest.display()))?;
     }
-    println!("{}", dest.display());
+    Ok(())
+}
+
+fn install_helm_plugin(plugins_dir: Option<PathBuf>) -> ExitCode {
+    let env = |k: &str| std::env::var(k).ok();
+    let Some(dir) = config_hash::plugin::helm_plugins_dir(
+        plugins_dir,
+        env("HELM_PLUGINS").as_deref(),
+        env("XDG_DATA_HOME").as_deref(),
+        env("HOME").as_deref(),
+    ) else {
+        return fail(
+            "none of HELM_PLUGINS, XDG_DATA_HOME, HOME is set; pass --plugins-dir \"$(helm env HELM_PLUGINS)\"",
+        );
+    };
+    let plugin = dir.join(config_hash::plugin::HELM_PLUGIN_NAME);
+    // A copy of the binary beside plugin.yaml: the plugin works whatever PATH Helm runs with.
+    if let Err(e) = copy_self_to(&plugin.join("config-hash")) {
+        return fail(e);
+    }
+    let yaml = config_hash::plugin::helm_plugin_yaml("${HELM_PLUGIN_DIR}/config-hash");
+    let manifest = plugin.join("plugin.yaml");
+    if let Err(e) = std::fs::write(&manifest, yaml) {
+        return fail(format!("cannot write {}: {e}", manifest.display()));
+    }
+    println!("{}", plugin.display());
     ExitCode::SUCCESS
 }
