@@ -2,6 +2,7 @@
 //! stderr, set the exit status. All behaviour lives in the library.
 
 mod cli;
+mod input;
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -133,6 +134,9 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         Ok(joined) => joined,
         Err(e) => return fail(e),
     };
+    if input::is_blank(&input.text) {
+        return fail(empty_input_message(&args.files));
+    }
     let outcome = match config_hash::prepare(&input.text, &options) {
         Ok(o) => o,
         Err(e) => {
@@ -147,6 +151,11 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     }
     if !outcome.resource_list {
         report(&outcome);
+        // A pipe must not pass on manifests config-hash refused to stamp
+        // (`| kubectl apply -f -` would apply them): nothing on stdout.
+        if outcome.exit_code != 0 {
+            return ExitCode::FAILURE;
+        }
     }
     // Streamed: a large output is never held in memory whole.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
@@ -160,6 +169,14 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     // Everything is written: leave without freeing the input, the index and the results
     // one allocation at a time (a tenth of the run time on large inputs).
     std::process::exit(outcome.exit_code)
+}
+
+fn empty_input_message(files: &[PathBuf]) -> String {
+    if files.is_empty() {
+        "stdin holds no manifests (only whitespace or comments); did the command before the pipe fail?".to_string()
+    } else {
+        "the files named hold no manifests (only whitespace or comments)".to_string()
+    }
 }
 
 /// Warnings and errors on stderr, for streams (a ResourceList carries them in `results`).
@@ -199,6 +216,9 @@ fn graph(format: cli::GraphFormat, files: &[PathBuf]) -> ExitCode {
         Ok(joined) => joined,
         Err(e) => return fail(e),
     };
+    if input::is_blank(&input.text) {
+        return fail(empty_input_message(files));
+    }
     let edges = match config_hash::graph(&input.text) {
         Ok(edges) => edges,
         Err(e) => {

@@ -343,14 +343,14 @@ fn config_files_in_both_forms_and_flags_over_them() {
     assert_eq!(annotation(&docs, WEB, ANNOTATION_KEY).as_ref(), Some(&web));
     assert_eq!(env(&docs, WEB, "SETTINGS_HASH"), [None]);
 
-    // A bad config file: exit 1, stream unchanged, the error on stderr.
+    // A bad config file: exit 1, nothing on stdout, the error on stderr.
     let bad = tmp.write(
         "bad.yaml",
         "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: x}\n\
          spec: {mode: sideways}\n",
     );
     let out = run(&["-c", &bad], &input);
-    assert_eq!(expect_exit(&out, 1, "bad config"), input);
+    assert_eq!(expect_exit(&out, 1, "bad config"), "");
     let err = stderr(&out);
     assert!(
         err.starts_with("error: ") && err.contains("sideways"),
@@ -409,9 +409,9 @@ fn each_flag_does_what_it_says() {
     // A bad flag value: a usage error from clap (exit 2), nothing on stdout.
     let out = run(&["--mode", "sideways"], &input);
     assert_eq!(expect_exit(&out, 2, "--mode sideways"), "");
-    // An invalid annotation key is the function's error: exit 1, stream unchanged.
+    // An invalid annotation key is the function's error: exit 1, nothing on stdout.
     let out = run(&["--annotation-key", "not a key!"], &input);
-    assert_eq!(expect_exit(&out, 1, "bad --annotation-key"), input);
+    assert_eq!(expect_exit(&out, 1, "bad --annotation-key"), "");
     assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
 }
 
@@ -454,9 +454,10 @@ fn on_missing_warn_error_ignore() {
         "{err}"
     );
 
-    // error: exit 1, the stream unchanged, the same message as an error.
+    // error: exit 1, nothing on stdout (a pipe into `kubectl apply -f -` must not apply
+    // unstamped manifests), the same message as an error.
     let out = run(&["--on-missing", "error"], MISSING);
-    assert_eq!(expect_exit(&out, 1, "--on-missing error"), MISSING);
+    assert_eq!(expect_exit(&out, 1, "--on-missing error"), "");
     let err = stderr(&out);
     assert!(err.lines().count() >= 1, "{err}");
     assert!(
@@ -1037,4 +1038,58 @@ fn unreadable_input_is_one_line_with_a_position() {
         "{}",
         stderr(&out)
     );
+}
+
+/// An upstream command that failed leaves empty stdin: an error, never "up to date" or an
+/// empty success.
+#[test]
+fn empty_input_is_an_error_that_says_so() {
+    let blank = TempDir::new("e2e-cli-blank");
+    let file = blank.write("empty.yaml", "# nothing here\n---\n");
+    for (args, input) in [
+        (vec![], ""),
+        (vec![], "\n# only a comment\n---\n"),
+        (vec!["--check"], ""),
+        (vec!["--mode", "env"], "  \n"),
+        (vec!["graph"], ""),
+        (vec![file.as_str()], ""),
+        (vec!["--check", file.as_str()], ""),
+    ] {
+        let out = run(&args, input);
+        assert_eq!(expect_exit(&out, 1, &format!("{args:?} {input:?}")), "");
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("error: ") && err.contains("no manifests"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// Any error result in a plain stream: exit 1 and nothing on stdout; a ResourceList
+/// still comes back whole, with the error in its results, as kpt needs.
+#[test]
+fn errors_leave_stdout_empty_for_streams_but_not_for_resource_lists() {
+    let stream = example_stream();
+    let out = run(&["--annotation-key", "Not A Key"], &stream);
+    assert_eq!(expect_exit(&out, 1, "bad flag value"), "");
+    assert!(stderr(&out).contains("annotationKey"), "{}", stderr(&out));
+
+    let list = "\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: api}
+  spec:
+    template:
+      spec:
+        containers:
+        - name: api
+          envFrom: [{configMapRef: {name: nowhere}}]
+";
+    let out = run(&["--on-missing", "error"], list);
+    let written = expect_exit(&out, 1, "ResourceList with an error");
+    assert!(written.starts_with(list), "{written}");
+    assert!(written.contains("severity: error"), "{written}");
 }
