@@ -8,12 +8,15 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 ///
 /// With no arguments, config-hash is a KRM function: it reads a ResourceList (YAML or
 /// JSON) on stdin and writes it, with `results`, to stdout. Given a plain multi-document
-/// manifest stream (on stdin or as FILES) it writes the stream back, stamped, and
-/// prints warnings and errors on stderr. Given one FILE that holds a ConfigHash object,
-/// it runs as a kustomize legacy exec plugin (config from the file, stream on stdin).
+/// manifest stream (on stdin, or as PATHs: files and directories, read as one package)
+/// it writes the stream back, stamped, to stdout (or with --in-place, to the files that
+/// change), and prints warnings and errors on stderr; on any error it writes nothing.
+/// Given one FILE that holds a ConfigHash object, it runs as a kustomize legacy exec
+/// plugin (config from the file, stream on stdin).
 ///
-/// Exit status: 0 success; 1 an error result, or input that cannot be read; 3 (with
-/// --check) something is out of date.
+/// Exit status: 0 success (warnings allowed); 1 an error result, or input that cannot
+/// be read; 2 a usage error (an unknown flag or value); 3 (with --check) something is
+/// out of date.
 #[derive(Debug, Parser)]
 #[command(
     name = "config-hash",
@@ -74,8 +77,12 @@ pub enum GraphFormat {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Manifest files to read instead of stdin; they are processed as one stream and
-    /// written to stdout.
+    /// Manifest files or directories to read instead of stdin (a directory: every
+    /// *.yaml, *.yml and *.json below it, sorted, hidden ones skipped). They are read as
+    /// one package, so references across files resolve, and written to stdout as one
+    /// stream (or back to themselves with --in-place). A directory holding a Kptfile whose
+    /// pipeline runs config-hash gives its configuration (configMap: or configPath:).
+    #[arg(value_name = "PATH")]
     pub files: Vec<PathBuf>,
     /// A functionConfig file: `kind: ConfigHash` (fields under spec) or a ConfigMap
     /// (fields under data).
@@ -105,6 +112,10 @@ pub struct RunArgs {
     /// Change nothing: list what is out of date and exit 3 if anything is.
     #[arg(long)]
     pub check: bool,
+    /// Write the stamped files back to themselves (only those that change, atomically,
+    /// keeping their mode) instead of to stdout, and print each file written.
+    #[arg(long, requires = "files", conflicts_with = "check")]
+    pub in_place: bool,
 }
 
 impl RunArgs {

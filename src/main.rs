@@ -43,59 +43,51 @@ fn read_file(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-/// Several files read as one stream, separated by `---`.
-struct Joined {
-    text: String,
-    /// The 1-based line of the joined text where each file starts.
-    starts: Vec<(usize, PathBuf)>,
-}
-
-impl Joined {
-    /// Words an input error in terms of the file it is in.
-    fn locate(&self, e: &config_hash::krm::InputError) -> String {
-        match self.starts.iter().rev().find(|(start, _)| *start <= e.line) {
-            Some((start, path)) if self.starts.len() > 1 => format!(
-                "{}: line {} column {}: {}",
-                path.display(),
-                e.line - start + 1,
-                e.column,
-                e.message
-            ),
-            _ => e.to_string(),
-        }
+/// What the PATHs (or stdin, when there are none) hold: files as given, directories
+/// expanded to their manifest files (see [`input::manifest_files`]). `skip` are files
+/// that are configuration, not manifests (a Kptfile's configPath).
+fn read_sources(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Vec<input::Source>, String> {
+    if paths.is_empty() {
+        return Ok(vec![input::Source {
+            path: None,
+            text: read_stdin()?,
+        }]);
     }
-}
-
-fn read_files(files: &[PathBuf]) -> Result<Joined, String> {
-    let mut joined = Joined {
-        text: String::new(),
-        starts: Vec::new(),
-    };
-    for (i, f) in files.iter().enumerate() {
-        let content = read_file(f)?;
-        if i > 0 {
-            if !joined.text.ends_with('\n') {
-                joined.text.push('\n');
+    let mut sources = Vec::new();
+    for path in paths {
+        for file in input::manifest_files(path)? {
+            let same = |p: &PathBuf| p.canonicalize().ok() == file.canonicalize().ok();
+            if path.is_dir() && skip.iter().any(same) {
+                continue;
             }
-            joined.text.push_str("---\n");
+            let text = read_file(&file)?;
+            sources.push(input::Source {
+                path: Some(file),
+                text,
+            });
         }
-        let line = joined.text.bytes().filter(|&b| b == b'\n').count() + 1;
-        joined.starts.push((line, f.clone()));
-        joined.text.push_str(&content);
     }
-    Ok(joined)
+    Ok(sources)
 }
 
-/// Reads FILES (or stdin when there are none).
-fn read_input(files: &[PathBuf]) -> Result<Joined, String> {
-    if files.is_empty() {
-        read_stdin().map(|text| Joined {
-            text,
-            starts: Vec::new(),
-        })
-    } else {
-        read_files(files)
+/// Reads PATHs (or stdin) as one package.
+fn read_package(paths: &[PathBuf], skip: &[PathBuf]) -> Result<input::Package, String> {
+    let package = input::Package::new(read_sources(paths, skip)?)?;
+    if input::is_blank(&package.joined) {
+        return Err(if paths.is_empty() {
+            "stdin holds no manifests (only whitespace or comments); did the command before the pipe fail?".to_string()
+        } else {
+            format!(
+                "{} hold(s) no manifests (only whitespace or comments, or no *.yaml, *.yml, *.json files)",
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        });
     }
+    Ok(package)
 }
 
 fn write_stdout(text: &str) -> Result<(), ExitCode> {
@@ -104,6 +96,44 @@ fn write_stdout(text: &str) -> Result<(), ExitCode> {
         // A closed pipe (`| head`) is the reader's choice, not our failure.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(ExitCode::SUCCESS),
         Err(e) => Err(fail(format!("cannot write stdout: {e}"))),
+    }
+}
+
+fn unreadable(package: &input::Package, e: &config_hash::krm::InputError) -> ExitCode {
+    let place = if package.is_one_text() && package.sources[0].path.is_none() {
+        format!("line {} column {}", e.line, e.column)
+    } else {
+        package.locate(e.line, e.column)
+    };
+    fail(format!(
+        "input is not a readable ResourceList or manifest stream: {place}: {}",
+        e.message
+    ))
+}
+
+/// The functionConfig of the kpt packages among `paths` (directories with a Kptfile
+/// whose pipeline runs config-hash), and the configPath files to leave out of the
+/// manifests. Packages that disagree are an error: run them one at a time.
+fn kpt_config(paths: &[PathBuf]) -> Result<(Option<String>, Vec<PathBuf>), String> {
+    let mut found: Vec<(PathBuf, String)> = Vec::new();
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        if let Some(config) = input::kptfile_config(dir)? {
+            found.push(config);
+        }
+    }
+    let skip = found.iter().map(|(from, _)| from.clone()).collect();
+    match found.as_slice() {
+        [] => Ok((None, skip)),
+        [(_, first), rest @ ..] => {
+            if let Some((other, _)) = rest.iter().find(|(_, c)| c != first) {
+                return Err(format!(
+                    "the kpt packages configure config-hash differently ({} and {}); run config-hash on one package at a time",
+                    found[0].0.display(),
+                    other.display()
+                ));
+            }
+            Ok(((!first.is_empty()).then(|| first.clone()), skip))
+        }
     }
 }
 
@@ -118,64 +148,121 @@ fn run(args: &cli::RunArgs) -> ExitCode {
             Err(e) => return fail(e),
         }
     }
-    // kustomize runs a legacy exec plugin with one argument: its config file.
-    let input = match args.files.as_slice() {
-        [one] if options.config_text.is_none() => match read_file(one) {
-            Ok(text) if config_hash::plugin::is_plugin_config(&text) => {
-                options.config_text = Some(text);
-                read_input(&[])
+    let mut skip = Vec::new();
+    if options.config_text.is_none() {
+        match kpt_config(&args.files) {
+            Ok((config, configs)) => {
+                options.config_text = config;
+                skip = configs;
             }
-            Ok(_) => read_input(&args.files),
-            Err(e) => Err(e),
-        },
-        files => read_input(files),
-    };
-    let input = match input {
-        Ok(joined) => joined,
+            Err(e) => return fail(e),
+        }
+    }
+    // kustomize runs a legacy exec plugin with one argument: its config file.
+    let mut paths = args.files.as_slice();
+    if let [one] = paths {
+        if options.config_text.is_none() && !args.in_place && one.is_file() {
+            match read_file(one) {
+                Ok(text) if config_hash::plugin::is_plugin_config(&text) => {
+                    options.config_text = Some(text);
+                    paths = &[];
+                }
+                Ok(_) => {}
+                Err(e) => return fail(e),
+            }
+        }
+    }
+    let package = match read_package(paths, &skip) {
+        Ok(p) => p,
         Err(e) => return fail(e),
     };
-    if input::is_blank(&input.text) {
-        return fail(empty_input_message(&args.files));
+    if package.is_one_text() && !args.in_place {
+        // One text read whole: the library reads it directly, so a ResourceList stays
+        // a ResourceList and the output is streamed.
+        let outcome = match config_hash::prepare(&package.sources[0].text, &options) {
+            Ok(o) => o,
+            Err(e) => return unreadable(&package, &e),
+        };
+        if args.check {
+            return check(&outcome, &[]);
+        }
+        if !outcome.resource_list {
+            report(&outcome);
+            // A pipe must not pass on manifests config-hash refused to stamp
+            // (`| kubectl apply -f -` would apply them): nothing on stdout.
+            if outcome.exit_code != 0 {
+                return ExitCode::FAILURE;
+            }
+        }
+        // Streamed: a large output is never held in memory whole.
+        let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+        if let Err(e) = outcome.write_to(&mut out).and_then(|()| out.flush()) {
+            // A closed pipe (`| head`) is the reader's choice, not our failure.
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                return ExitCode::SUCCESS;
+            }
+            return fail(format!("cannot write stdout: {e}"));
+        }
+        // Everything is written: leave without freeing the input, the index and the
+        // results one allocation at a time (a tenth of the run time on large inputs).
+        std::process::exit(outcome.exit_code)
     }
-    let outcome = match config_hash::prepare(&input.text, &options) {
+    let outcome = match config_hash::prepare(&package.joined, &options) {
         Ok(o) => o,
-        Err(e) => {
-            return fail(format!(
-                "input is not a readable ResourceList or manifest stream: {}",
-                input.locate(&e)
-            ));
-        }
+        Err(e) => return unreadable(&package, &e),
     };
+    if outcome.resource_list {
+        return fail(
+            "a ResourceList is read alone (on stdin, or as the only file), not among other files",
+        );
+    }
+    let edits = match package.map_edits(&outcome.item_edits) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let changed: Vec<(&input::Source, String)> = package
+        .sources
+        .iter()
+        .zip(&edits)
+        .filter(|(_, e)| !e.is_empty())
+        .map(|(source, e)| (source, input::apply(&source.text, e)))
+        .filter(|(source, text)| *text != source.text)
+        .collect();
     if args.check {
-        return check(&outcome);
+        let files: Vec<String> = changed
+            .iter()
+            .filter_map(|(s, _)| s.path.as_ref())
+            .map(|p| p.display().to_string())
+            .collect();
+        return check(&outcome, &files);
     }
-    if !outcome.resource_list {
-        report(&outcome);
-        // A pipe must not pass on manifests config-hash refused to stamp
-        // (`| kubectl apply -f -` would apply them): nothing on stdout.
-        if outcome.exit_code != 0 {
-            return ExitCode::FAILURE;
+    report(&outcome);
+    if outcome.exit_code != 0 {
+        return ExitCode::FAILURE;
+    }
+    if args.in_place {
+        for (source, text) in &changed {
+            let Some(path) = &source.path else { continue };
+            if let Err(e) = input::write_atomically(path, text) {
+                return fail(e);
+            }
+            println!("wrote {}", path.display());
         }
+        return ExitCode::SUCCESS;
     }
-    // Streamed: a large output is never held in memory whole.
-    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    if let Err(e) = outcome.write_to(&mut out).and_then(|()| out.flush()) {
-        // A closed pipe (`| head`) is the reader's choice, not our failure.
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            return ExitCode::SUCCESS;
+    let mut text = String::new();
+    for (source, edits) in package.sources.iter().zip(&edits) {
+        if !text.is_empty() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("---\n");
         }
-        return fail(format!("cannot write stdout: {e}"));
+        text.push_str(&input::apply(&source.text, edits));
     }
-    // Everything is written: leave without freeing the input, the index and the results
-    // one allocation at a time (a tenth of the run time on large inputs).
-    std::process::exit(outcome.exit_code)
-}
-
-fn empty_input_message(files: &[PathBuf]) -> String {
-    if files.is_empty() {
-        "stdin holds no manifests (only whitespace or comments); did the command before the pipe fail?".to_string()
-    } else {
-        "the files named hold no manifests (only whitespace or comments)".to_string()
+    match write_stdout(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
     }
 }
 
@@ -188,7 +275,8 @@ fn report(outcome: &Prepared<'_>) {
     }
 }
 
-fn check(outcome: &Prepared<'_>) -> ExitCode {
+/// `files`: the files that would change (when the input was files).
+fn check(outcome: &Prepared<'_>, files: &[String]) -> ExitCode {
     report(outcome);
     if outcome.exit_code != 0 {
         return ExitCode::FAILURE;
@@ -201,8 +289,11 @@ fn check(outcome: &Prepared<'_>) -> ExitCode {
     for id in &outcome.stale {
         text.push_str(&format!("out of date: {id}\n"));
     }
+    for file in files {
+        text.push_str(&format!("would change: {file}\n"));
+    }
     text.push_str(&format!(
-        "config-hash: {} resource(s) out of date; run config-hash (or kpt fn render) and commit the result\n",
+        "config-hash: {} resource(s) out of date; run config-hash --in-place (or kpt fn render) and commit the result\n",
         outcome.stale.len()
     ));
     if let Err(code) = write_stdout(&text) {
@@ -212,21 +303,13 @@ fn check(outcome: &Prepared<'_>) -> ExitCode {
 }
 
 fn graph(format: cli::GraphFormat, files: &[PathBuf]) -> ExitCode {
-    let input = match read_input(files) {
-        Ok(joined) => joined,
+    let package = match read_package(files, &[]) {
+        Ok(p) => p,
         Err(e) => return fail(e),
     };
-    if input::is_blank(&input.text) {
-        return fail(empty_input_message(files));
-    }
-    let edges = match config_hash::graph(&input.text) {
+    let edges = match config_hash::graph(&package.joined) {
         Ok(edges) => edges,
-        Err(e) => {
-            return fail(format!(
-                "input is not a readable ResourceList or manifest stream: {}",
-                input.locate(&e)
-            ));
-        }
+        Err(e) => return unreadable(&package, &e),
     };
     let text = match format {
         cli::GraphFormat::Table => config_hash::graph::render_table(&edges),

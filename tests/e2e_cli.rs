@@ -658,7 +658,7 @@ fn check_exit_codes_and_output() {
     assert_eq!(
         expect_exit(&run(&["--check"], &edited), 3, "--check worker's key"),
         "out of date: StatefulSet shop/worker\n\
-         config-hash: 1 resource(s) out of date; run config-hash (or kpt fn render) and commit the result\n"
+         config-hash: 1 resource(s) out of date; run config-hash --in-place (or kpt fn render) and commit the result\n"
     );
 
     // Flags apply: the stamped stream is stale for --mode env.
@@ -677,15 +677,22 @@ fn check_exit_codes_and_output() {
         stderr(&out)
     );
 
-    // On files: the same lines; the files are not touched.
+    // On files: the same lines, and which files would change; the files are not
+    // touched. A directory gives the same.
     let files = [
         "--check",
         "manifests/config.yaml",
         "manifests/workloads.yaml",
     ];
+    let expected = text_of_stale(&input).replacen(
+        "\nconfig-hash:",
+        "\nwould change: manifests/workloads.yaml\nconfig-hash:",
+        1,
+    );
+    assert_eq!(expect_exit(&run(&files, ""), 3, "--check FILES"), expected);
     assert_eq!(
-        expect_exit(&run(&files, ""), 3, "--check FILES"),
-        text_of_stale(&input)
+        expect_exit(&run(&["--check", "manifests"], ""), 3, "--check DIR"),
+        expected
     );
     assert_eq!(example_stream(), input, "--check changed a file");
     let tmp = TempDir::new("e2e-cli");
@@ -919,7 +926,9 @@ fn help_mentions_every_flag() {
         "--version",
         "install-kustomize-plugin",
         "graph",
-        "[FILES]",
+        "install-helm-plugin",
+        "--in-place",
+        "[PATH]...",
     ] {
         assert!(top.contains(flag), "--help does not mention {flag}:\n{top}");
     }
