@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use config_hash::config::{Granularity, Mode, OnMissing, Overrides};
 
 /// Stamp a hash of the ConfigMaps and Secrets each pod reads into its pod template.
 ///
@@ -89,8 +90,8 @@ pub struct RunArgs {
     #[arg(short, long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Write the hash as an annotation, an env var, or both.
-    #[arg(long, value_parser = ["annotation", "env", "both"])]
-    pub mode: Option<String>,
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
     /// Annotation key for the hash [default: config-hash.dev/hash].
     #[arg(long, value_name = "KEY")]
     pub annotation_key: Option<String>,
@@ -98,46 +99,73 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME")]
     pub env_name: Option<String>,
     /// Hash only the keys each pod sees (key) or whole objects (object).
-    #[arg(long, value_parser = ["key", "object"])]
-    pub granularity: Option<String>,
+    #[arg(long, value_enum)]
+    pub granularity: Option<GranularityArg>,
     /// What a non-optional reference to a missing object or key gets.
-    #[arg(long, value_parser = ["warn", "error", "ignore"])]
-    pub on_missing: Option<String>,
-    /// Give ConfigMaps and Secrets kustomize-compatible hashed names.
-    #[arg(long)]
-    pub name_suffix: bool,
-    /// With --name-suffix, mark suffixed objects immutable.
-    #[arg(long)]
-    pub immutable: bool,
+    #[arg(long, value_enum)]
+    pub on_missing: Option<OnMissingArg>,
+    /// Give ConfigMaps and Secrets kustomize-compatible hashed names
+    /// (--name-suffix=false turns off a config file's nameSuffix: true).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub name_suffix: Option<bool>,
+    /// With --name-suffix, mark suffixed objects immutable (needs --name-suffix, or
+    /// --name-suffix=false for objects that opt in one by one).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", requires = "name_suffix")]
+    pub immutable: Option<bool>,
     /// Change nothing: list what is out of date and exit 3 if anything is.
-    #[arg(long)]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub check: bool,
     /// Write the stamped files back to themselves (only those that change, atomically,
     /// keeping their mode) instead of to stdout, and print each file written.
-    #[arg(long, requires = "files", conflicts_with = "check")]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, requires = "files", conflicts_with = "check")]
     pub in_place: bool,
+    /// No summary line on stderr (warnings and errors are still printed).
+    #[arg(short, long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    Annotation,
+    Env,
+    Both,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GranularityArg {
+    Key,
+    Object,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OnMissingArg {
+    Warn,
+    Error,
+    Ignore,
 }
 
 impl RunArgs {
-    /// The flags as functionConfig field overrides.
-    pub fn overrides(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        let mut put = |field: &str, value: &Option<String>| {
-            if let Some(v) = value {
-                out.push((field.to_string(), v.clone()));
-            }
-        };
-        put("mode", &self.mode);
-        put("annotationKey", &self.annotation_key);
-        put("envName", &self.env_name);
-        put("granularity", &self.granularity);
-        put("onMissing", &self.on_missing);
-        if self.name_suffix {
-            out.push(("nameSuffix".into(), "true".into()));
+    /// The flags as typed configuration overrides.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            mode: self.mode.map(|m| match m {
+                ModeArg::Annotation => Mode::Annotation,
+                ModeArg::Env => Mode::Env,
+                ModeArg::Both => Mode::Both,
+            }),
+            annotation_key: self.annotation_key.clone(),
+            env_name: self.env_name.clone(),
+            granularity: self.granularity.map(|g| match g {
+                GranularityArg::Key => Granularity::Key,
+                GranularityArg::Object => Granularity::Object,
+            }),
+            on_missing: self.on_missing.map(|o| match o {
+                OnMissingArg::Warn => OnMissing::Warn,
+                OnMissingArg::Error => OnMissing::Error,
+                OnMissingArg::Ignore => OnMissing::Ignore,
+            }),
+            name_suffix: self.name_suffix,
+            immutable: self.immutable,
         }
-        if self.immutable {
-            out.push(("immutable".into(), "true".into()));
-        }
-        out
     }
 }

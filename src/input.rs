@@ -387,6 +387,58 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
     Ok(Some((kptfile, config)))
 }
 
+/// The objects in a plain stream that look like config-hash configuration: a
+/// `config-hash.dev/v1alpha1` ConfigHash, or a ConfigMap marked
+/// `config.kubernetes.io/local-config` whose `data` holds only config-hash's fields.
+/// Worded as `ConfigHash <name>`. The text is parsed only when it names one of them.
+pub fn config_lookalikes(text: &str) -> Vec<String> {
+    if !text.contains("ConfigHash") && !text.contains("local-config") {
+        return Vec::new();
+    }
+    let Ok(tree) = Tree::parse(text.trim_start_matches('\u{feff}')) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for doc in &tree.docs {
+        let root = doc.root;
+        let field = |k: &str| tree.get(root, k).and_then(|n| tree.str(n));
+        let name = tree
+            .get(root, "metadata")
+            .and_then(|m| tree.get(m, "name"))
+            .and_then(|n| tree.str(n))
+            .unwrap_or("");
+        let looks_like = match (field("apiVersion"), field("kind")) {
+            (
+                Some(config_hash::config::CONFIG_API_VERSION),
+                Some(config_hash::config::CONFIG_KIND),
+            ) => true,
+            (Some("v1"), Some("ConfigMap")) => {
+                let local = tree
+                    .get(root, "metadata")
+                    .and_then(|m| tree.get(m, "annotations"))
+                    .and_then(|a| tree.get(a, "config.kubernetes.io/local-config"))
+                    .and_then(|v| tree.str(v))
+                    == Some("true");
+                let data = tree
+                    .get(root, "data")
+                    .map(|d| tree.entries(d))
+                    .unwrap_or_default();
+                local
+                    && !data.is_empty()
+                    && data.iter().all(|&(k, _)| {
+                        tree.str(k)
+                            .is_some_and(|k| config_hash::config::FIELDS.contains(&k))
+                    })
+            }
+            _ => false,
+        };
+        if looks_like {
+            out.push(format!("{} {name}", field("kind").unwrap_or("")));
+        }
+    }
+    out
+}
+
 /// A YAML double-quoted scalar holding `s`.
 fn quote(s: &str) -> String {
     let mut out = String::from("\"");

@@ -46,8 +46,8 @@ pub struct Options {
     /// A functionConfig document (ConfigMap or ConfigHash) from a file; it overrides the
     /// ResourceList's own functionConfig.
     pub config_text: Option<String>,
-    /// Field values (`mode` = `env`, ...) that override everything else.
-    pub overrides: Vec<(String, String)>,
+    /// Field values (the command-line flags) that override everything else.
+    pub overrides: config::Overrides,
     /// Parse the whole input as one tree even where it could go item by item (for tests
     /// that check both paths agree).
     pub single_tree: bool,
@@ -119,7 +119,10 @@ pub fn prepare<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, In
             planned.results.extend(stamped.results);
             (planned.splices, planned.results)
         }
-        Err(e) => (Splices::new(), vec![config_error(e)]),
+        Err(errors) => (
+            Splices::new(),
+            errors.into_iter().map(config_error).collect(),
+        ),
     };
     Ok(conclude(
         Concluding {
@@ -249,31 +252,44 @@ impl Prepared<'_> {
 }
 
 /// The configuration: the ResourceList's functionConfig, then a config file, then
-/// single-field overrides.
+/// the overrides. Every problem is reported, not only the first.
 pub(crate) fn configure(
     tree: &Tree<'_>,
     function_config: Option<yaml::NodeId>,
     options: &Options,
-) -> Result<Config, config::ConfigError> {
-    let mut config = match &options.config_text {
-        Some(text) => {
-            let file = Tree::parse(text).map_err(|e| config::ConfigError {
+) -> Result<Config, Vec<config::ConfigError>> {
+    let mut errors = Vec::new();
+    let read = match &options.config_text {
+        Some(text) => match Tree::parse(text) {
+            Ok(file) => {
+                let root = file.docs.first().map(|d| d.root);
+                Config::from_function_config(&file, root)
+            }
+            Err(e) => Err(vec![config::ConfigError {
                 field: None,
                 message: format!("the config file is not YAML: {e}"),
-            })?;
-            let root = file.docs.first().map(|d| d.root);
-            Config::from_function_config(&file, root)?
-        }
-        None => Config::from_function_config(tree, function_config)?,
+            }]),
+        },
+        None => Config::from_function_config(tree, function_config),
     };
-    for (field, value) in &options.overrides {
-        config
-            .set(field, value)
-            .map_err(|message| config::ConfigError {
-                field: Some(field.clone()),
-                message,
-            })?;
+    let mut config = read.unwrap_or_else(|e| {
+        errors.extend(e);
+        Config::default()
+    });
+    errors.extend(
+        options
+            .overrides
+            .problems()
+            .into_iter()
+            .map(|(field, message)| config::ConfigError {
+                field: None,
+                message: format!("{field} (a flag): {message}"),
+            }),
+    );
+    if !errors.is_empty() {
+        return Err(errors);
     }
+    options.overrides.apply(&mut config);
     Ok(config)
 }
 

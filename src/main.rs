@@ -137,6 +137,16 @@ fn kpt_config(paths: &[PathBuf]) -> Result<(Option<String>, Vec<PathBuf>), Strin
     }
 }
 
+/// A ConfigHash object (or a ConfigMap that looks like config-hash's functionConfig)
+/// among plain manifests is passed through, not used: the user most likely forgot `-c`.
+fn warn_about_config_lookalikes(text: &str) {
+    for name in input::config_lookalikes(text) {
+        eprintln!(
+            "warning: {name} is among the manifests, so it is passed through and not used as configuration; pass it with -c FILE (config-hash -c FILE manifests...)"
+        );
+    }
+}
+
 fn run(args: &cli::RunArgs) -> ExitCode {
     let mut options = Options {
         overrides: args.overrides(),
@@ -158,6 +168,7 @@ fn run(args: &cli::RunArgs) -> ExitCode {
             Err(e) => return fail(e),
         }
     }
+    let mut quiet = args.quiet;
     // kustomize runs a legacy exec plugin with one argument: its config file.
     let mut paths = args.files.as_slice();
     if let [one] = paths {
@@ -166,6 +177,8 @@ fn run(args: &cli::RunArgs) -> ExitCode {
                 Ok(text) if config_hash::plugin::is_plugin_config(&text) => {
                     options.config_text = Some(text);
                     paths = &[];
+                    // kustomize shows a plugin's stderr on every build: no summary.
+                    quiet = true;
                 }
                 Ok(_) => {}
                 Err(e) => return fail(e),
@@ -187,11 +200,15 @@ fn run(args: &cli::RunArgs) -> ExitCode {
             return check(&outcome, &[]);
         }
         if !outcome.resource_list {
+            warn_about_config_lookalikes(&package.joined);
             report(&outcome);
             // A pipe must not pass on manifests config-hash refused to stamp
             // (`| kubectl apply -f -` would apply them): nothing on stdout.
             if outcome.exit_code != 0 {
                 return ExitCode::FAILURE;
+            }
+            if !quiet {
+                summary(&outcome, None);
             }
         }
         // Streamed: a large output is never held in memory whole.
@@ -236,6 +253,7 @@ fn run(args: &cli::RunArgs) -> ExitCode {
             .collect();
         return check(&outcome, &files);
     }
+    warn_about_config_lookalikes(&package.joined);
     report(&outcome);
     if outcome.exit_code != 0 {
         return ExitCode::FAILURE;
@@ -248,7 +266,13 @@ fn run(args: &cli::RunArgs) -> ExitCode {
             }
             println!("wrote {}", path.display());
         }
+        if !quiet {
+            summary(&outcome, Some(changed.len()));
+        }
         return ExitCode::SUCCESS;
+    }
+    if !quiet {
+        summary(&outcome, None);
     }
     let mut text = String::new();
     for (source, edits) in package.sources.iter().zip(&edits) {
@@ -270,9 +294,51 @@ fn run(args: &cli::RunArgs) -> ExitCode {
 fn report(outcome: &Prepared<'_>) {
     for r in &outcome.results {
         if r.severity != Severity::Info {
-            eprintln!("{}: {}", r.severity.as_str(), r.message);
+            match (&r.resource, &r.field) {
+                // A configuration problem: the field path is not in the message (kpt
+                // prints `field: message` for it), so name it here, once.
+                (None, Some(field)) => eprintln!(
+                    "{}: functionConfig {field}: {}",
+                    r.severity.as_str(),
+                    r.message
+                ),
+                _ => eprintln!("{}: {}", r.severity.as_str(), r.message),
+            }
         }
     }
+}
+
+/// One line on stderr after a plain-stream run: what was stamped, renamed, warned about.
+fn summary(outcome: &Prepared<'_>, written: Option<usize>) {
+    let Some(counts) = outcome
+        .results
+        .iter()
+        .rev()
+        .find(|r| r.severity == Severity::Info && r.message.starts_with("config-hash: "))
+    else {
+        return;
+    };
+    let renamed = outcome
+        .results
+        .iter()
+        .filter(|r| {
+            r.severity == Severity::Info && r.message.contains(": hashed name for base name ")
+        })
+        .count();
+    let warnings = outcome
+        .results
+        .iter()
+        .filter(|r| r.severity == Severity::Warning)
+        .count();
+    let mut line = counts.message.clone();
+    if renamed > 0 {
+        line.push_str(&format!(", {renamed} object(s) renamed"));
+    }
+    line.push_str(&format!(", {warnings} warning(s)"));
+    if let Some(n) = written {
+        line.push_str(&format!(", {n} file(s) written"));
+    }
+    eprintln!("{line}");
 }
 
 /// `files`: the files that would change (when the input was files).

@@ -214,7 +214,13 @@ fn a_plain_stream_is_stamped_and_every_other_byte_kept() {
     let input = example_stream();
     let output = run(&[], &input);
     let out = expect_exit(&output, 0, "config-hash < stream");
-    assert_eq!(stderr(&output), "", "nothing to warn about");
+    assert_eq!(
+        stderr(&output),
+        "config-hash: 2 workload(s) stamped, 0 skipped, 0 missing reference(s), 0 warning(s)\n",
+        "nothing to warn about: only the summary line"
+    );
+    assert_eq!(stderr(&run(&["-q"], &input)), "", "-q: no summary");
+    assert_eq!(stdout(&run(&["-q"], &input)), out, "-q changes only stderr");
     assert_eq!(
         mask(&inserted_lines(&input, &out)),
         [
@@ -293,7 +299,7 @@ fn files_are_one_stream_in_the_order_given() {
         stdout(&from_stdin),
         "FILES and the same stream on stdin"
     );
-    assert_eq!(stderr(&from_files), "");
+    assert_eq!(stderr(&from_files), stderr(&from_stdin));
 
     // Reversed: the workloads come first, with the same hashes.
     let reversed = run(&["manifests/workloads.yaml", "manifests/config.yaml"], "");
@@ -446,7 +452,11 @@ fn on_missing_warn_error_ignore() {
     let stamped = expect_exit(&out, 0, "warn");
     assert_ne!(stamped, MISSING);
     let err = stderr(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(
+        err.ends_with(", 1 missing reference(s), 1 warning(s)\n"),
+        "the summary counts the warning: {err}"
+    );
     assert!(
         err.starts_with("warning: Deployment api")
             && err.contains("spec.template.spec.containers[0].envFrom[0].configMapRef")
@@ -466,7 +476,7 @@ fn on_missing_warn_error_ignore() {
     );
 
     // ignore: stamped the same as with warn, silently.
-    let out = run(&["--on-missing", "ignore"], MISSING);
+    let out = run(&["--on-missing", "ignore", "-q"], MISSING);
     assert_eq!(expect_exit(&out, 0, "--on-missing ignore"), stamped);
     assert_eq!(stderr(&out), "");
 }
@@ -1101,4 +1111,156 @@ items:
     let written = expect_exit(&out, 1, "ResourceList with an error");
     assert!(written.starts_with(list), "{written}");
     assert!(written.contains("severity: error"), "{written}");
+}
+
+/// The README's sample message for a missing volume source is what the function prints
+/// (the README wraps it; joined with spaces it is the stderr line).
+#[test]
+fn readme_sample_for_a_missing_volume_source_is_what_is_printed() {
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("read README.md");
+    let block = readme
+        .split("```")
+        .find(|b| b.contains("\"web-cfg\"") && b.contains("which is not in the input"))
+        .expect("a README code block with the web-cfg sample");
+    let sample = block.split_whitespace().collect::<Vec<_>>().join(" ");
+    let input = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        volumeMounts: [{name: cfg, mountPath: /etc/web}]
+      volumes:
+      - name: cfg
+        configMap: {name: web-cfg}
+";
+    let out = run(&["-q"], input);
+    expect_exit(&out, 0, "a missing volume source");
+    assert_eq!(stderr(&out).trim_end(), sample);
+}
+
+/// Every boolean flag takes `=false`; a flag that means nothing alone is a usage error.
+#[test]
+fn boolean_flags_take_false_and_lonely_flags_are_errors() {
+    let input = example_stream();
+    let tmp = TempDir::new("e2e-cli-bools");
+    let suffixing = tmp.write(
+        "suffix.yaml",
+        "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: x}\nspec: {nameSuffix: \"true\"}\n",
+    );
+    let renamed = expect_exit(
+        &run(&["-c", &suffixing], &input),
+        0,
+        "nameSuffix from the file",
+    );
+    assert!(!renamed.contains("name: shop-settings\n"), "{renamed}");
+    let plain = expect_exit(&run(&[], &input), 0, "defaults");
+    let out = run(&["-c", &suffixing, "--name-suffix=false"], &input);
+    assert_eq!(
+        expect_exit(&out, 0, "--name-suffix=false over the file"),
+        plain
+    );
+    for flag in [
+        "--check=false",
+        "-q=false",
+        "--quiet=true",
+        "--name-suffix=true",
+    ] {
+        expect_exit(&run(&[flag], &input), 0, flag);
+    }
+    let out = run(&["--immutable"], &input);
+    assert_eq!(expect_exit(&out, 2, "--immutable alone"), "");
+    assert!(stderr(&out).contains("--name-suffix"), "{}", stderr(&out));
+    let out = run(&["--immutable", "--name-suffix"], &input);
+    assert!(expect_exit(&out, 0, "--immutable --name-suffix").contains("immutable: true"));
+}
+
+/// All configuration problems in one run, each worded once: on stderr the field path
+/// once; in a ResourceList the path in `field` only (kpt prints `field: message`).
+#[test]
+fn every_config_error_at_once_each_worded_once() {
+    let tmp = TempDir::new("e2e-cli-config-errors");
+    let bad = tmp.write(
+        "bad.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {mode: sideways, colour: red}\n",
+    );
+    let out = run(&["-c", &bad, "--env-name", "1X"], &example_stream());
+    assert_eq!(expect_exit(&out, 1, "three config errors"), "");
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    assert!(
+        lines[0].starts_with("error: functionConfig data.mode: \"sideways\" is not accepted"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("error: functionConfig data.colour: unknown field"),
+        "{err}"
+    );
+    assert!(
+        lines[2].starts_with("error: envName (a flag): \"1X\""),
+        "{err}"
+    );
+    for line in &lines {
+        assert_eq!(
+            line.matches("data.").count(),
+            usize::from(line.contains("data.")),
+            "{line}"
+        );
+    }
+
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n\
+                functionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: f}, data: {mode: side, onMissing: never}}\n";
+    let out = run(&[], list);
+    let text = expect_exit(&out, 1, "ResourceList with two config errors");
+    let results = &yaml_serde::from_str::<Value>(&text).expect("YAML")["results"];
+    let errors: Vec<(&str, &str)> = results
+        .as_sequence()
+        .expect("results")
+        .iter()
+        .filter(|r| r["severity"].as_str() == Some("error"))
+        .map(|r| {
+            (
+                r["field"]["path"].as_str().unwrap_or(""),
+                r["message"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(errors.len(), 2, "{text}");
+    assert_eq!(errors[0].0, "data.mode");
+    assert_eq!(errors[1].0, "data.onMissing");
+    for (path, message) in errors {
+        assert!(!message.contains(path), "{path} repeated in {message:?}");
+    }
+}
+
+/// A ConfigHash among plain manifests (the user forgot `-c`) gets a warning naming `-c`.
+#[test]
+fn a_config_object_among_manifests_gets_a_warning_pointing_at_c() {
+    let out = run(
+        &[
+            "config-hash.yaml",
+            "manifests/config.yaml",
+            "manifests/workloads.yaml",
+        ],
+        "",
+    );
+    expect_exit(&out, 0, "ConfigHash among FILES");
+    let err = stderr(&out);
+    assert!(
+        err.lines().next().is_some_and(|l| l
+            .starts_with("warning: ConfigHash config-hash is among the manifests")
+            && l.contains("-c FILE")),
+        "{err}"
+    );
+    let with_c = run(&["-c", "config-hash.yaml", "manifests/config.yaml"], "");
+    assert!(
+        !stderr(&with_c).contains("among the manifests"),
+        "{}",
+        stderr(&with_c)
+    );
 }
