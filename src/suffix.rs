@@ -134,10 +134,20 @@ pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config) -> Planned {
             generated += 1;
             continue;
         }
-        let base = annotation(tree, item, BASE_NAME_ANNOTATION)
-            .unwrap_or(&id.name)
-            .to_string();
         let suffix = naming::kustomize_suffix(&hash_input(tree, item, kind));
+        // A name that already ends in the suffix its content gives (kustomize's own
+        // output) is suffixed already: its base is the name without it, so suffixes
+        // never stack.
+        let base = match annotation(tree, item, BASE_NAME_ANNOTATION) {
+            Some(base) => base.to_string(),
+            None => id
+                .name
+                .strip_suffix(&suffix)
+                .and_then(|rest| rest.strip_suffix('-'))
+                .filter(|rest| !rest.is_empty())
+                .unwrap_or(&id.name)
+                .to_string(),
+        };
         let new_name = format!("{base}-{suffix}");
         if new_name.len() > MAX_NAME_LEN {
             out.results.push(
