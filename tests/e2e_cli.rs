@@ -1264,3 +1264,29 @@ fn a_config_object_among_manifests_gets_a_warning_pointing_at_c() {
         stderr(&with_c)
     );
 }
+
+/// Switching `mode` removes the stamp the other mode wrote earlier, and `--check` flags
+/// it while it is there.
+#[test]
+fn a_mode_switch_removes_the_stale_stamp_and_check_flags_it() {
+    let input = example_stream();
+    let both = expect_exit(&run(&["--mode", "both", "-q"], &input), 0, "--mode both");
+    let env_only = expect_exit(&run(&["--mode", "env", "-q"], &input), 0, "--mode env");
+    let annotation_only = expect_exit(&run(&["-q"], &input), 0, "--mode annotation");
+    assert!(both.contains(ANNOTATION_KEY) && both.contains("CONFIG_HASH"));
+
+    let out = run(&["--check", "--mode", "env"], &both);
+    assert_eq!(
+        expect_exit(&out, 3, "--check --mode env on both"),
+        text_of_stale(&both)
+    );
+    let switched = expect_exit(&run(&["--mode", "env", "-q"], &both), 0, "both -> env");
+    assert_eq!(switched, env_only);
+    assert!(!switched.contains(ANNOTATION_KEY));
+
+    let out = run(&["--check"], &both);
+    expect_exit(&out, 3, "--check --mode annotation on both");
+    let switched = expect_exit(&run(&["-q"], &both), 0, "both -> annotation");
+    assert_eq!(switched, annotation_only);
+    assert!(!switched.contains("CONFIG_HASH"));
+}
