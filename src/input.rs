@@ -329,21 +329,20 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
     })
 }
 
-/// The functionConfig a kpt package's Kptfile gives config-hash: the first pipeline
-/// mutator whose `exec` or `image` names config-hash, with its `configMap` (as a
-/// ConfigMap document) or `configPath` (that file, relative to the package). `Ok(None)`
-/// when the directory has no Kptfile or its pipeline does not run config-hash.
-pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
-    let kptfile = dir.join("Kptfile");
-    let text = match fs::read_to_string(&kptfile) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", kptfile.display())),
-    };
-    let tree = Tree::parse(&text).map_err(|e| format!("{}: not YAML: {e}", kptfile.display()))?;
-    let Some(root) = tree.docs.first().map(|d| d.root) else {
-        return Ok(None);
-    };
+/// What the first pipeline mutator that runs config-hash (its `exec` or `image` names
+/// config-hash) gives it.
+enum Step {
+    /// No configuration: the defaults.
+    Bare,
+    /// `configMap:`, as a ConfigMap functionConfig document.
+    Map(String),
+    /// `configPath:`, relative to the package.
+    Path(String),
+}
+
+/// The config-hash step of the Kptfile `root`, if its pipeline has one. `Err` is a
+/// message without the Kptfile's name.
+fn pipeline_step(tree: &Tree<'_>, root: config_hash::yaml::NodeId) -> Result<Option<Step>, String> {
     let mutators = tree
         .get(root, "pipeline")
         .and_then(|p| tree.get(p, "mutators"))
@@ -360,31 +359,104 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
         return Ok(None);
     };
     if let Some(path) = tree.get(step, "configPath").and_then(|n| tree.str(n)) {
-        let file = dir.join(path);
-        let config = fs::read_to_string(&file).map_err(|e| {
-            format!(
-                "{}: pipeline step configPath {path}: cannot read {}: {e}",
-                kptfile.display(),
-                file.display()
-            )
-        })?;
-        return Ok(Some((file, config)));
+        return Ok(Some(Step::Path(path.to_string())));
     }
     let Some(map) = tree.get(step, "configMap").filter(|&m| tree.is_map(m)) else {
-        return Ok(Some((kptfile, String::new())));
+        return Ok(Some(Step::Bare));
     };
     let mut config =
         String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Kptfile\ndata:\n");
     for (k, v) in tree.entries(map) {
         let (Some(k), Some(v)) = (tree.str(k), tree.str(v)) else {
-            return Err(format!(
-                "{}: pipeline step configMap must map names to strings",
-                kptfile.display()
-            ));
+            return Err("pipeline step configMap must map names to strings".to_string());
         };
         config.push_str(&format!("  {}: {}\n", quote(k), quote(v)));
     }
-    Ok(Some((kptfile, config)))
+    Ok(Some(Step::Map(config)))
+}
+
+/// The functionConfig a kpt package's Kptfile gives config-hash: the first pipeline
+/// mutator whose `exec` or `image` names config-hash, with its `configMap` (as a
+/// ConfigMap document) or `configPath` (that file, relative to the package), and the
+/// file it came from. `Ok(None)` when the directory has no Kptfile or its pipeline does
+/// not run config-hash; an empty text when the step has no configuration.
+pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
+    let kptfile = dir.join("Kptfile");
+    let text = match fs::read_to_string(&kptfile) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", kptfile.display())),
+    };
+    let tree = Tree::parse(&text).map_err(|e| format!("{}: not YAML: {e}", kptfile.display()))?;
+    let Some(root) = tree.docs.first().map(|d| d.root) else {
+        return Ok(None);
+    };
+    match pipeline_step(&tree, root).map_err(|e| format!("{}: {e}", kptfile.display()))? {
+        None => Ok(None),
+        Some(Step::Bare) => Ok(Some((kptfile, String::new()))),
+        Some(Step::Map(config)) => Ok(Some((kptfile, config))),
+        Some(Step::Path(path)) => {
+            let file = dir.join(&path);
+            let config = fs::read_to_string(&file).map_err(|e| {
+                format!(
+                    "{}: pipeline step configPath {path}: cannot read {}: {e}",
+                    kptfile.display(),
+                    file.display()
+                )
+            })?;
+            Ok(Some((file, config)))
+        }
+    }
+}
+
+/// The functionConfig the package's own Kptfile gives config-hash, for a ResourceList
+/// that carries that Kptfile among its items and has no functionConfig of its own: what
+/// `kpt fn source PKG` sends, so `kpt fn source PKG | config-hash --check` agrees with
+/// `kpt fn render`. `Ok(None)` otherwise. A `configPath:` cannot be followed from a
+/// ResourceList: an error that says what to run instead.
+pub fn resource_list_kptfile_config(text: &str) -> Result<Option<String>, String> {
+    if !text.contains("Kptfile") || !text.contains("ResourceList") {
+        return Ok(None);
+    }
+    let Ok(tree) = Tree::parse(text.trim_start_matches('\u{feff}')) else {
+        return Ok(None);
+    };
+    let [doc] = tree.docs.as_slice() else {
+        return Ok(None);
+    };
+    let root = doc.root;
+    let str_of = |node, key: &str| tree.get(node, key).and_then(|n| tree.str(n));
+    if str_of(root, "kind") != Some("ResourceList")
+        || tree
+            .get(root, "functionConfig")
+            .is_some_and(|f| !tree.is_null(f))
+    {
+        return Ok(None);
+    }
+    let items = tree
+        .get(root, "items")
+        .map(|i| tree.items(i).to_vec())
+        .unwrap_or_default();
+    let kptfile = items.into_iter().find(|&item| {
+        let path = tree
+            .get(item, "metadata")
+            .and_then(|m| tree.get(m, "annotations"))
+            .and_then(|a| {
+                str_of(a, "internal.config.kubernetes.io/path")
+                    .or_else(|| str_of(a, "config.kubernetes.io/path"))
+            });
+        str_of(item, "kind") == Some("Kptfile") && path == Some("Kptfile")
+    });
+    let Some(kptfile) = kptfile else {
+        return Ok(None);
+    };
+    match pipeline_step(&tree, kptfile).map_err(|e| format!("the Kptfile in the input: {e}"))? {
+        None | Some(Step::Bare) => Ok(None),
+        Some(Step::Map(config)) => Ok(Some(config)),
+        Some(Step::Path(path)) => Err(format!(
+            "the Kptfile in the input configures config-hash with configPath {path}, which cannot be read from a ResourceList; run config-hash --check PKG_DIR (or -c PKG_DIR/{path}) instead"
+        )),
+    }
 }
 
 /// The objects in a plain stream that look like config-hash configuration: a

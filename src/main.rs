@@ -192,6 +192,12 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     if package.is_one_text() && !args.in_place {
         // One text read whole: the library reads it directly, so a ResourceList stays
         // a ResourceList and the output is streamed.
+        if options.config_text.is_none() {
+            match input::resource_list_kptfile_config(&package.sources[0].text) {
+                Ok(config) => options.config_text = config,
+                Err(e) => return fail(e),
+            }
+        }
         let outcome = match config_hash::prepare(&package.sources[0].text, &options) {
             Ok(o) => o,
             Err(e) => return unreadable(&package, &e),

@@ -301,6 +301,22 @@ fn check_and_in_place_on_a_kpt_package_use_its_kptfile() {
             expect(&out, 0, "--check after render"),
             "config-hash: up to date\n"
         );
+        // The pipe form: `kpt fn source` sends the Kptfile among the items.
+        let source = String::from_utf8(kpt(&["fn", "source", pkg.str()]).stdout).expect("UTF-8");
+        let out = run_in(pkg.path(), &["--check"], &source);
+        if config_path {
+            expect(&out, 1, "kpt fn source | --check with configPath");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("configPath fn-config.yaml") && err.contains("--check PKG_DIR"),
+                "{err}"
+            );
+        } else {
+            assert_eq!(
+                expect(&out, 0, "kpt fn source | config-hash --check after render"),
+                "config-hash: up to date\n"
+            );
+        }
         let out = run_in(pkg.path(), &["--in-place", "."], "");
         assert_eq!(expect(&out, 0, "--in-place after render"), "");
         assert_eq!(pkg.snapshot(), rendered);
