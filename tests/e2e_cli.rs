@@ -946,7 +946,10 @@ fn help_mentions_every_flag() {
         "annotation, env, both",
         "key, object",
         "warn, error, ignore",
-        "exit",
+        "Exit status: 0 success",
+        "1 an error result",
+        "2 a usage error",
+        "3 (with --check) something is out of date",
     ] {
         assert!(
             top.contains(value),
