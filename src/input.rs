@@ -464,7 +464,20 @@ pub fn resource_list_kptfile_config(text: &str) -> Result<Option<String>, String
 /// `config.kubernetes.io/local-config` whose `data` holds only config-hash's fields.
 /// Worded as `ConfigHash <name>`. The text is parsed only when it names one of them.
 pub fn config_lookalikes(text: &str) -> Vec<String> {
-    if !text.contains("ConfigHash") && !text.contains("local-config") {
+    // Parsing again is for the rare input that may hold one: a cheap look first.
+    let config_fields = [
+        "onMissing",
+        "annotationKey",
+        "envName",
+        "nameSuffix",
+        "granularity",
+    ];
+    let maybe_config_map = text.contains("local-config")
+        && (config_fields.iter().any(|f| text.contains(f))
+            || ["mode: env", "mode: both", "mode: annotation"]
+                .iter()
+                .any(|m| text.contains(m)));
+    if !text.contains("ConfigHash") && !maybe_config_map {
         return Vec::new();
     }
     let Ok(tree) = Tree::parse(text.trim_start_matches('\u{feff}')) else {
@@ -558,6 +571,16 @@ mod tests {
         assert!(split_json("a: [1]\n").is_none());
         assert!(split_json("{\"a\": 1}\nb: 2\n").is_none());
         assert!(split_json("[{\"a\": 1}, 2]").unwrap().is_err());
+    }
+
+    #[test]
+    fn config_lookalikes_are_confighash_objects_and_local_function_configs() {
+        let text = "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: a}\n---\n\
+                    apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations: {config.kubernetes.io/local-config: \"true\"}\ndata: {mode: env}\n---\n\
+                    apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: {config.kubernetes.io/local-config: \"true\"}\ndata: {mode: env, other: x}\n---\n\
+                    apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\ndata: {mode: env}\n";
+        assert_eq!(config_lookalikes(text), ["ConfigHash a", "ConfigMap b"]);
+        assert!(config_lookalikes("kind: Deployment\nmetadata: {name: x}\n").is_empty());
     }
 
     #[test]

@@ -203,7 +203,12 @@ fn run(args: &cli::RunArgs) -> ExitCode {
             Err(e) => return unreadable(&package, &e),
         };
         if args.check {
-            return check(&outcome, &[]);
+            let file = package.sources[0]
+                .path
+                .as_ref()
+                .filter(|_| !outcome.item_edits.is_empty());
+            let files: Vec<String> = file.map(|p| p.display().to_string()).into_iter().collect();
+            return check(&outcome, &files);
         }
         if !outcome.resource_list {
             warn_about_config_lookalikes(&package.joined);

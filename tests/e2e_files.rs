@@ -333,3 +333,32 @@ fn check_and_in_place_on_a_kpt_package_use_its_kptfile() {
         assert_eq!(pkg.snapshot(), ours, "render agrees with --in-place");
     }
 }
+
+/// `--check FILE` names the one file that would change, as it does for several.
+#[test]
+fn check_on_one_file_names_it() {
+    let dir = TempDir::new("e2e-files-one");
+    let file = dir.write("all.yaml", &format!("{CONFIG}---\n{DEPLOYMENT}"));
+    let text = expect(
+        &run_in(dir.path(), &["--check", &file], ""),
+        3,
+        "--check FILE",
+    );
+    assert!(
+        text.starts_with(&format!(
+            "out of date: Deployment web\nwould change: {file}\n"
+        )),
+        "{text}"
+    );
+    let out = run_in(dir.path(), &["--in-place", &file], "");
+    assert_eq!(
+        expect(&out, 0, "--in-place FILE"),
+        format!("wrote {file}\n")
+    );
+    let text = expect(
+        &run_in(dir.path(), &["--check", &file], ""),
+        0,
+        "--check FILE after",
+    );
+    assert_eq!(text, "config-hash: up to date\n");
+}
