@@ -306,7 +306,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 }
 
 /// Writes `text` to `path` atomically: a temporary file in the same directory, given
-/// the original's permissions, then renamed over it.
+/// the original's permissions, then renamed over it. A reader (or an interrupted run)
+/// sees the old file or the new one, never half of one. No fsync: durability across a
+/// power loss is the file system's business, and syncing each file made rewriting a
+/// 10,000-file package take 17 s instead of 5 s here.
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
     let dir = path
         .parent()
@@ -320,7 +323,6 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
         let permissions = fs::metadata(path)?.permissions();
         fs::write(&tmp, text)?;
         fs::set_permissions(&tmp, permissions)?;
-        fs::File::open(&tmp)?.sync_all()?;
         fs::rename(&tmp, path)
     })();
     result.map_err(|e| {
