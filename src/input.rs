@@ -417,7 +417,11 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
 /// `kpt fn render`. `Ok(None)` otherwise. A `configPath:` cannot be followed from a
 /// ResourceList: an error that says what to run instead.
 pub fn resource_list_kptfile_config(text: &str) -> Result<Option<String>, String> {
-    if !text.contains("Kptfile") || !text.contains("ResourceList") {
+    // Parsing again is for a ResourceList without a functionConfig that holds a Kptfile:
+    // a cheap look first (a top-level key starts its line; JSON quotes it).
+    let has_function_config =
+        text.contains("\nfunctionConfig:") || text.contains("\"functionConfig\"");
+    if has_function_config || !text.contains("Kptfile") || !text.contains("ResourceList") {
         return Ok(None);
     }
     let Ok(tree) = Tree::parse(text.trim_start_matches('\u{feff}')) else {
