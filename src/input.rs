@@ -11,6 +11,7 @@
 //! so output stays lossless whatever shape the input had.
 
 use std::fs;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use config_hash::yaml::Tree;
@@ -246,6 +247,92 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+pub fn read_stdin() -> Result<String, String> {
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    String::from_utf8(input)
+        .map_err(|_| "stdin is not UTF-8 text (manifests are YAML or JSON)".to_string())
+}
+
+pub fn read_file(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// What the PATHs (or stdin, when there are none) hold: files as given, directories
+/// expanded to their manifest files (see [`manifest_files`]). `skip` are files
+/// that are configuration, not manifests (a Kptfile's configPath).
+pub fn read_sources(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Vec<Source>, String> {
+    if paths.is_empty() {
+        return Ok(vec![Source {
+            path: None,
+            text: read_stdin()?,
+        }]);
+    }
+    let mut sources = Vec::new();
+    for path in paths {
+        for file in manifest_files(path)? {
+            let same = |p: &PathBuf| p.canonicalize().ok() == file.canonicalize().ok();
+            if path.is_dir() && skip.iter().any(same) {
+                continue;
+            }
+            let text = read_file(&file)?;
+            sources.push(Source {
+                path: Some(file),
+                text,
+            });
+        }
+    }
+    Ok(sources)
+}
+
+/// Reads PATHs (or stdin) as one package.
+pub fn read_package(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Package, String> {
+    let package = Package::new(read_sources(paths, skip)?)?;
+    if is_blank(&package.joined) {
+        return Err(if paths.is_empty() {
+            "stdin holds no manifests (only whitespace or comments); did the command before the pipe fail?".to_string()
+        } else {
+            format!(
+                "{} hold(s) no manifests (only whitespace or comments, or no *.yaml, *.yml, *.json files)",
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        });
+    }
+    Ok(package)
+}
+
+/// The functionConfig of the kpt packages among `paths` (directories with a Kptfile
+/// whose pipeline runs config-hash), and the configPath files to leave out of the
+/// manifests. Packages that disagree are an error: run them one at a time.
+pub fn kpt_config(paths: &[PathBuf]) -> Result<(Option<String>, Vec<PathBuf>), String> {
+    let mut found: Vec<(PathBuf, String)> = Vec::new();
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        if let Some(config) = kptfile_config(dir)? {
+            found.push(config);
+        }
+    }
+    let skip = found.iter().map(|(from, _)| from.clone()).collect();
+    match found.as_slice() {
+        [] => Ok((None, skip)),
+        [(_, first), rest @ ..] => {
+            if let Some((other, _)) = rest.iter().find(|(_, c)| c != first) {
+                return Err(format!(
+                    "the kpt packages configure config-hash differently ({} and {}); run config-hash on one package at a time",
+                    found[0].0.display(),
+                    other.display()
+                ));
+            }
+            Ok(((!first.is_empty()).then(|| first.clone()), skip))
+        }
+    }
 }
 
 /// True when `text` holds no YAML content: only whitespace, comments, document markers

@@ -1,10 +1,11 @@
-//! The binary: parse argv, read stdin or files, run the library, write stdout and
-//! stderr, set the exit status. All behaviour lives in the library.
+//! The binary: parse argv, read stdin, files or directories (`input.rs`), run the
+//! library, write stdout, stderr or the files back, set the exit status. What config-hash
+//! does to manifests lives in the library; this is only the edge.
 
 mod cli;
 mod input;
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -30,66 +31,6 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::FAILURE
 }
 
-fn read_stdin() -> Result<String, String> {
-    let mut input = Vec::new();
-    io::stdin()
-        .read_to_end(&mut input)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
-    String::from_utf8(input)
-        .map_err(|_| "stdin is not UTF-8 text (manifests are YAML or JSON)".to_string())
-}
-
-fn read_file(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-/// What the PATHs (or stdin, when there are none) hold: files as given, directories
-/// expanded to their manifest files (see [`input::manifest_files`]). `skip` are files
-/// that are configuration, not manifests (a Kptfile's configPath).
-fn read_sources(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Vec<input::Source>, String> {
-    if paths.is_empty() {
-        return Ok(vec![input::Source {
-            path: None,
-            text: read_stdin()?,
-        }]);
-    }
-    let mut sources = Vec::new();
-    for path in paths {
-        for file in input::manifest_files(path)? {
-            let same = |p: &PathBuf| p.canonicalize().ok() == file.canonicalize().ok();
-            if path.is_dir() && skip.iter().any(same) {
-                continue;
-            }
-            let text = read_file(&file)?;
-            sources.push(input::Source {
-                path: Some(file),
-                text,
-            });
-        }
-    }
-    Ok(sources)
-}
-
-/// Reads PATHs (or stdin) as one package.
-fn read_package(paths: &[PathBuf], skip: &[PathBuf]) -> Result<input::Package, String> {
-    let package = input::Package::new(read_sources(paths, skip)?)?;
-    if input::is_blank(&package.joined) {
-        return Err(if paths.is_empty() {
-            "stdin holds no manifests (only whitespace or comments); did the command before the pipe fail?".to_string()
-        } else {
-            format!(
-                "{} hold(s) no manifests (only whitespace or comments, or no *.yaml, *.yml, *.json files)",
-                paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        });
-    }
-    Ok(package)
-}
-
 fn write_stdout(text: &str) -> Result<(), ExitCode> {
     match io::stdout().lock().write_all(text.as_bytes()) {
         Ok(()) => Ok(()),
@@ -111,32 +52,6 @@ fn unreadable(package: &input::Package, e: &config_hash::krm::InputError) -> Exi
     ))
 }
 
-/// The functionConfig of the kpt packages among `paths` (directories with a Kptfile
-/// whose pipeline runs config-hash), and the configPath files to leave out of the
-/// manifests. Packages that disagree are an error: run them one at a time.
-fn kpt_config(paths: &[PathBuf]) -> Result<(Option<String>, Vec<PathBuf>), String> {
-    let mut found: Vec<(PathBuf, String)> = Vec::new();
-    for dir in paths.iter().filter(|p| p.is_dir()) {
-        if let Some(config) = input::kptfile_config(dir)? {
-            found.push(config);
-        }
-    }
-    let skip = found.iter().map(|(from, _)| from.clone()).collect();
-    match found.as_slice() {
-        [] => Ok((None, skip)),
-        [(_, first), rest @ ..] => {
-            if let Some((other, _)) = rest.iter().find(|(_, c)| c != first) {
-                return Err(format!(
-                    "the kpt packages configure config-hash differently ({} and {}); run config-hash on one package at a time",
-                    found[0].0.display(),
-                    other.display()
-                ));
-            }
-            Ok(((!first.is_empty()).then(|| first.clone()), skip))
-        }
-    }
-}
-
 /// A ConfigHash object (or a ConfigMap that looks like config-hash's functionConfig)
 /// among plain manifests is passed through, not used: the user most likely forgot `-c`.
 fn warn_about_config_lookalikes(text: &str) {
@@ -152,15 +67,16 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         overrides: args.overrides(),
         ..Options::default()
     };
+    // Files that are configuration, not manifests, even inside a directory read.
+    let mut skip = Vec::new();
     if let Some(path) = &args.config {
-        match read_file(path) {
+        match input::read_file(path) {
             Ok(text) => options.config_text = Some(text),
             Err(e) => return fail(e),
         }
-    }
-    let mut skip = Vec::new();
-    if options.config_text.is_none() {
-        match kpt_config(&args.files) {
+        skip.push(path.clone());
+    } else {
+        match input::kpt_config(&args.files) {
             Ok((config, configs)) => {
                 options.config_text = config;
                 skip = configs;
@@ -173,7 +89,7 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     let mut paths = args.files.as_slice();
     if let [one] = paths {
         if options.config_text.is_none() && !args.in_place && one.is_file() {
-            match read_file(one) {
+            match input::read_file(one) {
                 Ok(text) if config_hash::plugin::is_plugin_config(&text) => {
                     options.config_text = Some(text);
                     paths = &[];
@@ -185,59 +101,81 @@ fn run(args: &cli::RunArgs) -> ExitCode {
             }
         }
     }
-    let package = match read_package(paths, &skip) {
+    let package = match input::read_package(paths, &skip) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
     if package.is_one_text() && !args.in_place {
-        // One text read whole: the library reads it directly, so a ResourceList stays
-        // a ResourceList and the output is streamed.
-        if options.config_text.is_none() {
-            match input::resource_list_kptfile_config(&package.sources[0].text) {
-                Ok(config) => options.config_text = config,
-                Err(e) => return fail(e),
-            }
-        }
-        let outcome = match config_hash::prepare(&package.sources[0].text, &options) {
-            Ok(o) => o,
-            Err(e) => return unreadable(&package, &e),
-        };
-        if args.check {
-            let file = package.sources[0]
-                .path
-                .as_ref()
-                .filter(|_| !outcome.item_edits.is_empty());
-            let files: Vec<String> = file.map(|p| p.display().to_string()).into_iter().collect();
-            return check(&outcome, &files);
-        }
-        if !outcome.resource_list {
-            warn_about_config_lookalikes(&package.joined);
-            report(&outcome);
-            // A pipe must not pass on manifests config-hash refused to stamp
-            // (`| kubectl apply -f -` would apply them): nothing on stdout.
-            if outcome.exit_code != 0 {
-                return ExitCode::FAILURE;
-            }
-            if !quiet {
-                summary(&outcome, None);
-            }
-        }
-        // Streamed: a large output is never held in memory whole.
-        let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-        if let Err(e) = outcome.write_to(&mut out).and_then(|()| out.flush()) {
-            // A closed pipe (`| head`) is the reader's choice, not our failure.
-            if e.kind() == io::ErrorKind::BrokenPipe {
-                return ExitCode::SUCCESS;
-            }
-            return fail(format!("cannot write stdout: {e}"));
-        }
-        // Everything is written: leave without freeing the input, the index and the
-        // results one allocation at a time (a tenth of the run time on large inputs).
-        std::process::exit(outcome.exit_code)
+        run_one_text(args, options, &package, quiet)
+    } else {
+        run_package(args, &options, &package, quiet)
     }
-    let outcome = match config_hash::prepare(&package.joined, &options) {
+}
+
+/// One text read whole: the library reads it directly, so a ResourceList stays a
+/// ResourceList and the output is streamed.
+fn run_one_text(
+    args: &cli::RunArgs,
+    mut options: Options,
+    package: &input::Package,
+    quiet: bool,
+) -> ExitCode {
+    let source = &package.sources[0];
+    if options.config_text.is_none() {
+        match input::resource_list_kptfile_config(&source.text) {
+            Ok(config) => options.config_text = config,
+            Err(e) => return fail(e),
+        }
+    }
+    let outcome = match config_hash::prepare(&source.text, &options) {
         Ok(o) => o,
-        Err(e) => return unreadable(&package, &e),
+        Err(e) => return unreadable(package, &e),
+    };
+    if args.check {
+        let file = source
+            .path
+            .as_ref()
+            .filter(|_| !outcome.item_edits.is_empty());
+        let files: Vec<String> = file.map(|p| p.display().to_string()).into_iter().collect();
+        return check(&outcome, &files);
+    }
+    if !outcome.resource_list {
+        warn_about_config_lookalikes(&source.text);
+        report(&outcome);
+        // A pipe must not pass on manifests config-hash refused to stamp
+        // (`| kubectl apply -f -` would apply them): nothing on stdout.
+        if outcome.exit_code != 0 {
+            return ExitCode::FAILURE;
+        }
+        if !quiet {
+            summary(&outcome, None);
+        }
+    }
+    // Streamed: a large output is never held in memory whole.
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    if let Err(e) = outcome.write_to(&mut out).and_then(|()| out.flush()) {
+        // A closed pipe (`| head`) is the reader's choice, not our failure.
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return ExitCode::SUCCESS;
+        }
+        return fail(format!("cannot write stdout: {e}"));
+    }
+    // Everything is written: leave without freeing the input, the index and the
+    // results one allocation at a time (a tenth of the run time on large inputs).
+    std::process::exit(outcome.exit_code)
+}
+
+/// Several texts (files, or JSON objects) read as one stream; the edits map back to
+/// each text, which is written back (`--in-place`) or to stdout.
+fn run_package(
+    args: &cli::RunArgs,
+    options: &Options,
+    package: &input::Package,
+    quiet: bool,
+) -> ExitCode {
+    let outcome = match config_hash::prepare(&package.joined, options) {
+        Ok(o) => o,
+        Err(e) => return unreadable(package, &e),
     };
     if outcome.resource_list {
         return fail(
@@ -380,7 +318,7 @@ fn check(outcome: &Prepared<'_>, files: &[String]) -> ExitCode {
 }
 
 fn graph(format: cli::GraphFormat, files: &[PathBuf]) -> ExitCode {
-    let package = match read_package(files, &[]) {
+    let package = match input::read_package(files, &[]) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
