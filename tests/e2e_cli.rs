@@ -1266,6 +1266,20 @@ fn a_config_object_among_manifests_gets_a_warning_pointing_at_c() {
         "{}",
         stderr(&with_c)
     );
+    // The config file inside a directory read is configuration, not a manifest.
+    let dir = run(&["-c", "config-hash.yaml", "."], "");
+    expect_exit(&dir, 0, "-c FILE DIR holding FILE");
+    assert!(
+        !stderr(&dir).contains("among the manifests"),
+        "{}",
+        stderr(&dir)
+    );
+    let without_c = run(&["."], "");
+    assert!(
+        stderr(&without_c).contains("among the manifests"),
+        "{}",
+        stderr(&without_c)
+    );
 }
 
 /// Switching `mode` removes the stamp the other mode wrote earlier, and `--check` flags
