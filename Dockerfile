@@ -1,7 +1,9 @@
 # config-hash as a KRM function container image.
 #
-#   docker build -t config-hash .
-#   kpt fn eval DIR --image config-hash
+#   docker build -t localhost/config-hash:latest .
+#   kpt fn eval DIR --image localhost/config-hash:latest
+#
+# (A registry host in the name: kpt rewrites an unqualified name to gcr.io/kpt-fn/.)
 #
 # The build stage links glibc statically (crt-static), so the final image is FROM
 # scratch: the binary, and a passwd/group naming `nobody`, because kpt runs function

@@ -3,17 +3,21 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use config_hash::config::{Granularity, Mode, OnMissing, Overrides};
 
 /// Stamp a hash of the ConfigMaps and Secrets each pod reads into its pod template.
 ///
 /// With no arguments, config-hash is a KRM function: it reads a ResourceList (YAML or
 /// JSON) on stdin and writes it, with `results`, to stdout. Given a plain multi-document
-/// manifest stream (on stdin or as FILES) it writes the stream back, stamped, and
-/// prints warnings and errors on stderr. Given one FILE that holds a ConfigHash object,
-/// it runs as a kustomize legacy exec plugin (config from the file, stream on stdin).
+/// manifest stream (on stdin, or as PATHs: files and directories, read as one package)
+/// it writes the stream back, stamped, to stdout (or with --in-place, to the files that
+/// change), and prints warnings and errors on stderr; on any error it writes nothing.
+/// Given one FILE that holds a ConfigHash object, it runs as a kustomize legacy exec
+/// plugin (config from the file, stream on stdin).
 ///
-/// Exit status: 0 success; 1 an error result, or input that cannot be read; 3 (with
-/// --check) something is out of date.
+/// Exit status: 0 success (warnings allowed); 1 an error result, or input that cannot
+/// be read; 2 a usage error (an unknown flag or value); 3 (with --check) something is
+/// out of date.
 #[derive(Debug, Parser)]
 #[command(
     name = "config-hash",
@@ -40,6 +44,17 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         plugin_home: Option<PathBuf>,
     },
+    /// Install config-hash as a Helm 4 post-renderer plugin (type postrenderer/v1), so
+    /// `helm template|install|upgrade --post-renderer config-hash` runs it: writes
+    /// <DIR>/config-hash/plugin.yaml and a copy of this binary beside it, and prints the
+    /// plugin directory. (Helm 3 needs no plugin: `--post-renderer $(which config-hash)`.)
+    InstallHelmPlugin {
+        /// Helm's plugins directory [default: $HELM_PLUGINS, else
+        /// $XDG_DATA_HOME/helm/plugins, else ~/.local/share/helm/plugins]; where in
+        /// doubt, pass "$(helm env HELM_PLUGINS)".
+        #[arg(long, value_name = "DIR")]
+        plugins_dir: Option<PathBuf>,
+    },
     /// Show which workloads read which ConfigMaps/Secrets (and keys), and which
     /// references are missing: "what rolls if I change this ConfigMap?".
     Graph {
@@ -53,7 +68,7 @@ pub enum Command {
         #[arg(short, long, value_name = "FILE")]
         config: Option<PathBuf>,
         /// Resolve names as with --name-suffix.
-        #[arg(long)]
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
         name_suffix: bool,
     },
 }
@@ -70,16 +85,20 @@ pub enum GraphFormat {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Manifest files to read instead of stdin; they are processed as one stream and
-    /// written to stdout.
+    /// Manifest files or directories to read instead of stdin (a directory: every
+    /// *.yaml, *.yml and *.json below it, sorted, hidden ones skipped). They are read as
+    /// one package, so references across files resolve, and written to stdout as one
+    /// stream (or back to themselves with --in-place). A directory holding a Kptfile whose
+    /// pipeline runs config-hash gives its configuration (configMap: or configPath:).
+    #[arg(value_name = "PATH")]
     pub files: Vec<PathBuf>,
     /// A functionConfig file: `kind: ConfigHash` (fields under spec) or a ConfigMap
     /// (fields under data).
     #[arg(short, long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Write the hash as an annotation, an env var, or both.
-    #[arg(long, value_parser = ["annotation", "env", "both"])]
-    pub mode: Option<String>,
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
     /// Annotation key for the hash [default: config-hash.dev/hash].
     #[arg(long, value_name = "KEY")]
     pub annotation_key: Option<String>,
@@ -87,50 +106,81 @@ pub struct RunArgs {
     #[arg(long, value_name = "NAME")]
     pub env_name: Option<String>,
     /// Hash only the keys each pod sees (key) or whole objects (object).
-    #[arg(long, value_parser = ["key", "object"])]
-    pub granularity: Option<String>,
+    #[arg(long, value_enum)]
+    pub granularity: Option<GranularityArg>,
     /// What a non-optional reference to a missing object or key gets.
-    #[arg(long, value_parser = ["warn", "error", "ignore"])]
-    pub on_missing: Option<String>,
-    /// Give ConfigMaps and Secrets kustomize-compatible hashed names.
-    #[arg(long)]
-    pub name_suffix: bool,
-    /// With --name-suffix, mark suffixed objects immutable.
-    #[arg(long)]
-    pub immutable: bool,
+    #[arg(long, value_enum)]
+    pub on_missing: Option<OnMissingArg>,
+    /// Give ConfigMaps and Secrets kustomize-compatible hashed names
+    /// (--name-suffix=false turns off a config file's nameSuffix: true).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub name_suffix: Option<bool>,
+    /// With --name-suffix, mark suffixed objects immutable (needs --name-suffix, or
+    /// --name-suffix=false for objects that opt in one by one).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", requires = "name_suffix")]
+    pub immutable: Option<bool>,
     /// Change nothing: list what is out of date and exit 3 if anything is.
-    #[arg(long)]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub check: bool,
     /// Say on stderr where the input was read in bigger chunks than one item, and why.
-    #[arg(long)]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub debug: bool,
     /// Stamp keyed hashes (HMAC-SHA256, `hmac-sha256:...`) with the key in FILE (one
     /// trailing newline is ignored). Also: env CONFIG_HASH_KEY_FILE, or the key itself in
     /// env CONFIG_HASH_KEY. Never put the key in the functionConfig.
     #[arg(long, value_name = "FILE")]
     pub key_file: Option<PathBuf>,
+    /// Write the stamped files back to themselves (only those that change, atomically,
+    /// keeping their mode) instead of to stdout, and print each file written.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, requires = "files", conflicts_with = "check")]
+    pub in_place: bool,
+    /// No summary line on stderr (warnings and errors are still printed).
+    #[arg(short, long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    Annotation,
+    Env,
+    Both,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GranularityArg {
+    Key,
+    Object,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OnMissingArg {
+    Warn,
+    Error,
+    Ignore,
 }
 
 impl RunArgs {
-    /// The flags as functionConfig field overrides.
-    pub fn overrides(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        let mut put = |field: &str, value: &Option<String>| {
-            if let Some(v) = value {
-                out.push((field.to_string(), v.clone()));
-            }
-        };
-        put("mode", &self.mode);
-        put("annotationKey", &self.annotation_key);
-        put("envName", &self.env_name);
-        put("granularity", &self.granularity);
-        put("onMissing", &self.on_missing);
-        if self.name_suffix {
-            out.push(("nameSuffix".into(), "true".into()));
+    /// The flags as typed configuration overrides.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            mode: self.mode.map(|m| match m {
+                ModeArg::Annotation => Mode::Annotation,
+                ModeArg::Env => Mode::Env,
+                ModeArg::Both => Mode::Both,
+            }),
+            annotation_key: self.annotation_key.clone(),
+            env_name: self.env_name.clone(),
+            granularity: self.granularity.map(|g| match g {
+                GranularityArg::Key => Granularity::Key,
+                GranularityArg::Object => Granularity::Object,
+            }),
+            on_missing: self.on_missing.map(|o| match o {
+                OnMissingArg::Warn => OnMissing::Warn,
+                OnMissingArg::Error => OnMissing::Error,
+                OnMissingArg::Ignore => OnMissing::Ignore,
+            }),
+            name_suffix: self.name_suffix,
+            immutable: self.immutable,
         }
-        if self.immutable {
-            out.push(("immutable".into(), "true".into()));
-        }
-        out
     }
 }

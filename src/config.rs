@@ -60,7 +60,7 @@ pub const FIELDS: &[&str] = &[
     "references",
 ];
 
-/// Fields that hold structures, accepted only in a ConfigHash's `spec`.
+/// Fields that hold lists of entries, accepted only in a ConfigHash's `spec`.
 const CATALOG_FIELDS: &[&str] = &["workloads", "references"];
 
 impl Default for Config {
@@ -93,9 +93,22 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
+/// Field values typed as the configuration holds them: what a functionConfig's fields
+/// and the command-line flags both parse into. Each `Some` replaces that field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub mode: Option<Mode>,
+    pub annotation_key: Option<String>,
+    pub env_name: Option<String>,
+    pub granularity: Option<Granularity>,
+    pub on_missing: Option<OnMissing>,
+    pub name_suffix: Option<bool>,
+    pub immutable: Option<bool>,
+}
+
 const BOOLS: &[(&str, bool)] = &[("true", true), ("false", false)];
 
-fn one_of<T: Copy>(field: &str, value: &str, choices: &[(&str, T)]) -> Result<T, String> {
+fn one_of<T: Copy>(value: &str, choices: &[(&str, T)]) -> Result<T, String> {
     choices
         .iter()
         .find(|(name, _)| *name == value)
@@ -103,64 +116,50 @@ fn one_of<T: Copy>(field: &str, value: &str, choices: &[(&str, T)]) -> Result<T,
         .ok_or_else(|| {
             let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
             format!(
-                "{field}: {value:?} is not accepted; use one of: {}",
+                "{value:?} is not accepted; use one of: {}",
                 names.join(", ")
             )
         })
 }
 
-impl Config {
-    /// Sets one field from its string form. `Err` is a message naming the field.
+impl Overrides {
+    /// Sets one field from its string form (a functionConfig value). `Err` says what is
+    /// wrong with the value; the caller names the field.
     pub fn set(&mut self, field: &str, value: &str) -> Result<(), String> {
         match field {
             "mode" => {
-                self.mode = one_of(
-                    field,
+                self.mode = Some(one_of(
                     value,
                     &[
                         ("annotation", Mode::Annotation),
                         ("env", Mode::Env),
                         ("both", Mode::Both),
                     ],
-                )?
+                )?)
             }
             "granularity" => {
-                self.granularity = one_of(
-                    field,
+                self.granularity = Some(one_of(
                     value,
                     &[("key", Granularity::Key), ("object", Granularity::Object)],
-                )?
+                )?)
             }
             "onMissing" => {
-                self.on_missing = one_of(
-                    field,
+                self.on_missing = Some(one_of(
                     value,
                     &[
                         ("warn", OnMissing::Warn),
                         ("error", OnMissing::Error),
                         ("ignore", OnMissing::Ignore),
                     ],
-                )?
+                )?)
             }
-            "annotationKey" => {
-                valid_annotation_key(value).map_err(|why| {
-                    format!("annotationKey: {value:?} is not a valid annotation key: {why}")
-                })?;
-                self.annotation_key = value.to_string();
-            }
-            "envName" => {
-                if !valid_env_name(value) {
-                    return Err(format!(
-                        "envName: {value:?} is not a valid environment variable name (letters, digits, '_', '-', '.', not starting with a digit)"
-                    ));
-                }
-                self.env_name = value.to_string();
-            }
-            "nameSuffix" => self.name_suffix = one_of(field, value, BOOLS)?,
-            "immutable" => self.immutable = one_of(field, value, BOOLS)?,
+            "annotationKey" => self.annotation_key = Some(value.to_string()),
+            "envName" => self.env_name = Some(value.to_string()),
+            "nameSuffix" => self.name_suffix = Some(one_of(value, BOOLS)?),
+            "immutable" => self.immutable = Some(one_of(value, BOOLS)?),
             _ => {
                 return Err(format!(
-                    "{field}: unknown field; accepted fields: {}",
+                    "unknown field; accepted fields: {}",
                     FIELDS.join(", ")
                 ));
             }
@@ -168,6 +167,66 @@ impl Config {
         Ok(())
     }
 
+    /// What is wrong with the values that are set, by field name.
+    pub fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if let Some(key) = &self.annotation_key {
+            if let Err(why) = valid_annotation_key(key) {
+                out.push((
+                    "annotationKey",
+                    format!("{key:?} is not a valid annotation key: {why}"),
+                ));
+            }
+        }
+        if let Some(name) = &self.env_name {
+            if !valid_env_name(name) {
+                out.push((
+                    "envName",
+                    format!(
+                        "{name:?} is not a valid environment variable name (letters, digits, '_', '-', '.', not starting with a digit)"
+                    ),
+                ));
+            }
+        }
+        out
+    }
+
+    /// Replaces the fields that are set.
+    pub fn apply(&self, config: &mut Config) {
+        let Overrides {
+            mode,
+            annotation_key,
+            env_name,
+            granularity,
+            on_missing,
+            name_suffix,
+            immutable,
+        } = self;
+        if let Some(v) = mode {
+            config.mode = *v;
+        }
+        if let Some(v) = annotation_key {
+            config.annotation_key.clone_from(v);
+        }
+        if let Some(v) = env_name {
+            config.env_name.clone_from(v);
+        }
+        if let Some(v) = granularity {
+            config.granularity = *v;
+        }
+        if let Some(v) = on_missing {
+            config.on_missing = *v;
+        }
+        if let Some(v) = name_suffix {
+            config.name_suffix = *v;
+        }
+        if let Some(v) = immutable {
+            config.immutable = *v;
+        }
+    }
+}
+
+impl Config {
     pub fn writes_annotation(&self) -> bool {
         matches!(self.mode, Mode::Annotation | Mode::Both)
     }
@@ -176,11 +235,12 @@ impl Config {
         matches!(self.mode, Mode::Env | Mode::Both)
     }
 
-    /// Reads the functionConfig item, if any.
+    /// Reads the functionConfig item, if any. Every problem is reported, each once: the
+    /// field path is in `field`, not repeated in the message.
     pub fn from_function_config(
         tree: &Tree<'_>,
         node: Option<NodeId>,
-    ) -> Result<Config, ConfigError> {
+    ) -> Result<Config, Vec<ConfigError>> {
         let mut config = Config::default();
         let Some(node) = node.filter(|&n| !tree.is_null(n)) else {
             return Ok(config);
@@ -191,65 +251,79 @@ impl Config {
             ("v1", "ConfigMap") => "data",
             (CONFIG_API_VERSION, CONFIG_KIND) => "spec",
             _ => {
-                return Err(ConfigError {
+                return Err(vec![ConfigError {
                     field: Some("kind".into()),
                     message: format!(
                         "functionConfig {api_version}/{kind} is not accepted; use apiVersion: v1, kind: ConfigMap (fields under data) or apiVersion: {CONFIG_API_VERSION}, kind: {CONFIG_KIND} (fields under spec)"
                     ),
-                });
+                }]);
             }
         };
         let Some(fields) = tree.get(node, section).filter(|&n| !tree.is_null(n)) else {
             return Ok(config);
         };
         if !tree.is_map(fields) {
-            return Err(ConfigError {
+            return Err(vec![ConfigError {
                 field: Some(section.into()),
                 message: format!(
-                    "functionConfig {section} must be a mapping of fields; accepted fields: {}",
+                    "must be a mapping of fields; accepted fields: {}",
                     FIELDS.join(", ")
                 ),
-            });
+            }]);
         }
+        let mut set = Overrides::default();
+        let mut errors = Vec::new();
         if section == "spec" {
-            config.catalog = catalog::read_extension(
+            match catalog::read_extension(
                 tree,
                 tree.get(fields, "workloads"),
                 tree.get(fields, "references"),
                 section,
-            )
-            .map_err(|errors| {
-                let first = errors[0].field.clone();
-                let messages: Vec<String> = errors.into_iter().map(|e| e.message).collect();
-                ConfigError {
-                    field: Some(first),
-                    message: format!("functionConfig {}", messages.join("; ")),
-                }
-            })?;
+            ) {
+                Ok(ext) => config.catalog = ext,
+                Err(entries) => errors.extend(entries.into_iter().map(|e| ConfigError {
+                    field: Some(e.field),
+                    message: e.message,
+                })),
+            }
         }
         for (k, v) in tree.entries(fields) {
             let key = tree.str(k).unwrap_or("");
+            let path = format!("{section}.{key}");
             if CATALOG_FIELDS.contains(&key) {
-                if section == "spec" {
-                    continue;
+                if section != "spec" {
+                    errors.push(ConfigError {
+                        field: Some(path),
+                        message: format!(
+                            "a list of entries needs the typed form: apiVersion: {CONFIG_API_VERSION}, kind: {CONFIG_KIND}, with {key} under spec"
+                        ),
+                    });
                 }
-                return Err(ConfigError {
-                    field: Some(format!("{section}.{key}")),
-                    message: format!(
-                        "functionConfig {section}.{key}: lists of entries need the typed form: apiVersion: {CONFIG_API_VERSION}, kind: {CONFIG_KIND}, with {key} under spec"
-                    ),
+                continue;
+            }
+            let result = match tree.str(v) {
+                Some(value) => set.set(key, value),
+                None => Err("must be a string".to_string()),
+            };
+            if let Err(message) = result {
+                errors.push(ConfigError {
+                    field: Some(path),
+                    message,
                 });
             }
-            let path = format!("{section}.{key}");
-            let value = tree.str(v).ok_or_else(|| ConfigError {
-                field: Some(path.clone()),
-                message: format!("functionConfig {path} must be a string"),
-            })?;
-            config.set(key, value).map_err(|message| ConfigError {
-                field: Some(path.clone()),
-                message: format!("functionConfig {section}.{message}"),
-            })?;
         }
+        errors.extend(
+            set.problems()
+                .into_iter()
+                .map(|(key, message)| ConfigError {
+                    field: Some(format!("{section}.{key}")),
+                    message,
+                }),
+        );
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        set.apply(&mut config);
         Ok(config)
     }
 }
@@ -305,7 +379,7 @@ pub fn valid_env_name(name: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn parse(src: &str) -> Result<Config, ConfigError> {
+    fn parse(src: &str) -> Result<Config, Vec<ConfigError>> {
         let tree = Tree::parse(src).unwrap();
         Config::from_function_config(&tree, Some(tree.docs[0].root))
     }
@@ -324,12 +398,43 @@ mod tests {
     #[test]
     fn errors_name_the_field_and_the_choices() {
         let e = parse("apiVersion: v1\nkind: ConfigMap\ndata: {mode: sideways}").unwrap_err();
-        assert_eq!(e.field.as_deref(), Some("data.mode"));
-        assert!(e.message.contains("annotation, env, both"), "{}", e.message);
+        assert_eq!(e[0].field.as_deref(), Some("data.mode"));
+        assert!(
+            e[0].message.contains("annotation, env, both"),
+            "{}",
+            e[0].message
+        );
         let e = parse("apiVersion: v1\nkind: ConfigMap\ndata: {colour: red}").unwrap_err();
-        assert!(e.message.contains("accepted fields: mode"), "{}", e.message);
+        assert!(
+            e[0].message.contains("accepted fields: mode"),
+            "{}",
+            e[0].message
+        );
         let e = parse("apiVersion: v1\nkind: Secret").unwrap_err();
-        assert!(e.message.contains("ConfigHash"), "{}", e.message);
+        assert!(e[0].message.contains("ConfigHash"), "{}", e[0].message);
+    }
+
+    /// Every problem once, the path in `field` only (kpt prints `field: message`).
+    #[test]
+    fn every_error_reported_and_worded_once() {
+        let e = parse(
+            "apiVersion: v1\nkind: ConfigMap\ndata: {mode: sideways, colour: red, annotationKey: 'a b', immutable: yes}",
+        )
+        .unwrap_err();
+        let fields: Vec<&str> = e.iter().filter_map(|e| e.field.as_deref()).collect();
+        assert_eq!(
+            fields,
+            [
+                "data.mode",
+                "data.colour",
+                "data.immutable",
+                "data.annotationKey"
+            ]
+        );
+        for e in &e {
+            assert!(!e.message.contains("data."), "{}", e.message);
+            assert!(!e.message.contains("functionConfig"), "{}", e.message);
+        }
     }
 
     #[test]

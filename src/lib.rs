@@ -51,8 +51,8 @@ pub struct Options {
     /// A functionConfig document (ConfigMap or ConfigHash) from a file; it overrides the
     /// ResourceList's own functionConfig.
     pub config_text: Option<String>,
-    /// Field values (`mode` = `env`, ...) that override everything else.
-    pub overrides: Vec<(String, String)>,
+    /// Field values (the command-line flags) that override everything else.
+    pub overrides: config::Overrides,
     /// Read the whole input as one chunk (tests prove the result does not depend on it).
     pub one_chunk: bool,
     /// The HMAC-SHA256 key: stamp keyed hashes (`hmac-sha256:...`). The caller reads it
@@ -93,6 +93,15 @@ pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
 /// [`run`] without building the output text: see [`Prepared`].
 pub fn prepare<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, InputError> {
     prepare_for(input, options, pipeline::Want::Output)
+}
+
+/// [`prepare`], keeping a copy of the item edits ([`Prepared::item_edits`]) for callers
+/// that map them back onto the files the input was joined from.
+pub fn prepare_with_edits<'a>(
+    input: &'a str,
+    options: &Options,
+) -> Result<Prepared<'a>, InputError> {
+    prepare_for(input, options, pipeline::Want::Edits)
 }
 
 /// The dependency graph of a ResourceList or manifest stream: the same resolution of
@@ -266,31 +275,44 @@ impl Prepared<'_> {
 }
 
 /// The configuration: the ResourceList's functionConfig, then a config file, then
-/// single-field overrides.
+/// the overrides. Every problem is reported, not only the first.
 pub(crate) fn configure(
     tree: &Tree<'_>,
     function_config: Option<yaml::NodeId>,
     options: &Options,
-) -> Result<Config, config::ConfigError> {
-    let mut config = match &options.config_text {
-        Some(text) => {
-            let file = Tree::parse(text).map_err(|e| config::ConfigError {
+) -> Result<Config, Vec<config::ConfigError>> {
+    let mut errors = Vec::new();
+    let read = match &options.config_text {
+        Some(text) => match Tree::parse(text) {
+            Ok(file) => {
+                let root = file.docs.first().map(|d| d.root);
+                Config::from_function_config(&file, root)
+            }
+            Err(e) => Err(vec![config::ConfigError {
                 field: None,
                 message: format!("the config file is not YAML: {e}"),
-            })?;
-            let root = file.docs.first().map(|d| d.root);
-            Config::from_function_config(&file, root)?
-        }
-        None => Config::from_function_config(tree, function_config)?,
+            }]),
+        },
+        None => Config::from_function_config(tree, function_config),
     };
-    config.hash_key = options.hash_key.clone();
-    for (field, value) in &options.overrides {
-        config
-            .set(field, value)
-            .map_err(|message| config::ConfigError {
-                field: Some(field.clone()),
-                message,
-            })?;
+    let mut config = read.unwrap_or_else(|e| {
+        errors.extend(e);
+        Config::default()
+    });
+    errors.extend(
+        options
+            .overrides
+            .problems()
+            .into_iter()
+            .map(|(field, message)| config::ConfigError {
+                field: None,
+                message: format!("{field} (a flag): {message}"),
+            }),
+    );
+    if !errors.is_empty() {
+        return Err(errors);
     }
+    options.overrides.apply(&mut config);
+    config.hash_key = options.hash_key.clone();
     Ok(config)
 }

@@ -1,9 +1,11 @@
-//! The binary: parse argv, read stdin or files, run the library, write stdout and
-//! stderr, set the exit status. All behaviour lives in the library.
+//! The binary: parse argv, read stdin, files or directories (`input.rs`), run the
+//! library, write stdout, stderr or the files back, set the exit status. What config-hash
+//! does to manifests lives in the library; this is only the edge.
 
 mod cli;
+mod input;
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -19,6 +21,7 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli.command {
         Some(cli::Command::InstallKustomizePlugin { plugin_home }) => install_plugin(plugin_home),
+        Some(cli::Command::InstallHelmPlugin { plugins_dir }) => install_helm_plugin(plugins_dir),
         Some(cli::Command::Graph {
             format,
             files,
@@ -32,74 +35,6 @@ fn main() -> ExitCode {
 fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::FAILURE
-}
-
-fn read_stdin() -> Result<String, String> {
-    let mut input = Vec::new();
-    io::stdin()
-        .read_to_end(&mut input)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
-    String::from_utf8(input)
-        .map_err(|_| "stdin is not UTF-8 text (manifests are YAML or JSON)".to_string())
-}
-
-fn read_file(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-/// Several files read as one stream, separated by `---`.
-struct Joined {
-    text: String,
-    /// The 1-based line of the joined text where each file starts.
-    starts: Vec<(usize, PathBuf)>,
-}
-
-impl Joined {
-    /// Words an input error in terms of the file it is in.
-    fn locate(&self, e: &config_hash::krm::InputError) -> String {
-        match self.starts.iter().rev().find(|(start, _)| *start <= e.line) {
-            Some((start, path)) if self.starts.len() > 1 => format!(
-                "{}: line {} column {}: {}",
-                path.display(),
-                e.line - start + 1,
-                e.column,
-                e.message
-            ),
-            _ => e.to_string(),
-        }
-    }
-}
-
-fn read_files(files: &[PathBuf]) -> Result<Joined, String> {
-    let mut joined = Joined {
-        text: String::new(),
-        starts: Vec::new(),
-    };
-    for (i, f) in files.iter().enumerate() {
-        let content = read_file(f)?;
-        if i > 0 {
-            if !joined.text.ends_with('\n') {
-                joined.text.push('\n');
-            }
-            joined.text.push_str("---\n");
-        }
-        let line = joined.text.bytes().filter(|&b| b == b'\n').count() + 1;
-        joined.starts.push((line, f.clone()));
-        joined.text.push_str(&content);
-    }
-    Ok(joined)
-}
-
-/// Reads FILES (or stdin when there are none).
-fn read_input(files: &[PathBuf]) -> Result<Joined, String> {
-    if files.is_empty() {
-        read_stdin().map(|text| Joined {
-            text,
-            starts: Vec::new(),
-        })
-    } else {
-        read_files(files)
-    }
 }
 
 fn write_stdout(text: &str) -> Result<(), ExitCode> {
@@ -140,6 +75,28 @@ fn read_key(key_file: Option<&Path>) -> Result<Option<HashKey>, String> {
         .ok_or_else(|| format!("{from} is empty: an empty key protects nothing (give a key, or unset it for unkeyed hashes)"))
 }
 
+fn unreadable(package: &input::Package, e: &config_hash::krm::InputError) -> ExitCode {
+    let place = if package.is_one_text() && package.sources[0].path.is_none() {
+        format!("line {} column {}", e.line, e.column)
+    } else {
+        package.locate(e.line, e.column)
+    };
+    fail(format!(
+        "input is not a readable ResourceList or manifest stream: {place}: {}",
+        e.message
+    ))
+}
+
+/// A ConfigHash object (or a ConfigMap that looks like config-hash's functionConfig)
+/// among plain manifests is passed through, not used: the user most likely forgot `-c`.
+fn warn_about_config_lookalikes(text: &str) {
+    for name in input::config_lookalikes(text) {
+        eprintln!(
+            "warning: {name} is among the manifests, so it is passed through and not used as configuration; pass it with -c FILE (config-hash -c FILE manifests...)"
+        );
+    }
+}
+
 fn run(args: &cli::RunArgs) -> ExitCode {
     let hash_key = match read_key(args.key_file.as_deref()) {
         Ok(key) => key,
@@ -150,36 +107,69 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         hash_key,
         ..Options::default()
     };
+    // Files that are configuration, not manifests, even inside a directory read.
+    let mut skip = Vec::new();
     if let Some(path) = &args.config {
-        match read_file(path) {
+        match input::read_file(path) {
             Ok(text) => options.config_text = Some(text),
             Err(e) => return fail(e),
         }
-    }
-    // kustomize runs a legacy exec plugin with one argument: its config file.
-    let input = match args.files.as_slice() {
-        [one] if options.config_text.is_none() => match read_file(one) {
-            Ok(text) if config_hash::plugin::is_plugin_config(&text) => {
-                options.config_text = Some(text);
-                read_input(&[])
+        skip.push(path.clone());
+    } else {
+        match input::kpt_config(&args.files) {
+            Ok((config, configs)) => {
+                options.config_text = config;
+                skip = configs;
             }
-            Ok(_) => read_input(&args.files),
-            Err(e) => Err(e),
-        },
-        files => read_input(files),
-    };
-    let input = match input {
-        Ok(joined) => joined,
+            Err(e) => return fail(e),
+        }
+    }
+    let mut quiet = args.quiet;
+    // kustomize runs a legacy exec plugin with one argument: its config file.
+    let mut paths = args.files.as_slice();
+    if let [one] = paths {
+        if options.config_text.is_none() && !args.in_place && one.is_file() {
+            match input::read_file(one) {
+                Ok(text) if config_hash::plugin::is_plugin_config(&text) => {
+                    options.config_text = Some(text);
+                    paths = &[];
+                    // kustomize shows a plugin's stderr on every build: no summary.
+                    quiet = true;
+                }
+                Ok(_) => {}
+                Err(e) => return fail(e),
+            }
+        }
+    }
+    let package = match input::read_package(paths, &skip) {
+        Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let outcome = match config_hash::prepare(&input.text, &options) {
-        Ok(o) => o,
-        Err(e) => {
-            return fail(format!(
-                "input is not a readable ResourceList or manifest stream: {}",
-                input.locate(&e)
-            ));
+    if package.is_one_text() && !args.in_place {
+        run_one_text(args, options, &package, quiet)
+    } else {
+        run_package(args, &options, &package, quiet)
+    }
+}
+
+/// One text read whole: the library reads it directly, so a ResourceList stays a
+/// ResourceList and the output is streamed.
+fn run_one_text(
+    args: &cli::RunArgs,
+    mut options: Options,
+    package: &input::Package,
+    quiet: bool,
+) -> ExitCode {
+    let source = &package.sources[0];
+    if options.config_text.is_none() {
+        match input::resource_list_kptfile_config(&source.text) {
+            Ok(config) => options.config_text = config,
+            Err(e) => return fail(e),
         }
+    }
+    let outcome = match config_hash::prepare(&source.text, &options) {
+        Ok(o) => o,
+        Err(e) => return unreadable(package, &e),
     };
     if args.debug {
         for why in &outcome.coarser {
@@ -190,10 +180,21 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         }
     }
     if args.check {
-        return check(&outcome);
+        let file = source.path.as_ref().filter(|_| !outcome.stale.is_empty());
+        let files: Vec<String> = file.map(|p| p.display().to_string()).into_iter().collect();
+        return check(&outcome, &files);
     }
     if !outcome.resource_list {
+        warn_about_config_lookalikes(&source.text);
         report(&outcome);
+        // A pipe must not pass on manifests config-hash refused to stamp
+        // (`| kubectl apply -f -` would apply them): nothing on stdout.
+        if outcome.exit_code != 0 {
+            return ExitCode::FAILURE;
+        }
+        if !quiet {
+            summary(&outcome, None);
+        }
     }
     // Streamed: a large output is never held in memory whole.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
@@ -204,21 +205,138 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         }
         return fail(format!("cannot write stdout: {e}"));
     }
-    // Everything is written: leave without freeing the input, the index and the results
-    // one allocation at a time (a tenth of the run time on large inputs).
+    // Everything is written: leave without freeing the input, the index and the
+    // results one allocation at a time (a tenth of the run time on large inputs).
     std::process::exit(outcome.exit_code)
+}
+
+/// Several texts (files, or JSON objects) read as one stream; the edits map back to
+/// each text, which is written back (`--in-place`) or to stdout.
+fn run_package(
+    args: &cli::RunArgs,
+    options: &Options,
+    package: &input::Package,
+    quiet: bool,
+) -> ExitCode {
+    let outcome = match config_hash::prepare_with_edits(&package.joined, options) {
+        Ok(o) => o,
+        Err(e) => return unreadable(package, &e),
+    };
+    if outcome.resource_list {
+        return fail(
+            "a ResourceList is read alone (on stdin, or as the only file), not among other files",
+        );
+    }
+    let edits = match package.map_edits(&outcome.item_edits) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
+    let changed: Vec<(&input::Source, String)> = package
+        .sources
+        .iter()
+        .zip(&edits)
+        .filter(|(_, e)| !e.is_empty())
+        .map(|(source, e)| (source, input::apply(&source.text, e)))
+        .filter(|(source, text)| *text != source.text)
+        .collect();
+    if args.check {
+        let files: Vec<String> = changed
+            .iter()
+            .filter_map(|(s, _)| s.path.as_ref())
+            .map(|p| p.display().to_string())
+            .collect();
+        return check(&outcome, &files);
+    }
+    warn_about_config_lookalikes(&package.joined);
+    report(&outcome);
+    if outcome.exit_code != 0 {
+        return ExitCode::FAILURE;
+    }
+    if args.in_place {
+        for (source, text) in &changed {
+            let Some(path) = &source.path else { continue };
+            if let Err(e) = input::write_atomically(path, text) {
+                return fail(e);
+            }
+            println!("wrote {}", path.display());
+        }
+        if !quiet {
+            summary(&outcome, Some(changed.len()));
+        }
+        return ExitCode::SUCCESS;
+    }
+    if !quiet {
+        summary(&outcome, None);
+    }
+    let mut text = String::new();
+    for (source, edits) in package.sources.iter().zip(&edits) {
+        if !text.is_empty() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("---\n");
+        }
+        text.push_str(&input::apply(&source.text, edits));
+    }
+    match write_stdout(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
 }
 
 /// Warnings and errors on stderr, for streams (a ResourceList carries them in `results`).
 fn report(outcome: &Prepared<'_>) {
     for r in &outcome.results {
         if r.severity != Severity::Info {
-            eprintln!("{}: {}", r.severity.as_str(), r.message);
+            match (&r.resource, &r.field) {
+                // A configuration problem: the field path is not in the message (kpt
+                // prints `field: message` for it), so name it here, once.
+                (None, Some(field)) => eprintln!(
+                    "{}: functionConfig {field}: {}",
+                    r.severity.as_str(),
+                    r.message
+                ),
+                _ => eprintln!("{}: {}", r.severity.as_str(), r.message),
+            }
         }
     }
 }
 
-fn check(outcome: &Prepared<'_>) -> ExitCode {
+/// One line on stderr after a plain-stream run: what was stamped, renamed, warned about.
+fn summary(outcome: &Prepared<'_>, written: Option<usize>) {
+    let Some(counts) = outcome
+        .results
+        .iter()
+        .rev()
+        .find(|r| r.severity == Severity::Info && r.message.starts_with("config-hash: "))
+    else {
+        return;
+    };
+    let renamed = outcome
+        .results
+        .iter()
+        .filter(|r| {
+            r.severity == Severity::Info && r.message.contains(": hashed name for base name ")
+        })
+        .count();
+    let warnings = outcome
+        .results
+        .iter()
+        .filter(|r| r.severity == Severity::Warning)
+        .count();
+    let mut line = counts.message.clone();
+    if renamed > 0 {
+        line.push_str(&format!(", {renamed} object(s) renamed"));
+    }
+    line.push_str(&format!(", {warnings} warning(s)"));
+    if let Some(n) = written {
+        line.push_str(&format!(", {n} file(s) written"));
+    }
+    eprintln!("{line}");
+}
+
+/// `files`: the files that would change (when the input was files).
+fn check(outcome: &Prepared<'_>, files: &[String]) -> ExitCode {
     report(outcome);
     if outcome.exit_code != 0 {
         return ExitCode::FAILURE;
@@ -231,8 +349,11 @@ fn check(outcome: &Prepared<'_>) -> ExitCode {
     for id in &outcome.stale {
         text.push_str(&format!("out of date: {id}\n"));
     }
+    for file in files {
+        text.push_str(&format!("would change: {file}\n"));
+    }
     text.push_str(&format!(
-        "config-hash: {} resource(s) out of date; run config-hash (or kpt fn render) and commit the result\n",
+        "config-hash: {} resource(s) out of date; run config-hash --in-place (or kpt fn render) and commit the result\n",
         outcome.stale.len()
     ));
     if let Err(code) = write_stdout(&text) {
@@ -249,28 +370,21 @@ fn graph(
 ) -> ExitCode {
     let mut options = Options::default();
     if let Some(path) = config {
-        match read_file(path) {
+        match std::fs::read_to_string(path) {
             Ok(text) => options.config_text = Some(text),
-            Err(e) => return fail(e),
+            Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
         }
     }
     if name_suffix {
-        options
-            .overrides
-            .push(("nameSuffix".to_string(), "true".to_string()));
+        options.overrides.name_suffix = Some(true);
     }
-    let input = match read_input(files) {
-        Ok(joined) => joined,
+    let package = match input::read_package(files, &[]) {
+        Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let edges = match config_hash::graph(&input.text, &options) {
+    let edges = match config_hash::graph(&package.joined, &options) {
         Ok(edges) => edges,
-        Err(e) => {
-            return fail(format!(
-                "input is not a readable ResourceList or manifest stream: {}",
-                input.locate(&e)
-            ));
-        }
+        Err(e) => return unreadable(&package, &e),
     };
     let text = match format {
         cli::GraphFormat::Table => config_hash::graph::render_table(&edges),
@@ -290,24 +404,51 @@ fn install_plugin(plugin_home: Option<PathBuf>) -> ExitCode {
     else {
         return fail("neither XDG_CONFIG_HOME nor HOME is set; pass --plugin-home DIR");
     };
-    let exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => return fail(format!("cannot find this executable: {e}")),
-    };
-    let installed = dest
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| std::fs::copy(&exe, &dest).map(|_| ()));
-    if let Err(e) = installed {
-        return fail(format!("cannot install to {}: {e}", dest.display()));
+    if let Err(e) = copy_self_to(&dest) {
+        return fail(e);
     }
+    println!("{}", dest.display());
+    ExitCode::SUCCESS
+}
+
+/// Copies this executable to `dest` (creating its directory), executable.
+fn copy_self_to(dest: &Path) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    dest.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::copy(&exe, dest).map(|_| ()))
+        .map_err(|e| format!("cannot install to {}: {e}", dest.display()))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        if let Err(e) = std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)) {
-            return fail(format!("cannot make {} executable: {e}", dest.display()));
-        }
+        std::fs::set_permissions(dest, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| format!("cannot make {} executable: {e}", dest.display()))?;
     }
-    println!("{}", dest.display());
+    Ok(())
+}
+
+fn install_helm_plugin(plugins_dir: Option<PathBuf>) -> ExitCode {
+    let env = |k: &str| std::env::var(k).ok();
+    let Some(dir) = config_hash::plugin::helm_plugins_dir(
+        plugins_dir,
+        env("HELM_PLUGINS").as_deref(),
+        env("XDG_DATA_HOME").as_deref(),
+        env("HOME").as_deref(),
+    ) else {
+        return fail(
+            "none of HELM_PLUGINS, XDG_DATA_HOME, HOME is set; pass --plugins-dir \"$(helm env HELM_PLUGINS)\"",
+        );
+    };
+    let plugin = dir.join(config_hash::plugin::HELM_PLUGIN_NAME);
+    // A copy of the binary beside plugin.yaml: the plugin works whatever PATH Helm runs with.
+    if let Err(e) = copy_self_to(&plugin.join("config-hash")) {
+        return fail(e);
+    }
+    let yaml = config_hash::plugin::helm_plugin_yaml("${HELM_PLUGIN_DIR}/config-hash");
+    let manifest = plugin.join("plugin.yaml");
+    if let Err(e) = std::fs::write(&manifest, yaml) {
+        return fail(format!("cannot write {}: {e}", manifest.display()));
+    }
+    println!("{}", plugin.display());
     ExitCode::SUCCESS
 }

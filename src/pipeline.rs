@@ -418,7 +418,7 @@ fn finish_with_config_errors<'a>(
     bom: &'a str,
     tree: &Tree<'a>,
     list: Option<&ResourceList>,
-    e: crate::config::ConfigError,
+    errors: Vec<crate::config::ConfigError>,
     coarser: Vec<Coarser>,
 ) -> Prepared<'a> {
     let prepared = crate::conclude(
@@ -426,7 +426,7 @@ fn finish_with_config_errors<'a>(
             body,
             bom,
             item_edits: Splices::new(),
-            results: vec![crate::config_error(e)],
+            results: errors.into_iter().map(crate::config_error).collect(),
             resource_list: list.is_some(),
             keep_edits: false,
         },

@@ -1,6 +1,7 @@
-//! The kustomize legacy exec-plugin protocol: where kustomize looks for the plugin, and
-//! how to tell its invocation (one argument: a file holding the ConfigHash object) apart
-//! from a list of manifest files.
+//! The plugin protocols config-hash speaks: kustomize's legacy exec plugin (where
+//! kustomize looks for it, and how to tell its invocation, one argument naming a file
+//! that holds the ConfigHash object, apart from a list of manifest files), and Helm 4's
+//! `postrenderer/v1` plugin (where Helm looks for it and its `plugin.yaml`).
 
 use std::path::PathBuf;
 
@@ -45,6 +46,56 @@ pub fn is_plugin_config(text: &str) -> bool {
     field("apiVersion") == Some(CONFIG_API_VERSION) && field("kind") == Some(CONFIG_KIND)
 }
 
+/// The name Helm 4 knows the post-renderer plugin by: `--post-renderer config-hash`.
+pub const HELM_PLUGIN_NAME: &str = "config-hash";
+
+/// Where Helm 4 looks for plugins, per `helm env HELM_PLUGINS` on Linux: `$HELM_PLUGINS`,
+/// else `$XDG_DATA_HOME/helm/plugins`, XDG_DATA_HOME defaulting to `$HOME/.local/share`.
+/// (macOS and Windows use other defaults; there, pass `--plugins-dir "$(helm env
+/// HELM_PLUGINS)"`.) The plugin itself goes in `<dir>/config-hash`.
+pub fn helm_plugins_dir(
+    plugins_dir: Option<PathBuf>,
+    helm_plugins: Option<&str>,
+    xdg_data_home: Option<&str>,
+    home: Option<&str>,
+) -> Option<PathBuf> {
+    let nonempty = |s: Option<&str>| s.filter(|s| !s.is_empty()).map(PathBuf::from);
+    if let Some(dir) = plugins_dir {
+        return Some(dir);
+    }
+    if let Some(dir) = nonempty(helm_plugins) {
+        // Helm reads HELM_PLUGINS as a PATH-like list and installs into its first entry.
+        let first = dir
+            .to_str()
+            .and_then(|s| s.split(':').next())
+            .map(PathBuf::from);
+        return first.or(Some(dir));
+    }
+    let data = nonempty(xdg_data_home)
+        .or_else(|| nonempty(home).map(|h| h.join(".local").join("share")))?;
+    Some(data.join("helm").join("plugins"))
+}
+
+/// Helm 4's `plugin.yaml` for a `postrenderer/v1` plugin whose command is `command`
+/// (Helm expands `${HELM_PLUGIN_DIR}` in it). Helm runs the command with the rendered
+/// manifests on stdin and the `--post-renderer-args` as its arguments, and reads the
+/// stamped manifests from stdout.
+pub fn helm_plugin_yaml(command: &str) -> String {
+    format!(
+        "# Written by `config-hash install-helm-plugin`: lets Helm 4 run config-hash as a\n\
+         # post-renderer (`helm template|install|upgrade --post-renderer config-hash`).\n\
+         apiVersion: v1\n\
+         type: postrenderer/v1\n\
+         name: {HELM_PLUGIN_NAME}\n\
+         version: {version}\n\
+         runtime: subprocess\n\
+         runtimeConfig:\n\
+         \x20 platformCommand:\n\
+         \x20 - command: {command}\n",
+        version = env!("CARGO_PKG_VERSION"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +123,37 @@ mod tests {
             "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: x}\n"
         ));
         assert!(!is_plugin_config("apiVersion: v1\nkind: ConfigMap\n"));
+    }
+
+    #[test]
+    fn finds_helm_plugins_like_helm_env() {
+        let dir = |a, b, c, d| helm_plugins_dir(a, b, c, d).unwrap();
+        assert_eq!(
+            dir(Some("/p".into()), Some("/e"), None, None),
+            PathBuf::from("/p")
+        );
+        assert_eq!(
+            dir(None, Some("/e:/f"), Some("/x"), None),
+            PathBuf::from("/e")
+        );
+        assert_eq!(
+            dir(None, Some(""), Some("/x"), Some("/h")),
+            PathBuf::from("/x/helm/plugins")
+        );
+        assert_eq!(
+            dir(None, None, None, Some("/h")),
+            PathBuf::from("/h/.local/share/helm/plugins")
+        );
+        assert!(helm_plugins_dir(None, None, None, None).is_none());
+    }
+
+    #[test]
+    fn helm_plugin_yaml_names_the_command() {
+        let text = helm_plugin_yaml("${HELM_PLUGIN_DIR}/config-hash");
+        assert!(text.contains("\ntype: postrenderer/v1\n"), "{text}");
+        assert!(
+            text.ends_with("  platformCommand:\n  - command: ${HELM_PLUGIN_DIR}/config-hash\n"),
+            "{text}"
+        );
     }
 }

@@ -364,7 +364,7 @@ fn stamp_workload(
         return;
     }
     let result = if seen.is_empty() {
-        clear(&mut ed, template, spec, config, env_applies)
+        clear(&mut ed, template, spec, config, kind.env_allowed)
     } else {
         let keys: Vec<Keys> = seen
             .values()
@@ -398,7 +398,7 @@ fn stamp_workload(
                 return;
             }
         }
-        apply(&mut ed, template, spec, config, env_applies, &hash).map(|()| {
+        apply(&mut ed, template, spec, config, kind.env_allowed, &hash).map(|()| {
             out.counts.stamped += 1;
             let names: Vec<String> = seen
                 .iter()
@@ -469,7 +469,7 @@ fn apply(
     template: NodeId,
     spec: NodeId,
     config: &Config,
-    env: bool,
+    env_allowed: bool,
     hash: &str,
 ) -> Result<(), EditError> {
     if config.writes_annotation() {
@@ -479,11 +479,16 @@ fn apply(
             &config.annotation_key,
             hash,
         )?;
+    } else {
+        // The mode left the annotation out: one an earlier run wrote is stale now.
+        remove_annotation(ed, template, &config.annotation_key)?;
     }
-    if env {
+    if env_allowed && config.writes_env() {
         for c in containers(ed.tree, spec)? {
             set_env(ed, c, &config.env_name, hash)?;
         }
+    } else if env_allowed {
+        remove_env(ed, spec, &config.env_name)?;
     }
     Ok(())
 }
@@ -521,29 +526,111 @@ fn keyed_stamp(tree: &Tree<'_>, template: NodeId, spec: NodeId, config: &Config)
     None
 }
 
-/// Removes a hash an earlier run left.
+/// Removes a hash an earlier run left, under the configured annotation key and env name
+/// whatever the mode (the mode may have changed since).
 fn clear(
     ed: &mut Editor<'_, '_>,
     template: NodeId,
     spec: NodeId,
     config: &Config,
-    env: bool,
+    env_allowed: bool,
 ) -> Result<(), EditError> {
-    if config.writes_annotation() {
-        ed.remove(
-            template,
-            &["metadata", "annotations"],
-            &config.annotation_key,
-        )?;
+    remove_annotation(ed, template, &config.annotation_key)?;
+    if env_allowed {
+        remove_env(ed, spec, &config.env_name)?;
     }
-    if env {
-        for c in containers(ed.tree, spec)? {
-            let tree = ed.tree;
-            let Some(seq) = own(tree, c, "env").filter(|&s| tree.is_seq(s)) else {
-                continue;
-            };
-            for idx in env_indices(tree, seq, &config.env_name) {
-                ed.remove_item(seq, idx)?;
+    Ok(())
+}
+
+/// Removes annotation `key` from the pod template. When it is the only annotation, the
+/// `annotations:` block goes too (and `metadata:` when that was all it held), as it was
+/// before the function inserted them, rather than leaving `annotations:` empty (null).
+/// Block style without comments only; anything else keeps the empty map.
+fn remove_annotation(
+    ed: &mut Editor<'_, '_>,
+    template: NodeId,
+    key: &str,
+) -> Result<(), EditError> {
+    let tree = ed.tree;
+    let src = tree.src;
+    let entry = |map: NodeId, name: &str| {
+        tree.own_entries(map)
+            .iter()
+            .copied()
+            .find(|&(k, _)| tree.str(k) == Some(name))
+    };
+    let block = |map: NodeId| tree.is_map(map) && !tree.is_flow(map) && !tree.is_alias(map);
+    let whole = entry(template, "metadata").and_then(|(meta_key, meta)| {
+        let (ann_key, ann) = entry(meta, "annotations")?;
+        let [(k, v)] = tree.own_entries(ann)[..] else {
+            return None;
+        };
+        if !(block(meta) && block(ann)) || tree.str(k) != Some(key) {
+            return None;
+        }
+        let from = if tree.own_entries(meta).len() == 1 {
+            meta_key
+        } else {
+            ann_key
+        };
+        whole_lines(src, tree.node(from).span.start, tree.node(v).span.end)
+    });
+    match whole {
+        Some((start, end)) => {
+            ed.splices.delete(start, end);
+            Ok(())
+        }
+        None => ed.remove(template, &["metadata", "annotations"], key),
+    }
+}
+
+/// The lines from the one holding `from` to the one holding `to` (inclusive), as a byte
+/// range, when `from` starts its line (after indentation) and no comment is among them.
+fn whole_lines(src: &str, from: usize, to: usize) -> Option<(usize, usize)> {
+    let start = src[..from].rfind('\n').map_or(0, |i| i + 1);
+    // A block node's span may end at the start of the next line: back up to its text.
+    let to = src[..to].trim_end().len().max(from);
+    let end = src[to..].find('\n').map_or(src.len(), |i| to + i + 1);
+    let indent_only = src[start..from].bytes().all(|b| b == b' ');
+    (indent_only && !src[start..end].contains('#')).then_some((start, end))
+}
+
+/// Removes env var `name` from every container. When it is a container's only env
+/// var, the `env:` entry goes too (block style without comments), as it was before the
+/// function inserted it, rather than leaving `env:` empty (null).
+fn remove_env(ed: &mut Editor<'_, '_>, spec: NodeId, name: &str) -> Result<(), EditError> {
+    for c in containers(ed.tree, spec)? {
+        let tree = ed.tree;
+        let Some((key, seq)) = tree
+            .own_entries(c)
+            .iter()
+            .copied()
+            .find(|&(k, v)| tree.str(k) == Some("env") && tree.is_seq(v))
+        else {
+            continue;
+        };
+        // Kubernetes uses the last of several entries with one name: all of them go.
+        let found = env_indices(tree, seq, name);
+        if found.is_empty() {
+            continue;
+        }
+        let only = tree.items(seq).len() == 1 && !tree.is_flow(seq) && !tree.is_alias(seq);
+        let lines = only
+            .then(|| {
+                let last = tree.items(seq)[0];
+                whole_lines(
+                    tree.src,
+                    tree.node(key).span.start,
+                    tree.node(last).span.end,
+                )
+            })
+            .flatten();
+        match lines {
+            Some((start, end)) => ed.splices.delete(start, end),
+            None => {
+                for idx in found {
+                    ed.remove_item(seq, idx)?;
+                }
             }
         }
     }

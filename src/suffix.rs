@@ -135,17 +135,31 @@ pub fn decide(
                 .at_field("metadata.name"),
         ))
     };
-    let base = annotation(tree, item, BASE_NAME_ANNOTATION)
-        .unwrap_or(&id.name)
-        .to_string();
     let name_node = tree.get_path(item, &["metadata", "name"]);
-    if base.is_empty() || name_node.is_none_or(|n| tree.str(n).is_none_or(str::is_empty)) {
+    if name_node.is_none_or(|n| tree.str(n).is_none_or(str::is_empty)) {
         return refuse(format!(
             "{}: metadata.name is missing or empty, so there is no base name to suffix; give the object a name or set {NAME_SUFFIX_ANNOTATION}: \"false\"",
             id.kind
         ));
     }
     let suffix = naming::kustomize_suffix(&hash_input(tree, item, kind));
+    // A name that already ends in the suffix its content gives (kustomize's own output)
+    // is suffixed already: its base is the name without it, so suffixes never stack.
+    let base = match annotation(tree, item, BASE_NAME_ANNOTATION) {
+        Some(base) => base.to_string(),
+        None => id
+            .name
+            .strip_suffix(&suffix)
+            .and_then(|rest| rest.strip_suffix('-'))
+            .filter(|rest| !rest.is_empty())
+            .unwrap_or(&id.name)
+            .to_string(),
+    };
+    if base.is_empty() {
+        return refuse(format!(
+            "{id}: {BASE_NAME_ANNOTATION} is empty, so there is no base name to suffix; remove it or set {NAME_SUFFIX_ANNOTATION}: \"false\""
+        ));
+    }
     let new_name = format!("{base}-{suffix}");
     if new_name.len() > MAX_NAME_LEN {
         return refuse(format!(

@@ -214,7 +214,13 @@ fn a_plain_stream_is_stamped_and_every_other_byte_kept() {
     let input = example_stream();
     let output = run(&[], &input);
     let out = expect_exit(&output, 0, "config-hash < stream");
-    assert_eq!(stderr(&output), "", "nothing to warn about");
+    assert_eq!(
+        stderr(&output),
+        "config-hash: 2 workload(s) stamped, 0 skipped, 0 missing reference(s), 0 warning(s)\n",
+        "nothing to warn about: only the summary line"
+    );
+    assert_eq!(stderr(&run(&["-q"], &input)), "", "-q: no summary");
+    assert_eq!(stdout(&run(&["-q"], &input)), out, "-q changes only stderr");
     assert_eq!(
         mask(&inserted_lines(&input, &out)),
         [
@@ -293,7 +299,7 @@ fn files_are_one_stream_in_the_order_given() {
         stdout(&from_stdin),
         "FILES and the same stream on stdin"
     );
-    assert_eq!(stderr(&from_files), "");
+    assert_eq!(stderr(&from_files), stderr(&from_stdin));
 
     // Reversed: the workloads come first, with the same hashes.
     let reversed = run(&["manifests/workloads.yaml", "manifests/config.yaml"], "");
@@ -343,14 +349,14 @@ fn config_files_in_both_forms_and_flags_over_them() {
     assert_eq!(annotation(&docs, WEB, ANNOTATION_KEY).as_ref(), Some(&web));
     assert_eq!(env(&docs, WEB, "SETTINGS_HASH"), [None]);
 
-    // A bad config file: exit 1, stream unchanged, the error on stderr.
+    // A bad config file: exit 1, nothing on stdout, the error on stderr.
     let bad = tmp.write(
         "bad.yaml",
         "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: x}\n\
          spec: {mode: sideways}\n",
     );
     let out = run(&["-c", &bad], &input);
-    assert_eq!(expect_exit(&out, 1, "bad config"), input);
+    assert_eq!(expect_exit(&out, 1, "bad config"), "");
     let err = stderr(&out);
     assert!(
         err.starts_with("error: ") && err.contains("sideways"),
@@ -409,9 +415,9 @@ fn each_flag_does_what_it_says() {
     // A bad flag value: a usage error from clap (exit 2), nothing on stdout.
     let out = run(&["--mode", "sideways"], &input);
     assert_eq!(expect_exit(&out, 2, "--mode sideways"), "");
-    // An invalid annotation key is the function's error: exit 1, stream unchanged.
+    // An invalid annotation key is the function's error: exit 1, nothing on stdout.
     let out = run(&["--annotation-key", "not a key!"], &input);
-    assert_eq!(expect_exit(&out, 1, "bad --annotation-key"), input);
+    assert_eq!(expect_exit(&out, 1, "bad --annotation-key"), "");
     assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
 }
 
@@ -446,7 +452,11 @@ fn on_missing_warn_error_ignore() {
     let stamped = expect_exit(&out, 0, "warn");
     assert_ne!(stamped, MISSING);
     let err = stderr(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(
+        err.ends_with(", 1 missing reference(s), 1 warning(s)\n"),
+        "the summary counts the warning: {err}"
+    );
     assert!(
         err.starts_with("warning: Deployment api")
             && err.contains("spec.template.spec.containers[0].envFrom[0].configMapRef")
@@ -454,9 +464,10 @@ fn on_missing_warn_error_ignore() {
         "{err}"
     );
 
-    // error: exit 1, the stream unchanged, the same message as an error.
+    // error: exit 1, nothing on stdout (a pipe into `kubectl apply -f -` must not apply
+    // unstamped manifests), the same message as an error.
     let out = run(&["--on-missing", "error"], MISSING);
-    assert_eq!(expect_exit(&out, 1, "--on-missing error"), MISSING);
+    assert_eq!(expect_exit(&out, 1, "--on-missing error"), "");
     let err = stderr(&out);
     assert!(err.lines().count() >= 1, "{err}");
     assert!(
@@ -465,7 +476,7 @@ fn on_missing_warn_error_ignore() {
     );
 
     // ignore: stamped the same as with warn, silently.
-    let out = run(&["--on-missing", "ignore"], MISSING);
+    let out = run(&["--on-missing", "ignore", "-q"], MISSING);
     assert_eq!(expect_exit(&out, 0, "--on-missing ignore"), stamped);
     assert_eq!(stderr(&out), "");
 }
@@ -657,7 +668,7 @@ fn check_exit_codes_and_output() {
     assert_eq!(
         expect_exit(&run(&["--check"], &edited), 3, "--check worker's key"),
         "out of date: StatefulSet shop/worker\n\
-         config-hash: 1 resource(s) out of date; run config-hash (or kpt fn render) and commit the result\n"
+         config-hash: 1 resource(s) out of date; run config-hash --in-place (or kpt fn render) and commit the result\n"
     );
 
     // Flags apply: the stamped stream is stale for --mode env.
@@ -676,15 +687,22 @@ fn check_exit_codes_and_output() {
         stderr(&out)
     );
 
-    // On files: the same lines; the files are not touched.
+    // On files: the same lines, and which files would change; the files are not
+    // touched. A directory gives the same.
     let files = [
         "--check",
         "manifests/config.yaml",
         "manifests/workloads.yaml",
     ];
+    let expected = text_of_stale(&input).replacen(
+        "\nconfig-hash:",
+        "\nwould change: manifests/workloads.yaml\nconfig-hash:",
+        1,
+    );
+    assert_eq!(expect_exit(&run(&files, ""), 3, "--check FILES"), expected);
     assert_eq!(
-        expect_exit(&run(&files, ""), 3, "--check FILES"),
-        text_of_stale(&input)
+        expect_exit(&run(&["--check", "manifests"], ""), 3, "--check DIR"),
+        expected
     );
     assert_eq!(example_stream(), input, "--check changed a file");
     let tmp = TempDir::new("e2e-cli");
@@ -918,7 +936,9 @@ fn help_mentions_every_flag() {
         "--version",
         "install-kustomize-plugin",
         "graph",
-        "[FILES]",
+        "install-helm-plugin",
+        "--in-place",
+        "[PATH]...",
     ] {
         assert!(top.contains(flag), "--help does not mention {flag}:\n{top}");
     }
@@ -926,7 +946,10 @@ fn help_mentions_every_flag() {
         "annotation, env, both",
         "key, object",
         "warn, error, ignore",
-        "exit",
+        "Exit status: 0 success",
+        "1 an error result",
+        "2 a usage error",
+        "3 (with --check) something is out of date",
     ] {
         assert!(
             top.contains(value),
@@ -1037,4 +1060,250 @@ fn unreadable_input_is_one_line_with_a_position() {
         "{}",
         stderr(&out)
     );
+}
+
+/// An upstream command that failed leaves empty stdin: an error, never "up to date" or an
+/// empty success.
+#[test]
+fn empty_input_is_an_error_that_says_so() {
+    let blank = TempDir::new("e2e-cli-blank");
+    let file = blank.write("empty.yaml", "# nothing here\n---\n");
+    for (args, input) in [
+        (vec![], ""),
+        (vec![], "\n# only a comment\n---\n"),
+        (vec!["--check"], ""),
+        (vec!["--mode", "env"], "  \n"),
+        (vec!["graph"], ""),
+        (vec![file.as_str()], ""),
+        (vec!["--check", file.as_str()], ""),
+    ] {
+        let out = run(&args, input);
+        assert_eq!(expect_exit(&out, 1, &format!("{args:?} {input:?}")), "");
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("error: ") && err.contains("no manifests"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// Any error result in a plain stream: exit 1 and nothing on stdout; a ResourceList
+/// still comes back whole, with the error in its results, as kpt needs.
+#[test]
+fn errors_leave_stdout_empty_for_streams_but_not_for_resource_lists() {
+    let stream = example_stream();
+    let out = run(&["--annotation-key", "Not A Key"], &stream);
+    assert_eq!(expect_exit(&out, 1, "bad flag value"), "");
+    assert!(stderr(&out).contains("annotationKey"), "{}", stderr(&out));
+
+    let list = "\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: api}
+  spec:
+    template:
+      spec:
+        containers:
+        - name: api
+          envFrom: [{configMapRef: {name: nowhere}}]
+";
+    let out = run(&["--on-missing", "error"], list);
+    let written = expect_exit(&out, 1, "ResourceList with an error");
+    assert!(written.starts_with(list), "{written}");
+    assert!(written.contains("severity: error"), "{written}");
+}
+
+/// The README's sample message for a missing volume source is what the function prints
+/// (the README wraps it; joined with spaces it is the stderr line).
+#[test]
+fn readme_sample_for_a_missing_volume_source_is_what_is_printed() {
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("read README.md");
+    let block = readme
+        .split("```")
+        .find(|b| b.contains("\"web-cfg\"") && b.contains("which is not in the input"))
+        .expect("a README code block with the web-cfg sample");
+    let sample = block.split_whitespace().collect::<Vec<_>>().join(" ");
+    let input = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        volumeMounts: [{name: cfg, mountPath: /etc/web}]
+      volumes:
+      - name: cfg
+        configMap: {name: web-cfg}
+";
+    let out = run(&["-q"], input);
+    expect_exit(&out, 0, "a missing volume source");
+    assert_eq!(stderr(&out).trim_end(), sample);
+}
+
+/// Every boolean flag takes `=false`; a flag that means nothing alone is a usage error.
+#[test]
+fn boolean_flags_take_false_and_lonely_flags_are_errors() {
+    let input = example_stream();
+    let tmp = TempDir::new("e2e-cli-bools");
+    let suffixing = tmp.write(
+        "suffix.yaml",
+        "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: x}\nspec: {nameSuffix: \"true\"}\n",
+    );
+    let renamed = expect_exit(
+        &run(&["-c", &suffixing], &input),
+        0,
+        "nameSuffix from the file",
+    );
+    assert!(!renamed.contains("name: shop-settings\n"), "{renamed}");
+    let plain = expect_exit(&run(&[], &input), 0, "defaults");
+    let out = run(&["-c", &suffixing, "--name-suffix=false"], &input);
+    assert_eq!(
+        expect_exit(&out, 0, "--name-suffix=false over the file"),
+        plain
+    );
+    for flag in [
+        "--check=false",
+        "-q=false",
+        "--quiet=true",
+        "--name-suffix=true",
+    ] {
+        expect_exit(&run(&[flag], &input), 0, flag);
+    }
+    let out = run(&["--immutable"], &input);
+    assert_eq!(expect_exit(&out, 2, "--immutable alone"), "");
+    assert!(stderr(&out).contains("--name-suffix"), "{}", stderr(&out));
+    let out = run(&["--immutable", "--name-suffix"], &input);
+    assert!(expect_exit(&out, 0, "--immutable --name-suffix").contains("immutable: true"));
+}
+
+/// All configuration problems in one run, each worded once: on stderr the field path
+/// once; in a ResourceList the path in `field` only (kpt prints `field: message`).
+#[test]
+fn every_config_error_at_once_each_worded_once() {
+    let tmp = TempDir::new("e2e-cli-config-errors");
+    let bad = tmp.write(
+        "bad.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {mode: sideways, colour: red}\n",
+    );
+    let out = run(&["-c", &bad, "--env-name", "1X"], &example_stream());
+    assert_eq!(expect_exit(&out, 1, "three config errors"), "");
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    assert!(
+        lines[0].starts_with("error: functionConfig data.mode: \"sideways\" is not accepted"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("error: functionConfig data.colour: unknown field"),
+        "{err}"
+    );
+    assert!(
+        lines[2].starts_with("error: envName (a flag): \"1X\""),
+        "{err}"
+    );
+    for line in &lines {
+        assert_eq!(
+            line.matches("data.").count(),
+            usize::from(line.contains("data.")),
+            "{line}"
+        );
+    }
+
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n\
+                functionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: f}, data: {mode: side, onMissing: never}}\n";
+    let out = run(&[], list);
+    let text = expect_exit(&out, 1, "ResourceList with two config errors");
+    let results = &yaml_serde::from_str::<Value>(&text).expect("YAML")["results"];
+    let errors: Vec<(&str, &str)> = results
+        .as_sequence()
+        .expect("results")
+        .iter()
+        .filter(|r| r["severity"].as_str() == Some("error"))
+        .map(|r| {
+            (
+                r["field"]["path"].as_str().unwrap_or(""),
+                r["message"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(errors.len(), 2, "{text}");
+    assert_eq!(errors[0].0, "data.mode");
+    assert_eq!(errors[1].0, "data.onMissing");
+    for (path, message) in errors {
+        assert!(!message.contains(path), "{path} repeated in {message:?}");
+    }
+}
+
+/// A ConfigHash among plain manifests (the user forgot `-c`) gets a warning naming `-c`.
+#[test]
+fn a_config_object_among_manifests_gets_a_warning_pointing_at_c() {
+    let out = run(
+        &[
+            "config-hash.yaml",
+            "manifests/config.yaml",
+            "manifests/workloads.yaml",
+        ],
+        "",
+    );
+    expect_exit(&out, 0, "ConfigHash among FILES");
+    let err = stderr(&out);
+    assert!(
+        err.lines().next().is_some_and(|l| l
+            .starts_with("warning: ConfigHash config-hash is among the manifests")
+            && l.contains("-c FILE")),
+        "{err}"
+    );
+    let with_c = run(&["-c", "config-hash.yaml", "manifests/config.yaml"], "");
+    assert!(
+        !stderr(&with_c).contains("among the manifests"),
+        "{}",
+        stderr(&with_c)
+    );
+    // The config file inside a directory read is configuration, not a manifest.
+    let dir = run(&["-c", "config-hash.yaml", "."], "");
+    expect_exit(&dir, 0, "-c FILE DIR holding FILE");
+    assert!(
+        !stderr(&dir).contains("among the manifests"),
+        "{}",
+        stderr(&dir)
+    );
+    let without_c = run(&["."], "");
+    assert!(
+        stderr(&without_c).contains("among the manifests"),
+        "{}",
+        stderr(&without_c)
+    );
+}
+
+/// Switching `mode` removes the stamp the other mode wrote earlier, and `--check` flags
+/// it while it is there.
+#[test]
+fn a_mode_switch_removes_the_stale_stamp_and_check_flags_it() {
+    let input = example_stream();
+    let both = expect_exit(&run(&["--mode", "both", "-q"], &input), 0, "--mode both");
+    let env_only = expect_exit(&run(&["--mode", "env", "-q"], &input), 0, "--mode env");
+    let annotation_only = expect_exit(&run(&["-q"], &input), 0, "--mode annotation");
+    assert!(both.contains(ANNOTATION_KEY) && both.contains("CONFIG_HASH"));
+
+    let out = run(&["--check", "--mode", "env"], &both);
+    assert_eq!(
+        expect_exit(&out, 3, "--check --mode env on both"),
+        text_of_stale(&both)
+    );
+    let switched = expect_exit(&run(&["--mode", "env", "-q"], &both), 0, "both -> env");
+    assert_eq!(switched, env_only);
+    assert!(!switched.contains(ANNOTATION_KEY));
+
+    let out = run(&["--check"], &both);
+    expect_exit(&out, 3, "--check --mode annotation on both");
+    let switched = expect_exit(&run(&["-q"], &both), 0, "both -> annotation");
+    assert_eq!(switched, annotation_only);
+    assert!(!switched.contains("CONFIG_HASH"));
 }

@@ -368,7 +368,7 @@ fn image_as_kustomize_container_function_matches_exec_plugin() {
     let example = TempDir::copy_of("e2e-container", "container");
     example.edit(
         "config-hash.yaml",
-        "image: config-hash:latest",
+        "image: localhost/config-hash:latest",
         &format!("image: {image}"),
     );
     let no_plugins = TempDir::new("e2e-container-xdg-empty");
@@ -406,7 +406,7 @@ fn image_as_kustomize_container_function_matches_exec_plugin() {
     let legacy = TempDir::copy_of("e2e-container", "container");
     legacy.edit(
         "config-hash.yaml",
-        "  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: config-hash:latest\n",
+        "  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: localhost/config-hash:latest\n",
         "",
     );
     let plugins = TempDir::new("e2e-container-xdg-plugin");
@@ -418,4 +418,87 @@ fn image_as_kustomize_container_function_matches_exec_plugin() {
         by_container, by_plugin,
         "container function and exec plugin disagree"
     );
+}
+
+/// The image names users copy from the README and examples carry a registry host, which
+/// kpt leaves alone; kpt rewrites an unqualified name to its catalog (gcr.io/kpt-fn/).
+/// Checked with the real kpt: what it reports running is the name as given. Needs no
+/// container runtime (the run itself may fail without one).
+#[test]
+fn documented_image_names_are_ones_kpt_does_not_rewrite() {
+    let mut docs = vec![
+        Path::new(ROOT).join("README.md"),
+        Path::new(ROOT).join("Dockerfile"),
+    ];
+    let mut stack = vec![Path::new(ROOT).join("examples")];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).expect("list examples") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                docs.push(path);
+            }
+        }
+    }
+    let mut names = Vec::new();
+    for doc in &docs {
+        let text = fs::read_to_string(doc).unwrap_or_default();
+        for (i, _) in text.match_indices("config-hash:") {
+            let start = text[..i]
+                .rfind(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '{')
+                .map_or(0, |s| s + 1);
+            let name = &text[start..i];
+            let tag: String = text[i + "config-hash:".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+                .collect();
+            let line_start = text[..i].rfind('\n').map_or(0, |s| s + 1);
+            let line_end = text[i..].find('\n').map_or(text.len(), |e| i + e);
+            // A line that explains the rewrite names the unqualified form on purpose.
+            let explains = text[line_start..line_end].contains("gcr.io/kpt-fn/");
+            if !tag.is_empty() && !explains {
+                assert!(
+                    name.contains('/'),
+                    "{}: image {name}config-hash:{tag} has no registry host; kpt would run gcr.io/kpt-fn/config-hash:{tag}",
+                    doc.display()
+                );
+                names.push(format!("{name}config-hash:{tag}"));
+            }
+        }
+    }
+    assert!(
+        names.iter().any(|n| n == "localhost/config-hash:latest"),
+        "{names:?}"
+    );
+    if tools_missing(&["kpt"]) {
+        return;
+    }
+    let pkg = TempDir::copy_of("e2e-container-names", "basic");
+    for (image, ran) in [
+        (
+            "localhost/config-hash:latest",
+            "localhost/config-hash:latest",
+        ),
+        ("config-hash:latest", "gcr.io/kpt-fn/config-hash:latest"),
+    ] {
+        let out = Command::new("kpt")
+            .args([
+                "fn",
+                "eval",
+                pkg.str(),
+                "--image",
+                image,
+                "--",
+                "mode=annotation",
+            ])
+            .env("KPT_FN_RUNTIME", "podman")
+            .output()
+            .expect("run kpt");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("[RUNNING] \"{ran}\"")),
+            "kpt --image {image}: expected it to run {ran}:\n{err}"
+        );
+    }
 }

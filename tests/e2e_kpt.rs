@@ -51,11 +51,15 @@ impl Package {
         self.dir.edit(file, from, to);
     }
 
-    /// Every file of the package, by name, as bytes.
+    /// Every file of the package, by name, as bytes (not `.expected/`, the catalog-style
+    /// test expectations that `.krmignore` keeps from kpt).
     fn snapshot(&self) -> BTreeMap<String, Vec<u8>> {
         let mut files = BTreeMap::new();
         for entry in fs::read_dir(self.dir.path()).expect("list package") {
             let entry = entry.expect("list package");
+            if entry.file_name() == ".expected" {
+                continue;
+            }
             assert!(entry.file_type().expect("file type").is_file());
             let name = entry.file_name().into_string().expect("UTF-8 file name");
             files.insert(name, fs::read(entry.path()).expect("read package file"));

@@ -475,3 +475,56 @@ fn indent_item(doc: &str) -> String {
     let body = indent(doc, "  ");
     format!("- {}", &body[2..])
 }
+
+/// `kubectl kustomize dir | config-hash --name-suffix`: kustomize's own suffixed names
+/// are recognised as suffixed (the content gives the same suffix), so they do not get a
+/// second one, and nothing changes at all.
+#[test]
+fn suffixes_never_stack_on_kustomize_output() {
+    if common::tools_missing(&["kubectl"], "kustomize") {
+        return;
+    }
+    let dir = common::TempDir::new("e2e-kustomize-stack");
+    dir.write(
+        "kustomization.yaml",
+        "configMapGenerator:\n- name: app-settings\n  literals: [LOG_LEVEL=info]\n\
+         secretGenerator:\n- name: app-db\n  literals: [PASSWORD=hunter2]\nresources:\n- deployment.yaml\n",
+    );
+    dir.write(
+        "deployment.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        envFrom:\n        - configMapRef: {name: app-settings}\n        - secretRef: {name: app-db}\n",
+    );
+    let built = common::run(Command::new("kubectl").args(["kustomize", dir.str()]));
+    let built = String::from_utf8(built.stdout).expect("UTF-8");
+    let name = built
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("name: app-settings-"))
+        .expect("kustomize suffixed the ConfigMap")
+        .to_string();
+    let mut child = Command::new(common::BINARY)
+        .args(["--name-suffix", "-q"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run config-hash");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), built.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("config-hash");
+    common::assert_success(&out, "config-hash --name-suffix");
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(
+        !text.contains(&format!("app-settings-{name}-")),
+        "a second suffix:\n{text}"
+    );
+    assert!(
+        text.contains(&format!("name: app-settings-{name}\n")),
+        "{text}"
+    );
+    // Names stay, so the only edits are the base-name annotations and the stamp.
+    assert_eq!(
+        text.matches("app-settings-").count(),
+        built.matches("app-settings-").count(),
+        "{text}"
+    );
+}

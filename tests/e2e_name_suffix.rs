@@ -27,9 +27,11 @@ fn read(dir: &Path, file: &str) -> String {
     fs::read_to_string(dir.join(file)).unwrap()
 }
 
+/// The package's files (not `.expected/`, the catalog-style test expectations).
 fn snapshot(dir: &Path) -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = fs::read_dir(dir)
         .unwrap()
+        .filter(|e| e.as_ref().map_or(true, |e| e.file_name() != ".expected"))
         .map(|e| {
             let e = e.unwrap();
             (

@@ -1,0 +1,364 @@
+//! Files and directories end to end through the built binary: `--in-place` and
+//! `--check` on files, directories and kpt packages (with the real `kpt fn render`), and
+//! JSON that is not one document (a top-level array, concatenated objects).
+
+mod common;
+
+use std::fs;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use common::{BINARY, TempDir, is_hash, path_with_binary};
+
+fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BINARY)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run config-hash");
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes());
+    child.wait_with_output().expect("wait for config-hash")
+}
+
+fn expect(out: &Output, code: i32, what: &str) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{what}\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 stdout")
+}
+
+const CONFIG: &str = "\
+# settings, in their own file
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  LEVEL: info
+";
+
+const DEPLOYMENT: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web # the front end
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        envFrom:
+        - configMapRef: {name: settings}
+";
+
+/// A package across files and a subdirectory; a hidden dir holding a manifest that must
+/// never be read (it would make the reference resolve differently), and a README.
+fn package() -> TempDir {
+    let dir = TempDir::new("e2e-files");
+    fs::create_dir_all(dir.path().join("apps")).expect("mkdir");
+    fs::create_dir_all(dir.path().join(".expected")).expect("mkdir");
+    dir.write("config.yml", CONFIG);
+    dir.write("apps/deployment.yaml", DEPLOYMENT);
+    dir.write(
+        "service.json",
+        "{\"apiVersion\": \"v1\", \"kind\": \"Service\", \"metadata\": {\"name\": \"s\"}}\n",
+    );
+    dir.write("README.md", "not a manifest: {\n");
+    dir.write(
+        ".expected/results.yaml",
+        "kind: ConfigMap\nmetadata: {name: settings}\ndata: {LEVEL: other}\n",
+    );
+    dir
+}
+
+fn hash_in(text: &str) -> String {
+    let at = text
+        .find("config-hash.dev/hash: \"")
+        .expect("a hash annotation")
+        + 23;
+    let hash = text[at..at + 64].to_string();
+    assert!(is_hash(&hash), "{hash}");
+    hash
+}
+
+#[test]
+fn in_place_rewrites_only_changed_files_across_a_directory() {
+    let dir = package();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let perms = fs::Permissions::from_mode(0o640);
+        fs::set_permissions(dir.path().join("apps/deployment.yaml"), perms).expect("chmod");
+    }
+    let before = dir.snapshot();
+    let out = run_in(dir.path(), &["--check", "."], "");
+    let text = expect(&out, 3, "--check DIR before");
+    assert!(text.contains("out of date: Deployment web"), "{text}");
+    assert!(
+        text.contains("would change: ./apps/deployment.yaml"),
+        "{text}"
+    );
+    assert_eq!(dir.snapshot(), before, "--check writes nothing");
+
+    let out = run_in(dir.path(), &["--in-place", "."], "");
+    assert_eq!(
+        expect(&out, 0, "--in-place"),
+        "wrote ./apps/deployment.yaml\n"
+    );
+    let after = dir.snapshot();
+    for (path, bytes) in &before {
+        if path != Path::new("apps/deployment.yaml") {
+            assert_eq!(after.get(path), Some(bytes), "{} changed", path.display());
+        }
+    }
+    assert_eq!(after.len(), before.len(), "no temp file left behind");
+    let stamped = fs::read_to_string(dir.path().join("apps/deployment.yaml")).expect("read");
+    // Lossless: the only change is the inserted annotation block.
+    let hash = hash_in(&stamped);
+    let expected = DEPLOYMENT.replace(
+        "  template:\n",
+        &format!("  template:\n    metadata:\n      annotations:\n        config-hash.dev/hash: \"{hash}\"\n"),
+    );
+    assert_eq!(stamped, expected);
+    // The same hash as the files piped as one stream (the hidden dir's ConfigMap unread).
+    let piped = run_in(dir.path(), &[], &format!("{CONFIG}---\n{DEPLOYMENT}"));
+    assert_eq!(hash_in(&expect(&piped, 0, "pipe")), hash);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = fs::metadata(dir.path().join("apps/deployment.yaml"))
+            .expect("stat")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o640, "mode kept");
+    }
+
+    // Idempotent: nothing to write, up to date.
+    let out = run_in(dir.path(), &["--in-place", "."], "");
+    assert_eq!(expect(&out, 0, "--in-place again"), "");
+    assert_eq!(dir.snapshot(), after);
+    let out = run_in(dir.path(), &["--check", "."], "");
+    assert_eq!(
+        expect(&out, 0, "--check after"),
+        "config-hash: up to date\n"
+    );
+
+    // A change in one file rolls the workload in another.
+    dir.edit("config.yml", "LEVEL: info", "LEVEL: debug");
+    let out = run_in(dir.path(), &["--in-place", "config.yml", "apps"], "");
+    assert_eq!(
+        expect(&out, 0, "--in-place files"),
+        "wrote apps/deployment.yaml\n"
+    );
+    let restamped = fs::read_to_string(dir.path().join("apps/deployment.yaml")).expect("read");
+    assert_ne!(hash_in(&restamped), hash);
+}
+
+#[test]
+fn in_place_writes_nothing_on_an_error() {
+    let dir = package();
+    dir.write(
+        "apps/broken.yaml",
+        &DEPLOYMENT
+            .replace("name: settings", "name: nowhere")
+            .replace("name: web #", "name: other #"),
+    );
+    let before = dir.snapshot();
+    let out = run_in(
+        dir.path(),
+        &["--in-place", "--on-missing", "error", "."],
+        "",
+    );
+    assert_eq!(expect(&out, 1, "--in-place with an error"), "");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nowhere"));
+    assert_eq!(dir.snapshot(), before);
+    // --in-place needs PATHs: a usage error.
+    let out = run_in(dir.path(), &["--in-place"], CONFIG);
+    assert_eq!(expect(&out, 2, "--in-place without PATH"), "");
+}
+
+#[test]
+fn a_directory_argument_is_read_as_a_stream() {
+    let dir = package();
+    let out = run_in(dir.path(), &["."], "");
+    let text = expect(&out, 0, "DIR to stdout");
+    hash_in(&text);
+    assert!(
+        text.starts_with(DEPLOYMENT.split("spec:").next().unwrap()),
+        "apps/ sorts first: {text}"
+    );
+    assert!(!text.contains("LEVEL: other"), "hidden dirs are skipped");
+}
+
+const JSON_CM: &str = r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"LEVEL": "info"}}"#;
+const JSON_DEPLOY: &str = r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {"template": {"spec": {"containers": [{"name": "web", "envFrom": [{"configMapRef": {"name": "settings"}}]}]}}}}"#;
+
+/// The one edit config-hash makes to JSON_DEPLOY, as JSON.
+fn stamped_json(hash: &str) -> String {
+    JSON_DEPLOY.replace(
+        r#""template": {"#,
+        &format!(
+            r#""template": {{"metadata": {{"annotations": {{"config-hash.dev/hash": "{hash}"}}}}, "#
+        ),
+    )
+}
+
+#[test]
+fn json_arrays_and_concatenated_json_are_manifests() {
+    let dir = TempDir::new("e2e-json");
+    let yaml = run_in(dir.path(), &[], &format!("{CONFIG}---\n{DEPLOYMENT}"));
+    let hash = hash_in(&expect(&yaml, 0, "YAML"));
+
+    let array = format!("[\n  {JSON_CM},\n  {JSON_DEPLOY}\n]\n");
+    let out = expect(&run_in(dir.path(), &[], &array), 0, "JSON array");
+    assert_eq!(
+        out,
+        format!("[\n  {JSON_CM},\n  {}\n]\n", stamped_json(&hash))
+    );
+    assert!(serde_json_like(&out));
+
+    let concatenated = format!("{JSON_CM}\n{JSON_DEPLOY}\n");
+    let out = expect(
+        &run_in(dir.path(), &[], &concatenated),
+        0,
+        "concatenated JSON",
+    );
+    assert_eq!(out, format!("{JSON_CM}\n{}\n", stamped_json(&hash)));
+
+    // As files, in place.
+    let file = dir.write("list.json", &array);
+    let out = run_in(dir.path(), &["--in-place", &file], "");
+    assert_eq!(
+        expect(&out, 0, "--in-place JSON"),
+        format!("wrote {file}\n")
+    );
+    assert_eq!(
+        fs::read_to_string(&file).expect("read"),
+        format!("[\n  {JSON_CM},\n  {}\n]\n", stamped_json(&hash))
+    );
+
+    // An array of something else is refused, naming the item.
+    let out = run_in(dir.path(), &[], &format!("[{JSON_CM}, \"x\"]"));
+    assert_eq!(expect(&out, 1, "array of a string"), "");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("item 1 is not an object"), "{err}");
+}
+
+/// Balanced brackets outside strings: enough to tell the output is still JSON-shaped
+/// (yaml_serde reads it back as well).
+fn serde_json_like(text: &str) -> bool {
+    yaml_serde::from_str::<yaml_serde::Value>(text)
+        .is_ok_and(|v| v.as_sequence().is_some_and(|s| s.len() == 2))
+}
+
+fn kpt(args: &[&str]) -> Output {
+    let out = Command::new("kpt")
+        .args(args)
+        .env("PATH", path_with_binary())
+        .output()
+        .expect("run kpt");
+    common::assert_success(&out, &format!("kpt {args:?}"));
+    out
+}
+
+/// The CI gate agrees with `kpt fn render`: the Kptfile's configuration (configMap: or
+/// configPath:) is the one --check and --in-place use.
+#[test]
+fn check_and_in_place_on_a_kpt_package_use_its_kptfile() {
+    if common::tools_missing(&["kpt"], "files/kpt") {
+        return;
+    }
+    for config_path in [false, true] {
+        let pkg = TempDir::copy_of("e2e-files", "env-mode");
+        if config_path {
+            pkg.edit(
+                "Kptfile",
+                "      configMap:\n        mode: env\n",
+                "      configPath: fn-config.yaml\n",
+            );
+            pkg.write(
+                "fn-config.yaml",
+                "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata:\n  name: fn-config\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\nspec:\n  mode: env\n",
+            );
+        }
+        kpt(&["fn", "render", pkg.str(), "--allow-exec"]);
+        let rendered = pkg.snapshot();
+        let out = run_in(pkg.path(), &["--check", "."], "");
+        assert_eq!(
+            expect(&out, 0, "--check after render"),
+            "config-hash: up to date\n"
+        );
+        // The pipe form: `kpt fn source` sends the Kptfile among the items.
+        let source = String::from_utf8(kpt(&["fn", "source", pkg.str()]).stdout).expect("UTF-8");
+        let out = run_in(pkg.path(), &["--check"], &source);
+        if config_path {
+            expect(&out, 1, "kpt fn source | --check with configPath");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("configPath fn-config.yaml") && err.contains("--check PKG_DIR"),
+                "{err}"
+            );
+        } else {
+            assert_eq!(
+                expect(&out, 0, "kpt fn source | config-hash --check after render"),
+                "config-hash: up to date\n"
+            );
+        }
+        let out = run_in(pkg.path(), &["--in-place", "."], "");
+        assert_eq!(expect(&out, 0, "--in-place after render"), "");
+        assert_eq!(pkg.snapshot(), rendered);
+
+        // After a config change, --in-place writes what render would.
+        pkg.edit("configmap.yaml", "CACHE_TTL: 5m", "CACHE_TTL: 10m");
+        let out = run_in(pkg.path(), &["--check", "."], "");
+        expect(&out, 3, "--check after an edit");
+        let out = run_in(pkg.path(), &["--in-place", "."], "");
+        let wrote = expect(&out, 0, "--in-place after an edit");
+        assert!(wrote.contains("deployment.yaml"), "{wrote}");
+        let ours = pkg.snapshot();
+        kpt(&["fn", "render", pkg.str(), "--allow-exec"]);
+        assert_eq!(pkg.snapshot(), ours, "render agrees with --in-place");
+    }
+}
+
+/// `--check FILE` names the one file that would change, as it does for several.
+#[test]
+fn check_on_one_file_names_it() {
+    let dir = TempDir::new("e2e-files-one");
+    let file = dir.write("all.yaml", &format!("{CONFIG}---\n{DEPLOYMENT}"));
+    let text = expect(
+        &run_in(dir.path(), &["--check", &file], ""),
+        3,
+        "--check FILE",
+    );
+    assert!(
+        text.starts_with(&format!(
+            "out of date: Deployment web\nwould change: {file}\n"
+        )),
+        "{text}"
+    );
+    let out = run_in(dir.path(), &["--in-place", &file], "");
+    assert_eq!(
+        expect(&out, 0, "--in-place FILE"),
+        format!("wrote {file}\n")
+    );
+    let text = expect(
+        &run_in(dir.path(), &["--check", &file], ""),
+        0,
+        "--check FILE after",
+    );
+    assert_eq!(text, "config-hash: up to date\n");
+}

@@ -1,0 +1,292 @@
+//! End to end with real Helm: `helm template` on `examples/helm/chart` with config-hash
+//! as the post-renderer, under Helm 3 (an executable: `--post-renderer PATH`) and Helm 4
+//! (a `postrenderer/v1` plugin: `--post-renderer config-hash`).
+//!
+//! The Helm binaries come from `.ci/setup-helm.sh` (pip only), at
+//! `target/tools/helm{3,4}/helm`, or wherever `CONFIG_HASH_HELM3` / `CONFIG_HASH_HELM4`
+//! point. Without them the tests skip loudly, and fail under CI.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{BINARY, TempDir, assert_success, example_dir, is_hash, path_with_binary};
+use yaml_serde::Value;
+
+const ANNOTATION_KEY: &str = "config-hash.dev/hash";
+
+/// The Helm binary of one major version, or `None` (after a loud note) to skip.
+fn helm(major: u8) -> Option<PathBuf> {
+    let var = format!("CONFIG_HASH_HELM{major}");
+    let path = std::env::var_os(&var)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("target/tools")
+                .join(format!("helm{major}"))
+                .join("helm")
+        });
+    if path.is_file() {
+        return Some(path);
+    }
+    let name = format!("helm{major} ({})", path.display());
+    let skip = common::skip_unless_ci(
+        &[name.as_str()],
+        "Helm",
+        &format!(" (run .ci/setup-helm.sh, or set {var})"),
+    );
+    assert!(skip);
+    None
+}
+
+/// Helm with its own config, data, cache and plugin dirs, so tests never share state
+/// (or read the user's).
+struct Helm {
+    bin: PathBuf,
+    home: TempDir,
+}
+
+impl Helm {
+    fn new(major: u8) -> Option<Self> {
+        let bin = helm(major)?;
+        Some(Helm {
+            bin,
+            home: TempDir::new(&format!("e2e-helm{major}")),
+        })
+    }
+
+    /// Helm's default under HELM_DATA_HOME, set explicitly as well: Helm 4's `plugin
+    /// install` of a local directory links it under HELM_DATA_HOME/plugins whatever
+    /// HELM_PLUGINS says (seen with v4.1.4).
+    fn plugins(&self) -> PathBuf {
+        self.home.path().join("data").join("plugins")
+    }
+
+    fn command(&self) -> Command {
+        let mut c = Command::new(&self.bin);
+        let home = self.home.path();
+        c.env("HELM_CONFIG_HOME", home.join("config"))
+            .env("HELM_DATA_HOME", home.join("data"))
+            .env("HELM_CACHE_HOME", home.join("cache"))
+            .env("HELM_PLUGINS", self.plugins())
+            .env("PATH", path_with_binary());
+        c
+    }
+
+    /// `helm template r examples/helm/chart <post-renderer args> <extra>`.
+    fn template(&self, post_renderer: &[&str], extra: &[&str]) -> Output {
+        self.command()
+            .args(["template", "r"])
+            .arg(example_dir("helm").join("chart"))
+            .args(post_renderer)
+            .args(extra)
+            .output()
+            .expect("run helm")
+    }
+}
+
+fn docs(stdout: &[u8]) -> Vec<Value> {
+    let text = std::str::from_utf8(stdout).expect("UTF-8 output");
+    text.split("\n---")
+        .filter(|d| !d.trim().is_empty() && d.trim() != "---")
+        .map(|d| yaml_serde::from_str::<Value>(d).expect("helm output is YAML"))
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+fn deployment(output: &Output) -> Value {
+    assert_success(output, "helm template");
+    docs(&output.stdout)
+        .into_iter()
+        .find(|d| d["kind"].as_str() == Some("Deployment"))
+        .expect("a Deployment in helm's output")
+}
+
+/// The hash in the Deployment's pod template, asserting it is there.
+fn hash_of(output: &Output) -> String {
+    let d = deployment(output);
+    let hash = d["spec"]["template"]["metadata"]["annotations"][ANNOTATION_KEY]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {ANNOTATION_KEY} in the pod template:\n{d:?}"))
+        .to_owned();
+    assert!(is_hash(&hash), "{hash}");
+    hash
+}
+
+/// The checks every post-renderer route must pass: a hash appears, changes when a value
+/// the pod reads changes (ConfigMap and Secret), and stays when an unrelated value
+/// changes (which does change the output).
+fn rolls_only_on_config(run: impl Fn(&[&str]) -> Output) {
+    let base = hash_of(&run(&[]));
+    let log_level = hash_of(&run(&["--set", "logLevel=debug"]));
+    assert_ne!(base, log_level, "a ConfigMap value the pod reads changed");
+    let password = hash_of(&run(&["--set", "dbPassword=correct-horse"]));
+    assert_ne!(base, password, "a Secret value the pod reads changed");
+    assert_ne!(log_level, password);
+    let scaled = run(&["--set", "replicas=5", "--set", "image=example.com/web:2"]);
+    assert_eq!(deployment(&scaled)["spec"]["replicas"].as_u64(), Some(5));
+    assert_eq!(
+        base,
+        hash_of(&scaled),
+        "values the pod's config does not read"
+    );
+    assert_eq!(
+        base,
+        hash_of(&run(&[])),
+        "the same values give the same hash"
+    );
+}
+
+#[test]
+fn helm3_runs_config_hash_as_a_post_renderer_executable() {
+    let Some(helm) = Helm::new(3) else { return };
+    rolls_only_on_config(|extra| helm.template(&["--post-renderer", BINARY], extra));
+}
+
+#[test]
+fn helm3_passes_post_renderer_args() {
+    let Some(helm) = Helm::new(3) else { return };
+    let out = helm.template(
+        &[
+            "--post-renderer",
+            BINARY,
+            "--post-renderer-args",
+            "--mode=env",
+        ],
+        &[],
+    );
+    let d = deployment(&out);
+    let container = &d["spec"]["template"]["spec"]["containers"][0];
+    let env = container["env"].as_sequence().expect("env list");
+    let stamped = env
+        .iter()
+        .find(|e| e["name"].as_str() == Some("CONFIG_HASH"))
+        .expect("CONFIG_HASH env var");
+    assert!(is_hash(stamped["value"].as_str().expect("value")));
+    assert!(d["spec"]["template"]["metadata"]["annotations"].is_null());
+}
+
+/// `--annotation-key checksum/config`: for charts that keep the name their pods already
+/// use.
+#[test]
+fn helm3_keeps_a_checksum_config_name() {
+    let Some(helm) = Helm::new(3) else { return };
+    let out = helm.template(
+        &[
+            "--post-renderer",
+            BINARY,
+            "--post-renderer-args",
+            "--annotation-key=checksum/config",
+        ],
+        &[],
+    );
+    let d = deployment(&out);
+    let annotations = &d["spec"]["template"]["metadata"]["annotations"];
+    assert!(is_hash(
+        annotations["checksum/config"]
+            .as_str()
+            .expect("checksum/config")
+    ));
+    assert!(annotations[ANNOTATION_KEY].is_null());
+}
+
+/// An error in config-hash fails the Helm command: nothing unstamped gets rendered.
+#[test]
+fn helm3_fails_when_config_hash_fails() {
+    let Some(helm) = Helm::new(3) else { return };
+    let out = helm.template(
+        &[
+            "--post-renderer",
+            BINARY,
+            "--post-renderer-args",
+            "--annotation-key=Not A Key",
+        ],
+        &[],
+    );
+    assert!(!out.status.success(), "helm must fail");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn helm4_runs_the_plugin_install_helm_plugin_writes() {
+    let Some(helm) = Helm::new(4) else { return };
+    let installed = Command::new(BINARY)
+        .arg("install-helm-plugin")
+        .env("HELM_PLUGINS", helm.plugins())
+        .output()
+        .expect("run config-hash install-helm-plugin");
+    assert_success(&installed, "config-hash install-helm-plugin");
+    assert_eq!(
+        String::from_utf8_lossy(&installed.stdout).trim(),
+        helm.plugins().join("config-hash").to_str().unwrap()
+    );
+    let list = helm
+        .command()
+        .args(["plugin", "list"])
+        .output()
+        .expect("helm plugin list");
+    assert_success(&list, "helm plugin list");
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with("config-hash") && l.contains("postrenderer/v1")),
+        "{list}"
+    );
+    // The plugin runs its own copy of the binary: PATH without config-hash still works.
+    rolls_only_on_config(|extra| {
+        let mut c = helm.command();
+        c.env("PATH", "/usr/bin:/bin");
+        c.args(["template", "r"])
+            .arg(example_dir("helm").join("chart"))
+            .args(["--post-renderer", "config-hash"])
+            .args(extra)
+            .output()
+            .expect("run helm")
+    });
+}
+
+/// `helm plugin install examples/helm/plugin`: the plugin runs `config-hash` from PATH,
+/// and `--post-renderer-args` reach it.
+#[test]
+fn helm4_runs_the_example_plugin_with_args() {
+    let Some(helm) = Helm::new(4) else { return };
+    let installed = helm
+        .command()
+        .args(["plugin", "install"])
+        .arg(example_dir("helm").join("plugin"))
+        .output()
+        .expect("helm plugin install");
+    assert_success(&installed, "helm plugin install examples/helm/plugin");
+    rolls_only_on_config(|extra| helm.template(&["--post-renderer", "config-hash"], extra));
+    let out = helm.template(
+        &[
+            "--post-renderer",
+            "config-hash",
+            "--post-renderer-args",
+            "--annotation-key=checksum/config",
+        ],
+        &[],
+    );
+    let d = deployment(&out);
+    let annotations = &d["spec"]["template"]["metadata"]["annotations"];
+    assert!(is_hash(
+        annotations["checksum/config"]
+            .as_str()
+            .expect("checksum/config")
+    ));
+    let failed = helm.template(
+        &[
+            "--post-renderer",
+            "config-hash",
+            "--post-renderer-args",
+            "--annotation-key=Not A Key",
+        ],
+        &[],
+    );
+    assert!(!failed.status.success(), "helm must fail");
+}
