@@ -25,7 +25,7 @@
 //! Secret lets anyone who reads the Deployment test guesses offline; with one, they
 //! cannot.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use base64::Engine as _;
 use hmac::{Hmac, Mac};
@@ -77,7 +77,100 @@ pub struct Content {
     /// `""` for a ConfigMap; the Secret's type, `Opaque` when unset (as the API server
     /// defaults it).
     pub secret_type: String,
-    pub entries: BTreeMap<String, (Origin, Vec<u8>)>,
+    pub entries: Entries,
+}
+
+/// A source's keys and values, sorted by key, in two allocations: a large input holds
+/// one per ConfigMap and Secret until every workload is stamped, so a map of owned
+/// strings (a node and two allocations per key) would cost several times the bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Entries {
+    /// Every key and value, back to back.
+    bytes: Box<[u8]>,
+    /// Per entry: where its key and value are in `bytes`, and its origin; sorted by key.
+    at: Box<[EntryAt]>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EntryAt {
+    key: (u32, u32),
+    value: (u32, u32),
+    origin: Origin,
+}
+
+impl Entries {
+    /// Builds the entries; a later value for a key replaces an earlier one (as the API
+    /// server merges a Secret's stringData over data).
+    pub fn from_pairs(pairs: Vec<(String, Origin, Vec<u8>)>) -> Entries {
+        let mut pairs = pairs;
+        // Stable: among equal keys the last one stays last, and is the one kept.
+        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut kept: Vec<(String, Origin, Vec<u8>)> = Vec::with_capacity(pairs.len());
+        for p in pairs {
+            match kept.last_mut() {
+                Some(last) if last.0 == p.0 => *last = p,
+                _ => kept.push(p),
+            }
+        }
+        let total: usize = kept.iter().map(|(k, _, v)| k.len() + v.len()).sum();
+        let mut bytes = Vec::with_capacity(total);
+        let mut at = Vec::with_capacity(kept.len());
+        let span = |bytes: &Vec<u8>, len: usize| {
+            (
+                u32::try_from(bytes.len() - len).unwrap_or(u32::MAX),
+                u32::try_from(len).unwrap_or(u32::MAX),
+            )
+        };
+        for (k, origin, v) in kept {
+            bytes.extend_from_slice(k.as_bytes());
+            let key = span(&bytes, k.len());
+            bytes.extend_from_slice(&v);
+            let value = span(&bytes, v.len());
+            at.push(EntryAt { key, value, origin });
+        }
+        Entries {
+            bytes: bytes.into_boxed_slice(),
+            at: at.into_boxed_slice(),
+        }
+    }
+
+    fn slice(&self, (start, len): (u32, u32)) -> &[u8] {
+        &self.bytes[start as usize..start as usize + len as usize]
+    }
+
+    fn key_of(&self, e: &EntryAt) -> &str {
+        // Keys were pushed from `String`s, so they are UTF-8.
+        std::str::from_utf8(self.slice(e.key)).unwrap_or_default()
+    }
+
+    fn find(&self, key: &str) -> Option<&EntryAt> {
+        self.at
+            .binary_search_by(|e| self.key_of(e).cmp(key))
+            .ok()
+            .map(|i| &self.at[i])
+    }
+
+    /// The origin and bytes of `key`.
+    pub fn get(&self, key: &str) -> Option<(Origin, &[u8])> {
+        self.find(key).map(|e| (e.origin, self.slice(e.value)))
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.find(key).is_some()
+    }
+
+    /// The keys, sorted.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.at.iter().map(|e| self.key_of(e))
+    }
+
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
 }
 
 /// Why an object's content cannot be read. Never carries a value.
@@ -105,18 +198,18 @@ impl std::fmt::Display for ContentError {
 
 /// Reads the content of a ConfigMap or Secret item.
 pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Content, ContentError> {
-    let mut entries = BTreeMap::new();
+    let mut entries = Vec::new();
     let mut secret_type = String::new();
     match kind {
         SourceKind::ConfigMap => {
             for (k, v) in string_map(tree, item, "data")? {
-                entries.insert(k, (Origin::Data, v.into_bytes()));
+                entries.push((k, Origin::Data, v.into_bytes()));
             }
             for (k, v) in string_map(tree, item, "binaryData")? {
                 let bytes = decode(&v).ok_or_else(|| ContentError::BadBase64 {
                     field: format!("binaryData.{k}"),
                 })?;
-                entries.insert(k, (Origin::BinaryData, bytes));
+                entries.push((k, Origin::BinaryData, bytes));
             }
         }
         SourceKind::Secret => {
@@ -124,11 +217,11 @@ pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Conten
                 let bytes = decode(&v).ok_or_else(|| ContentError::BadBase64 {
                     field: format!("data.{k}"),
                 })?;
-                entries.insert(k, (Origin::Data, bytes));
+                entries.push((k, Origin::Data, bytes));
             }
             // The API server merges stringData over data, key by key.
             for (k, v) in string_map(tree, item, "stringData")? {
-                entries.insert(k, (Origin::Data, v.into_bytes()));
+                entries.push((k, Origin::Data, v.into_bytes()));
             }
             secret_type = match tree.get(item, "type") {
                 Some(t) if !tree.is_null(t) => tree
@@ -143,7 +236,7 @@ pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Conten
     }
     Ok(Content {
         secret_type,
-        entries,
+        entries: Entries::from_pairs(entries),
     })
 }
 
@@ -234,7 +327,7 @@ fn encode(sources: &[Seen<'_>], put: &mut dyn FnMut(&[u8])) {
         put(&[1u8]);
         field(put, content.secret_type.as_bytes());
         let keys: BTreeSet<&str> = match s.keys {
-            Keys::All => content.entries.keys().map(String::as_str).collect(),
+            Keys::All => content.entries.keys().collect(),
             Keys::Some(ks) => ks.iter().map(String::as_str).collect(),
         };
         put(&(keys.len() as u64).to_be_bytes());

@@ -46,7 +46,9 @@ struct Segment {
 pub struct Package {
     pub sources: Vec<Source>,
     segments: Vec<Segment>,
-    pub joined: String,
+    /// The joined text, when it is not one source's own text: a large input on stdin
+    /// is not copied.
+    joined: Option<String>,
 }
 
 /// The edits mapped to one source: `(start, end, replacement)` in its own bytes.
@@ -57,8 +59,9 @@ impl Package {
     pub fn new(sources: Vec<Source>) -> Result<Package, String> {
         let mut segments = Vec::new();
         let mut joined = String::new();
-        for (i, source) in sources.iter().enumerate() {
-            let spans = match split_json(&source.text) {
+        let mut spans_of = Vec::with_capacity(sources.len());
+        for source in &sources {
+            spans_of.push(match split_json(&source.text) {
                 Some(Ok(spans)) => spans,
                 Some(Err(e)) => return Err(format!("{}: {e}", source.name())),
                 None => {
@@ -70,7 +73,11 @@ impl Package {
                     };
                     vec![(start, source.text.len())]
                 }
-            };
+            });
+        }
+        // One text read whole is not copied (see `joined()`).
+        let copy = !matches!(spans_of.as_slice(), [spans] if spans.len() == 1);
+        for (i, (source, spans)) in sources.iter().zip(spans_of).enumerate() {
             for (start, end) in spans {
                 if !joined.is_empty() {
                     if !joined.ends_with('\n') {
@@ -84,14 +91,25 @@ impl Package {
                     end,
                     joined_start: joined.len(),
                 });
-                joined.push_str(&source.text[start..end]);
+                if copy {
+                    joined.push_str(&source.text[start..end]);
+                }
             }
         }
         Ok(Package {
             sources,
             segments,
-            joined,
+            joined: copy.then_some(joined),
         })
+    }
+
+    /// The sources joined into one stream (`---` between them).
+    pub fn joined(&self) -> &str {
+        match (&self.joined, self.segments.as_slice()) {
+            (Some(text), _) => text,
+            (None, [seg]) => &self.sources[seg.source].text[seg.start..seg.end],
+            (None, _) => "",
+        }
     }
 
     /// True when the joined text is one source read whole: the library can read that
@@ -127,7 +145,7 @@ impl Package {
     /// A line (1-based) of the joined text, worded as a place in a source.
     pub fn locate(&self, line: usize, column: usize) -> String {
         let line_start = self
-            .joined
+            .joined()
             .split_inclusive('\n')
             .take(line.saturating_sub(1))
             .map(str::len)
@@ -292,7 +310,7 @@ pub fn read_sources(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Vec<Source>, 
 /// Reads PATHs (or stdin) as one package.
 pub fn read_package(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Package, String> {
     let package = Package::new(read_sources(paths, skip)?)?;
-    if is_blank(&package.joined) {
+    if is_blank(package.joined()) {
         return Err(if paths.is_empty() {
             "stdin holds no manifests (only whitespace or comments); did the command before the pipe fail?".to_string()
         } else {
@@ -692,8 +710,8 @@ mod tests {
             },
         ];
         let package = Package::new(sources).unwrap();
-        assert_eq!(package.joined, "a: 1\n---\n{\"b\": 2}\n---\n{\"c\": 3}");
-        let at = |s: &str| package.joined.find(s).unwrap();
+        assert_eq!(package.joined(), "a: 1\n---\n{\"b\": 2}\n---\n{\"c\": 3}");
+        let at = |s: &str| package.joined().find(s).unwrap();
         let edits = package
             .map_edits(&[
                 (at("1"), at("1") + 1, "9".into()),

@@ -218,7 +218,7 @@ fn run_package(
     package: &input::Package,
     quiet: bool,
 ) -> ExitCode {
-    let outcome = match config_hash::prepare_with_edits(&package.joined, options) {
+    let outcome = match config_hash::prepare_with_edits(package.joined(), options) {
         Ok(o) => o,
         Err(e) => return unreadable(package, &e),
     };
@@ -247,7 +247,7 @@ fn run_package(
             .collect();
         return check(&outcome, &files);
     }
-    warn_about_config_lookalikes(&package.joined);
+    warn_about_config_lookalikes(package.joined());
     report(&outcome);
     if outcome.exit_code != 0 {
         return ExitCode::FAILURE;
@@ -382,7 +382,7 @@ fn graph(
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let edges = match config_hash::graph(&package.joined, &options) {
+    let edges = match config_hash::graph(package.joined(), &options) {
         Ok(edges) => edges,
         Err(e) => return unreadable(&package, &e),
     };

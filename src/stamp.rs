@@ -290,7 +290,7 @@ fn stamp_workload(
             {
                 missing_keys = ks
                     .iter()
-                    .filter(|k| !content.entries.contains_key(*k))
+                    .filter(|k| !content.entries.contains_key(k))
                     .cloned()
                     .collect();
             }

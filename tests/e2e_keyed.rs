@@ -124,9 +124,11 @@ fn check_needs_the_same_key_and_says_so() {
         assert!(err.contains("CONFIG_HASH_KEY"), "{err}");
         assert!(err.contains("Deployment"), "{err}");
     }
-    // Without the key, the keyed stamp is never replaced by an unkeyed one.
+    // Without the key, the keyed stamp is never replaced by an unkeyed one: the run is
+    // an error, and a pipe gets nothing to apply.
     let none = run(&[], &[], &stamped_stream);
-    assert_eq!(text(&none.stdout), stamped_stream);
+    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(text(&none.stdout), "");
 }
 
 #[test]
