@@ -281,7 +281,8 @@ enum Field {
 /// `results` as block YAML lines (no trailing line break), keys at column 0.
 pub fn render_results_block(results: &[KrmResult], eol: &str, indent: &str) -> String {
     // Sized up front: on a large input this one string holds a result per item.
-    let fixed = 160 + 6 * (indent.len() + eol.len());
+    // Keys and punctuation of every field a result can have, on up to 12 lines.
+    let fixed = 200 + 12 * (indent.len() + eol.len());
     let capacity: usize = results
         .iter()
         .map(|r| {
@@ -457,7 +458,11 @@ pub fn write_results_before(
         .first()
         .map_or(0, |&(k, _)| key_column(src, tree.node(k).span.start));
     let indent = " ".repeat(col);
-    let block = render_results_block(results, eol, &indent);
-    let prefix = if end.needs_break { eol } else { "" };
-    splices.insert(list.content_end, format!("{prefix}{block}{eol}"));
+    if end.needs_break {
+        splices.insert(list.content_end, eol);
+    }
+    // Not copied into a bigger string: on a large input this holds a result per item.
+    let mut block = render_results_block(results, eol, &indent);
+    block.push_str(eol);
+    splices.insert(list.content_end, block);
 }

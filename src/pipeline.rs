@@ -249,9 +249,6 @@ fn attempt<'a>(
             continue;
         };
         for s in sources {
-            renames.add_existing(s.kind, &s.entry.id.namespace, &s.entry.id.name);
-        }
-        for s in sources {
             let id = &s.entry.id;
             match &s.decision {
                 Decision::Keep => {}
@@ -263,6 +260,16 @@ fn attempt<'a>(
                         (s.kind, id.namespace.clone(), id.name.clone()),
                         (**r).clone(),
                     ));
+                }
+            }
+        }
+    }
+    // Existing objects matter only to renaming (never taken for an earlier suffixed name).
+    if !renames.is_empty() {
+        for p in &pass1 {
+            if let Pass1::Parsed { sources, .. } = p {
+                for s in sources {
+                    renames.add_existing(s.kind, &s.entry.id.namespace, &s.entry.id.name);
                 }
             }
         }

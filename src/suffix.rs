@@ -26,15 +26,14 @@ use SourceKind::Secret;
 /// Which names a reference may use for each renamed object, and its final name.
 #[derive(Debug, Default)]
 pub struct Renames {
-    /// Every name a reference may use (base, current) -> final name.
-    names: HashMap<Key, String>,
+    /// The final names, in the order the objects were renamed (input order).
+    finals: Vec<String>,
+    /// Every name a reference may use (base, current) -> index into `finals`.
+    names: HashMap<Key, u32>,
     /// Base names, to recognise any earlier suffixed name `base-xxxxxxxxxx`.
-    bases: HashMap<Key, String>,
+    bases: HashMap<Key, u32>,
     /// Objects in the input, which are never taken for an earlier suffixed name.
     existing: HashSet<Key>,
-    /// Every old name (base or current) of a renamed object -> its final name, by
-    /// namespace: what the old-name warning looks for.
-    old: HashMap<(Option<String>, String), String>,
 }
 
 impl Renames {
@@ -44,8 +43,8 @@ impl Renames {
             return None;
         }
         let key = (kind, ns.clone(), name.to_string());
-        if let Some(n) = self.names.get(&key) {
-            return Some(n);
+        if let Some(&i) = self.names.get(&key) {
+            return Some(&self.finals[i as usize]);
         }
         if self.existing.contains(&key) {
             return None;
@@ -56,14 +55,30 @@ impl Renames {
         }
         self.bases
             .get(&(kind, ns.clone(), base.to_string()))
-            .map(String::as_str)
+            .map(|&i| self.finals[i as usize].as_str())
+    }
+
+    /// The final name of the object last renamed from `old` (its base or its name) in
+    /// namespace `ns`, of either kind: what the old-name warning looks for.
+    fn renamed_from(&self, ns: &Option<String>, old: &str) -> Option<&str> {
+        let of = |kind| {
+            self.names
+                .get(&(kind, ns.clone(), old.to_string()))
+                .copied()
+        };
+        let i = match (of(SourceKind::ConfigMap), of(SourceKind::Secret)) {
+            (Some(a), Some(b)) => a.max(b),
+            (a, b) => a.or(b)?,
+        };
+        Some(&self.finals[i as usize])
     }
 
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
 
-    /// Records a ConfigMap or Secret of the input.
+    /// Records a ConfigMap or Secret of the input (needed only when something is
+    /// renamed).
     pub fn add_existing(&mut self, kind: SourceKind, ns: &Option<String>, name: &str) {
         self.existing.insert((kind, ns.clone(), name.to_string()));
     }
@@ -77,16 +92,11 @@ impl Renames {
         base: &str,
         new_name: &str,
     ) {
-        self.names
-            .insert((kind, ns.clone(), base.to_string()), new_name.to_string());
-        self.names
-            .insert((kind, ns.clone(), name.to_string()), new_name.to_string());
-        self.bases
-            .insert((kind, ns.clone(), base.to_string()), new_name.to_string());
-        self.old
-            .insert((ns.clone(), base.to_string()), new_name.to_string());
-        self.old
-            .insert((ns.clone(), name.to_string()), new_name.to_string());
+        let i = u32::try_from(self.finals.len()).unwrap_or(u32::MAX);
+        self.finals.push(new_name.to_string());
+        self.names.insert((kind, ns.clone(), base.to_string()), i);
+        self.names.insert((kind, ns.clone(), name.to_string()), i);
+        self.bases.insert((kind, ns.clone(), base.to_string()), i);
     }
 }
 
@@ -540,9 +550,9 @@ pub fn warn_unknown_mentions(
             return;
         }
         if let Some(text) = tree.str(node) {
-            if let Some(new) = renames.old.get(&(id.namespace.clone(), text.to_string())) {
+            if let Some(new) = renames.renamed_from(&id.namespace, text) {
                 if new != text {
-                    hits.push((path(), text.to_string(), new.clone()));
+                    hits.push((path(), text.to_string(), new.to_string()));
                 }
             }
         }
