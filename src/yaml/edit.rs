@@ -385,8 +385,10 @@ impl<'t, 'a> Editor<'t, 'a> {
             )
         };
         let nonempty = !matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
+        // An alias (`k: *a`) is one token on the line, whatever its anchor holds.
+        let alias = matches!(vn.kind, NodeKind::Alias(_));
         inline(k)
-            && inline(v)
+            && (inline(v) || alias)
             && nonempty
             && vn.span.end > kn.span.start
             && !self.src()[kn.span.start..vn.span.end].contains('\n')
@@ -906,6 +908,13 @@ mod tests {
             ed.remove_item(seq, 0).unwrap();
         });
         assert_eq!(out, "a:\n  x: 1\nl:\n- name: B\n");
+        // An entry whose value is an alias is one line too (found by the property tests
+        // once a changed mode removes the annotation a run wrote earlier).
+        let aliased = "x: &h \"0000\"\na:\n  k: *h\n  y: 2\n";
+        let out = edit(aliased, |ed, root| {
+            ed.remove(root, &["a"], "k").unwrap();
+        });
+        assert_eq!(out, "x: &h \"0000\"\na:\n  y: 2\n");
         let flow = "{\"a\": {\"x\": 1, \"k\": \"v\"}}";
         let out = edit(flow, |ed, root| {
             ed.remove(root, &["a"], "k").unwrap();
