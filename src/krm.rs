@@ -466,3 +466,76 @@ pub fn write_results_before(
     block.push_str(eol);
     splices.insert(list.content_end, block);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn results() -> Vec<KrmResult> {
+        let mut r = KrmResult::new(Severity::Warning, "a \"quoted\" message: with colon");
+        r.resource = Some(ResourceId {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            namespace: Some("shop".into()),
+            name: "web".into(),
+        });
+        r.field = Some("spec.template".into());
+        r.file = Some(("apps/web.yaml".into(), Some("2".into())));
+        vec![r, KrmResult::new(Severity::Info, "done")]
+    }
+
+    #[test]
+    fn results_render_as_block_yaml_at_the_root_indent() {
+        let text = render_results_block(&results(), "\n", "  ");
+        assert_eq!(
+            text,
+            "  results:
+  - message: \"a \\\"quoted\\\" message: with colon\"
+    severity: warning
+    resourceRef:
+      apiVersion: apps/v1
+      kind: Deployment
+      name: web
+      namespace: shop
+    field:
+      path: spec.template
+    file:
+      path: apps/web.yaml
+      index: 2
+  - message: \"done\"
+    severity: info"
+        );
+    }
+
+    fn write(src: &str) -> String {
+        let tree = Tree::parse(src).unwrap();
+        let list = ResourceList::locate(&tree).unwrap();
+        let mut splices = Splices::new();
+        write_results(&tree, &list, &results()[1..], &mut splices);
+        splices.apply(src).unwrap()
+    }
+
+    #[test]
+    fn results_replace_earlier_ones_and_keep_the_documents_line_breaks() {
+        assert_eq!(
+            write("kind: ResourceList\nitems: []\nresults:\n- message: old\nfunctionConfig: {}\n"),
+            "kind: ResourceList\nitems: []\nfunctionConfig: {}\nresults:\n- message: \"done\"\n  severity: info\n"
+        );
+        assert_eq!(
+            write("kind: ResourceList\r\nitems: []"),
+            "kind: ResourceList\r\nitems: []\r\nresults:\r\n- message: \"done\"\r\n  severity: info\r\n"
+        );
+    }
+
+    #[test]
+    fn results_in_json_are_json() {
+        assert_eq!(
+            write("{\"kind\": \"ResourceList\", \"items\": []}"),
+            "{\"kind\": \"ResourceList\", \"items\": [], \"results\": [{\"message\": \"done\", \"severity\": \"info\"}]}"
+        );
+        assert_eq!(
+            write("{\"kind\": \"ResourceList\", \"results\": [1], \"items\": []}"),
+            "{\"kind\": \"ResourceList\", \"results\": [{\"message\": \"done\", \"severity\": \"info\"}], \"items\": []}"
+        );
+    }
+}

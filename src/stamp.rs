@@ -782,3 +782,101 @@ fn edit_error(tree: &Tree<'_>, item: NodeId, id: &ResourceId, e: &EditError) -> 
     )
     .about(tree, item)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Options, run};
+
+    fn list(extra_items: &str, env: &str) -> String {
+        format!(
+            "kind: ResourceList
+items:
+- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: cm}}, data: {{a: '1', b: '2'}}}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {{name: web}}
+  spec:
+    template:
+      spec:
+        containers:
+        - name: app
+          env: {env}
+{extra_items}"
+        )
+    }
+
+    fn hash(output: &str) -> &str {
+        let at = output.find("config-hash.dev/hash: \"").expect("stamped") + 23;
+        &output[at..at + 64]
+    }
+
+    fn stamp(text: &str) -> String {
+        let out = run(text, &Options::default()).unwrap();
+        assert_eq!(out.exit_code, 0, "{:?}", out.results);
+        out.output
+    }
+
+    #[test]
+    fn only_the_keys_a_pod_reads_are_hashed_and_a_union_is_order_free() {
+        let a = "[{name: A, valueFrom: {configMapKeyRef: {name: cm, key: a}}}]";
+        let ab = "[{name: A, valueFrom: {configMapKeyRef: {name: cm, key: a}}}, {name: B, valueFrom: {configMapKeyRef: {name: cm, key: b}}}]";
+        let ba = "[{name: B, valueFrom: {configMapKeyRef: {name: cm, key: b}}}, {name: A, valueFrom: {configMapKeyRef: {name: cm, key: a}}}]";
+        let reads_a = stamp(&list("", a));
+        // A change to a key the pod does not read changes nothing.
+        assert_eq!(
+            hash(&reads_a),
+            hash(&stamp(&list("", a).replace("b: '2'", "b: '3'")))
+        );
+        assert_ne!(
+            hash(&reads_a),
+            hash(&stamp(&list("", a).replace("a: '1'", "a: '9'")))
+        );
+        assert_ne!(hash(&reads_a), hash(&stamp(&list("", ab))));
+        assert_eq!(hash(&stamp(&list("", ab))), hash(&stamp(&list("", ba))));
+        // granularity: object hashes every key, so b matters.
+        let object = |t: String| {
+            t.replace("kind: ResourceList\n", "kind: ResourceList\nfunctionConfig: {apiVersion: v1, kind: ConfigMap, data: {granularity: object}}\n")
+        };
+        assert_ne!(
+            hash(&stamp(&object(list("", a)))),
+            hash(&stamp(&object(list("", a).replace("b: '2'", "b: '3'"))))
+        );
+    }
+
+    #[test]
+    fn ignored_sources_skipped_workloads_and_local_config_are_left_out() {
+        let env = "[{name: A, valueFrom: {configMapKeyRef: {name: cm, key: a}}}]";
+        let ignored = list("", env).replace(
+            "metadata: {name: cm}",
+            "metadata: {name: cm, annotations: {config-hash.dev/ignore: 'true'}}",
+        );
+        let out = run(&ignored, &Options::default()).unwrap();
+        // Ignoring the only source leaves nothing to hash: no stamp, no finding.
+        assert!(
+            !out.output.contains("config-hash.dev/hash"),
+            "{}",
+            out.output
+        );
+        assert!(out.results.iter().all(|r| !r.message.contains("refers to")));
+        let skipped = list("", env).replace(
+            "metadata: {name: web}",
+            "metadata: {name: web, annotations: {config-hash.dev/skip: 'true'}}",
+        );
+        let out = run(&skipped, &Options::default()).unwrap();
+        assert_eq!(out.output, skipped.clone() + &out.output[skipped.len()..]);
+        assert!(out.results.last().unwrap().message.contains("1 skipped"));
+        // A reference to a local-config object counts as missing.
+        let local = list("", env).replace(
+            "metadata: {name: cm}",
+            "metadata: {name: cm, annotations: {config.kubernetes.io/local-config: 'true'}}",
+        );
+        let out = run(&local, &Options::default()).unwrap();
+        assert!(
+            out.results.iter().any(|r| r
+                .message
+                .contains("ConfigMap \"cm\", which is not in the input")),
+            "{:?}",
+            out.results
+        );
+    }
+}

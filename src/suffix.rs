@@ -630,3 +630,111 @@ fn scan(tree: &Tree<'_>, item: NodeId, f: &mut dyn FnMut(NodeId, &dyn Fn() -> St
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::krm::ResourceId;
+
+    fn decision(item: &str, config: &Config) -> Decision {
+        let tree = Tree::parse(item).unwrap();
+        let root = tree.docs[0].root;
+        let id = ResourceId::of(&tree, root);
+        decide(&tree, root, &id, SourceKind::ConfigMap, config)
+    }
+
+    fn opted(name: &str, extra: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  annotations: {{config-hash.dev/name-suffix: 'true'{extra}}}\ndata: {{A: '1'}}\n"
+        )
+    }
+
+    #[test]
+    fn only_objects_that_opt_in_are_renamed_and_never_twice() {
+        let config = Config::default();
+        assert!(matches!(
+            decision("kind: ConfigMap\nmetadata: {name: a}\n", &config),
+            Decision::Keep
+        ));
+        let Decision::Rename(first) = decision(&opted("app", ""), &config) else {
+            panic!("opted in")
+        };
+        assert_eq!(first.base, "app");
+        assert!(first.new_name.starts_with("app-") && first.new_name.len() == 14);
+        // The suffixed output, read again, keeps its name: suffixes never stack.
+        let Decision::Rename(again) = decision(&opted(&first.new_name, ""), &config) else {
+            panic!("opted in")
+        };
+        assert_eq!(
+            (again.base.as_str(), again.new_name.as_str()),
+            ("app", first.new_name.as_str())
+        );
+        // kustomize's generated objects are left to kustomize.
+        assert!(matches!(
+            decision(
+                &opted(
+                    "app",
+                    ", internal.config.kubernetes.io/needsHashSuffix: enabled"
+                ),
+                &config
+            ),
+            Decision::Generated
+        ));
+        assert!(matches!(
+            decision(&opted("''", ""), &config),
+            Decision::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn references_resolve_base_current_and_earlier_suffixed_names() {
+        let mut r = Renames::default();
+        let ns = Some("shop".to_string());
+        r.add(
+            SourceKind::ConfigMap,
+            &ns,
+            "app-old",
+            "app",
+            "app-5t7tcg6b9h",
+        );
+        r.add_existing(SourceKind::ConfigMap, &ns, "app-2b4m8f9gh7");
+        let cm = SourceKind::ConfigMap;
+        assert_eq!(r.final_name(cm, &ns, "app"), Some("app-5t7tcg6b9h"));
+        assert_eq!(r.final_name(cm, &ns, "app-old"), Some("app-5t7tcg6b9h"));
+        // Any earlier suffix of the base, unless an object of that name is in the input.
+        assert_eq!(
+            r.final_name(cm, &ns, "app-ffffffffff"),
+            Some("app-5t7tcg6b9h")
+        );
+        assert_eq!(r.final_name(cm, &ns, "app-2b4m8f9gh7"), None);
+        assert_eq!(
+            r.final_name(cm, &ns, "app-aaaaaaaaaa"),
+            None,
+            "not the suffix alphabet"
+        );
+        assert_eq!(r.final_name(SourceKind::Secret, &ns, "app"), None);
+        assert_eq!(r.final_name(cm, &None, "app"), None);
+    }
+
+    #[test]
+    fn the_old_name_warning_names_the_field_and_skips_what_was_rewritten() {
+        let src = "apiVersion: example.com/v1\nkind: Tool\nmetadata:\n  name: app\n  labels: {x: app}\n  annotations: {note: app}\nspec:\n  args: [--x, app]\n  deep: {list: [{ref: app}]}\n";
+        let tree = Tree::parse(src).unwrap();
+        let root = tree.docs[0].root;
+        let id = ResourceId::of(&tree, root);
+        let mut r = Renames::default();
+        r.add(SourceKind::ConfigMap, &None, "app", "app", "app-5t7tcg6b9h");
+        let mut results = Vec::new();
+        warn_unknown_mentions(&tree, root, &id, &r, &HashSet::new(), &mut results);
+        let fields: Vec<&str> = results.iter().filter_map(|r| r.field.as_deref()).collect();
+        // Not the object's own name, nor its labels.
+        assert_eq!(
+            fields,
+            [
+                "metadata.annotations.note",
+                "spec.args[1]",
+                "spec.deep.list[0].ref"
+            ]
+        );
+    }
+}
