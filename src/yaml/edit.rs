@@ -355,7 +355,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             self.splices.delete(start, end);
             return Ok(());
         }
-        if !self.single_line_entry(k, v) {
+        if !self.removable_entry(k, v) {
             return Err(EditError::Layout {
                 pos: self.tree.node(k).span.start,
                 what: "only single-line entries can be removed",
@@ -374,6 +374,26 @@ impl<'t, 'a> Editor<'t, 'a> {
         Ok(())
     }
 
+    /// True for `key: value` whose lines can go whole: a scalar key and a value that is a
+    /// flow scalar (over one line or several: a quoted string folded by a writer) or an
+    /// alias (one token, whatever its anchor holds). Block scalars and collections are
+    /// not removed line by line.
+    fn removable_entry(&self, k: NodeId, v: NodeId) -> bool {
+        let (kn, vn) = (self.tree.node(k), self.tree.node(v));
+        let flow_scalar = |id: NodeId| {
+            matches!(
+                &self.tree.node(id).kind,
+                NodeKind::Scalar { style, .. }
+                    if !matches!(style, Style::Literal | Style::Folded)
+            )
+        };
+        let nonempty = !matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
+        flow_scalar(k)
+            && (flow_scalar(v) || matches!(vn.kind, NodeKind::Alias(_)))
+            && nonempty
+            && vn.span.end > kn.span.start
+    }
+
     /// True for `key: scalar` written on one line (the value not a block scalar).
     fn single_line_entry(&self, k: NodeId, v: NodeId) -> bool {
         let (kn, vn) = (self.tree.node(k), self.tree.node(v));
@@ -385,10 +405,8 @@ impl<'t, 'a> Editor<'t, 'a> {
             )
         };
         let nonempty = !matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
-        // An alias (`k: *a`) is one token on the line, whatever its anchor holds.
-        let alias = matches!(vn.kind, NodeKind::Alias(_));
         inline(k)
-            && (inline(v) || alias)
+            && inline(v)
             && nonempty
             && vn.span.end > kn.span.start
             && !self.src()[kn.span.start..vn.span.end].contains('\n')
@@ -908,13 +926,19 @@ mod tests {
             ed.remove_item(seq, 0).unwrap();
         });
         assert_eq!(out, "a:\n  x: 1\nl:\n- name: B\n");
-        // An entry whose value is an alias is one line too (found by the property tests
-        // once a changed mode removes the annotation a run wrote earlier).
+        // An entry whose value is an alias, or a quoted string folded over two lines, goes
+        // with its lines (found by the property tests once a changed mode removes the
+        // annotation a run wrote earlier).
         let aliased = "x: &h \"0000\"\na:\n  k: *h\n  y: 2\n";
         let out = edit(aliased, |ed, root| {
             ed.remove(root, &["a"], "k").unwrap();
         });
         assert_eq!(out, "x: &h \"0000\"\na:\n  y: 2\n");
+        let folded = "a:\n  k: \"st\\\n    ale\"  # note\n  y: 2\n";
+        let out = edit(folded, |ed, root| {
+            ed.remove(root, &["a"], "k").unwrap();
+        });
+        assert_eq!(out, "a:\n  y: 2\n");
         let flow = "{\"a\": {\"x\": 1, \"k\": \"v\"}}";
         let out = edit(flow, |ed, root| {
             ed.remove(root, &["a"], "k").unwrap();
