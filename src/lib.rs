@@ -77,6 +77,10 @@ pub fn run_item_by_item(input: &str, options: &Options) -> Option<Outcome> {
         Some(rest) => (BOM, rest),
         None => ("", input),
     };
+    // As in `prepare`: what YAML refuses, and a BOM after the start, go to one tree.
+    if body.contains(BOM) || yaml::tree::check_characters(body).is_err() {
+        return None;
+    }
     if let Some(lf) = yaml::breaks::lone_cr_as_lf(body) {
         return chunks::run(&lf, bom, options).map(|p| p.rebase(body, bom).into_outcome());
     }
@@ -114,7 +118,9 @@ fn prepare_body<'a>(
     bom: &'a str,
     options: &Options,
 ) -> Result<Prepared<'a>, InputError> {
-    if !options.single_tree {
+    // A BOM after the start is legal in some places and not in others (the parser
+    // decides per document); leave it to one tree so both paths cannot disagree.
+    if !options.single_tree && !body.contains(BOM) {
         if let Some(prepared) = chunks::run(body, bom, options) {
             return Ok(prepared);
         }

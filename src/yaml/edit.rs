@@ -98,6 +98,20 @@ impl Layout {
     pub fn for_item(tree: &Tree<'_>, item: NodeId) -> Layout {
         let mut layout = Layout::detect(tree.src);
         layout.eol = eol_at(tree.src, tree.node(item).span.start, layout.eol);
+        // JSON when the item itself is written as JSON (a flow mapping whose first key
+        // is double-quoted), not merely when the text starts with `{`: a `{a: 1}`
+        // document is YAML, and the answer must not depend on whether the text is the
+        // whole input or the item alone.
+        if let Some(&(first, _)) = tree.own_entries(item).first() {
+            layout.json = tree.is_flow(item)
+                && matches!(
+                    tree.node(first).kind,
+                    NodeKind::Scalar {
+                        style: Style::DoubleQuoted,
+                        ..
+                    }
+                );
+        }
         if let Some(indent) = first_indent(tree, item, 0) {
             layout.indent = indent;
         }
