@@ -46,7 +46,31 @@ fn item_texts(text: &str) -> Option<(Vec<String>, Option<String>)> {
 
 /// Checks one run of `input` under `options`.
 pub fn check(input: &str, options: &Options) {
-    let Ok(first) = config_hash::run(input, options) else {
+    let first = config_hash::run(input, options);
+    // The item-by-item path, where it applies, and the single tree agree byte for byte.
+    if let Some(chunked) = config_hash::run_item_by_item(input, options) {
+        let single = config_hash::run(
+            input,
+            &Options {
+                single_tree: true,
+                ..options.clone()
+            },
+        );
+        match single {
+            Ok(single) => {
+                assert_eq!(
+                    chunked.output, single.output,
+                    "the two paths write different output"
+                );
+                assert_eq!(
+                    chunked.exit_code, single.exit_code,
+                    "the two paths exit differently"
+                );
+            }
+            Err(e) => panic!("the single tree refuses ({e:?}) what the item-by-item path accepts"),
+        }
+    }
+    let Ok(first) = first else {
         return;
     };
     check_outcome(input, &first);
