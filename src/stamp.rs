@@ -607,6 +607,34 @@ fn shifted_env_lists(
     out
 }
 
+/// For messages about any field of `item`: its path as it reads in the output, where
+/// env mode will insert the hash ahead of it in a workload's env list (`None`: as in
+/// the input). Results describe the output, so a second run must word them the same.
+pub(crate) fn output_field_of(
+    tree: &Tree<'_>,
+    item: NodeId,
+    config: &Config,
+    field: &str,
+) -> Option<String> {
+    let id = ResourceId::of(tree, item);
+    let kind = workloads::lookup(&id.api_version, &id.kind)?;
+    if !(kind.env_allowed && config.writes_env()) || flag(tree, item, SKIP_ANNOTATION) {
+        return None;
+    }
+    let spec = tree.get(tree.get_path(item, kind.template)?, "spec")?;
+    let mut prefix: Vec<&str> = kind.template.to_vec();
+    prefix.push("spec");
+    let spec_path = prefix.join(".");
+    // Only a workload that reads something gets the hash.
+    if references::find(tree, spec, &spec_path).is_empty() {
+        return None;
+    }
+    output_field(
+        field,
+        &shifted_env_lists(tree, spec, &spec_path, true, config),
+    )
+}
+
 /// A reference's field path as it reads in the output, when the hash entry moves it:
 /// results describe the output, so a second run must word them the same.
 fn output_field(field: &str, shifted: &[String]) -> Option<String> {

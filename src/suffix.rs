@@ -246,7 +246,7 @@ pub fn plan(tree: &Tree<'_>, items: &[NodeId], config: &Config) -> Planned {
                 replace_name(tree, node, &format!("{prefix}{new_name}"), &mut out.splices);
             }
         }
-        warn_unknown_mentions(tree, items, &renamed, &rewritten, &mut out.results);
+        warn_unknown_mentions(tree, config, items, &renamed, &rewritten, &mut out.results);
     }
 
     // Results describe the output, not the change, so a second run reports the same.
@@ -442,6 +442,7 @@ fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices)
 /// (a CRD, a command-line flag): the user must update them by hand.
 fn warn_unknown_mentions(
     tree: &Tree<'_>,
+    config: &Config,
     items: &[NodeId],
     renamed: &[(NodeId, ResourceId, String, String)],
     rewritten: &HashSet<NodeId>,
@@ -476,6 +477,7 @@ fn warn_unknown_mentions(
             }
         });
         for (field, text, new) in hits {
+            let field = crate::stamp::output_field_of(tree, item, config, &field).unwrap_or(field);
             results.push(
                 KrmResult::new(
                     Severity::Warning,
