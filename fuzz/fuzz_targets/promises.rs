@@ -97,10 +97,25 @@ pub fn check(input: &str, options: &Options) {
         second.item_edits,
         first.output
     );
-    if first.exit_code == 0 {
+    // With name suffixes, a rename warning about a stale mention of the previous
+    // suffixed name is given once: the next run no longer knows that name (by design,
+    // see the notes). The items must still be identical; only `results` may differ.
+    let renames = first.output.contains("config-hash.dev/base-name");
+    if first.exit_code == 0 && !renames {
         assert_eq!(
             second.output, first.output,
             "a second run changes the output"
+        );
+    } else if first.exit_code == 0 && first.resource_list {
+        assert_eq!(
+            item_texts(&second.output),
+            item_texts(&first.output),
+            "a second run changes the items"
+        );
+    } else if first.exit_code == 0 {
+        assert_eq!(
+            second.output, first.output,
+            "a second run changes the stream"
         );
     }
 }
