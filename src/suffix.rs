@@ -435,7 +435,8 @@ fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices)
         } if scalar::plain_is_safe(new) => new.to_string(),
         _ => scalar::double_quoted(new),
     };
-    splices.replace(n.span.start, n.span.end, text);
+    // Keep any `&anchor` (and tag): its aliases name the same object, renamed with it.
+    splices.replace(tree.content_start(node), n.span.end, text);
 }
 
 /// Warns about scalars that still carry an old name in fields the function does not know

@@ -418,6 +418,14 @@ impl<'t, 'a> Editor<'t, 'a> {
         let vn = self.tree.node(v);
         let empty = vn.span.end <= vn.span.start
             || matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
+        if !empty && self.tree.has_anchor(v) {
+            // Writing over `key: &a old` would drop the anchor its aliases name (broken
+            // YAML) or, keeping it, change every `*a` too.
+            return Err(EditError::Layout {
+                pos: vn.span.start,
+                what: "the value carries an anchor (&name) that aliases may use",
+            });
+        }
         if self.tree.is_flow(map) {
             if empty {
                 let colon =
