@@ -48,6 +48,8 @@ pub enum Coarser {
     Directives,
     /// A top-level JSON array.
     JsonArray,
+    /// A byte-order mark after the start of the input.
+    InnerBom,
     /// Flow-style or unusually laid-out ResourceList that the splitter does not cut.
     UnusualList { line: usize, what: &'static str },
     /// A single document that mentions ResourceList but is not one the splitter reads.
@@ -87,6 +89,10 @@ impl std::fmt::Display for Coarser {
                 "the configuration has errors, so the input is read as one chunk"
             ),
             Coarser::JsonArray => write!(f, "a top-level JSON array is read as one chunk"),
+            Coarser::InnerBom => write!(
+                f,
+                "a byte-order mark after the start of the input: read as one chunk"
+            ),
             Coarser::UnusualList { line, what } => write!(
                 f,
                 "line {line}: the ResourceList's items are {what}, so the whole input is one chunk"
@@ -187,6 +193,11 @@ fn is_entry(rest: &str) -> bool {
 
 /// Splits `body` into chunks of single items where it can.
 pub fn split(body: &str) -> Split {
+    // A BOM after the start is legal in some places and not in others (the parser
+    // decides per document): read the input whole so chunks cannot decide otherwise.
+    if body.contains('\u{feff}') {
+        return Split::whole(body, Coarser::InnerBom);
+    }
     let trimmed = body.trim_start_matches([' ', '\t', '\r', '\n']);
     if trimmed.starts_with('[') {
         return Split::whole(body, Coarser::JsonArray);

@@ -572,13 +572,14 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
         );
         report.pointed = pointed;
         if !renamed_here {
-            suffix::warn_unknown_mentions(
+            report.mentions = suffix::warn_unknown_mentions(
                 tree,
+                shared.config,
+                catalog,
                 item,
                 &id,
                 shared.renames,
                 &rewritten,
-                &mut report.mentions,
             );
         }
     }

@@ -248,7 +248,15 @@ fn stamp_workload(
         }
         return;
     };
-    let refs = references::find(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
+    let spec_path = kind.spec_field();
+    let refs = references::find(tree, spec, &spec_path, &ctx.catalog.pod_sites);
+    let shifted = shifted_env_lists(
+        tree,
+        spec,
+        &spec_path,
+        kind.env_allowed && config.writes_env(),
+        config,
+    );
     let unreadable =
         references::unreadable_names(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
     if !unreadable.is_empty() {
@@ -271,6 +279,15 @@ fn stamp_workload(
     let mut seen: BTreeMap<(SourceKind, String), Acc> = BTreeMap::new();
     let mut broken = false;
     for r in &refs {
+        // Results describe the output: a reference after an inserted env hash moved down.
+        let r_out;
+        let r = match output_field(&r.field, &shifted) {
+            Some(field) => {
+                r_out = Reference { field, ..r.clone() };
+                &r_out
+            }
+            None => r,
+        };
         let name = renames
             .final_name(r.kind, &id.namespace, &r.name)
             .unwrap_or(&r.name)
@@ -664,6 +681,77 @@ fn own(tree: &Tree<'_>, map: NodeId, key: &str) -> Option<NodeId> {
         .iter()
         .find(|&&(k, _)| tree.str(k) == Some(key))
         .map(|&(_, v)| v)
+}
+
+/// The field paths (`...containers[0].env`) of env lists where env mode will add the
+/// hash as the first entry, moving every existing entry down by one.
+fn shifted_env_lists(
+    tree: &Tree<'_>,
+    spec: NodeId,
+    spec_path: &str,
+    env_applies: bool,
+    config: &Config,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if !env_applies {
+        return out;
+    }
+    for list in &CONTAINER_LISTS[..2] {
+        let Some(seq) = own(tree, spec, list) else {
+            continue;
+        };
+        for (i, &c) in tree.items(seq).iter().enumerate() {
+            let Some(env) = own(tree, c, "env") else {
+                continue;
+            };
+            if tree.is_seq(env)
+                && !tree.is_alias(env)
+                && env_indices(tree, env, &config.env_name).is_empty()
+            {
+                out.push(format!("{spec_path}.{list}[{i}].env"));
+            }
+        }
+    }
+    out
+}
+
+/// For messages about any field of `item`: its path as it reads in the output, where
+/// env mode will insert the hash ahead of it in a workload's env list (`None`: as in
+/// the input). Results describe the output, so a second run must word them the same.
+pub(crate) fn output_field_of(
+    tree: &Tree<'_>,
+    item: NodeId,
+    config: &Config,
+    catalog: &Catalog,
+    field: &str,
+) -> Option<String> {
+    let id = ResourceId::of(tree, item);
+    let kind = catalog.workload(&id.api_version, &id.kind)?;
+    if !(kind.env_allowed && config.writes_env()) || flag(tree, item, SKIP_ANNOTATION) {
+        return None;
+    }
+    let template: Vec<&str> = kind.template.iter().map(String::as_str).collect();
+    let spec = tree.get(tree.get_path(item, &template)?, "spec")?;
+    let spec_path = kind.spec_field();
+    // Only a workload that reads something gets the hash.
+    if references::find(tree, spec, &spec_path, &catalog.pod_sites).is_empty() {
+        return None;
+    }
+    output_field(
+        field,
+        &shifted_env_lists(tree, spec, &spec_path, true, config),
+    )
+}
+
+/// A reference's field path as it reads in the output, when the hash entry moves it:
+/// results describe the output, so a second run must word them the same.
+fn output_field(field: &str, shifted: &[String]) -> Option<String> {
+    shifted.iter().find_map(|list| {
+        let rest = field.strip_prefix(list.as_str())?.strip_prefix('[')?;
+        let (idx, tail) = rest.split_once(']')?;
+        let idx: usize = idx.parse().ok()?;
+        Some(format!("{list}[{}]{tail}", idx + 1))
+    })
 }
 
 /// Every entry of an env list with this name: Kubernetes uses the last, so all of them

@@ -526,7 +526,8 @@ fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices)
         } if scalar::plain_is_safe(new) => new.to_string(),
         _ => scalar::double_quoted(new),
     };
-    splices.replace(n.span.start, n.span.end, text);
+    // Keep any `&anchor` (and tag): its aliases name the same object, renamed with it.
+    splices.replace(tree.content_start(node), n.span.end, text);
 }
 
 /// Warns about scalars of `item` that still carry an old name in fields the function does
@@ -534,15 +535,17 @@ fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices)
 /// are the reference nodes already handled.
 pub fn warn_unknown_mentions(
     tree: &Tree<'_>,
+    config: &Config,
+    catalog: &Catalog,
     item: NodeId,
     id: &ResourceId,
     renames: &Renames,
     rewritten: &HashSet<NodeId>,
-    results: &mut Vec<KrmResult>,
-) {
+) -> Vec<KrmResult> {
+    let mut results = Vec::new();
     // A Secret's values are never quoted in a message, even one that equals a name.
     if SourceKind::from_kind(&id.api_version, &id.kind) == Some(Secret) {
-        return;
+        return results;
     }
     let mut hits = Vec::new();
     scan(tree, item, &mut |node, path| {
@@ -558,6 +561,9 @@ pub fn warn_unknown_mentions(
         }
     });
     for (field, text, new) in hits {
+        // Results describe the output: a field after an inserted env hash moved down.
+        let field =
+            crate::stamp::output_field_of(tree, item, config, catalog, &field).unwrap_or(field);
         results.push(
             KrmResult::new(
                 Severity::Warning,
@@ -569,6 +575,7 @@ pub fn warn_unknown_mentions(
             .at_field(field),
         );
     }
+    results
 }
 
 /// One step of the path to a scalar.
@@ -724,8 +731,9 @@ mod tests {
         let id = ResourceId::of(&tree, root);
         let mut r = Renames::default();
         r.add(SourceKind::ConfigMap, &None, "app", "app", "app-5t7tcg6b9h");
-        let mut results = Vec::new();
-        warn_unknown_mentions(&tree, root, &id, &r, &HashSet::new(), &mut results);
+        let (config, catalog) = (Config::default(), Catalog::builtin());
+        let results =
+            warn_unknown_mentions(&tree, &config, &catalog, root, &id, &r, &HashSet::new());
         let fields: Vec<&str> = results.iter().filter_map(|r| r.field.as_deref()).collect();
         // Not the object's own name, nor its labels.
         assert_eq!(

@@ -91,3 +91,41 @@ fn one_item_per_chunk_and_one_chunk_agree_on_every_golden_input() {
     );
     eprintln!("compared {compared} of {cases} golden inputs; read whole by default: {whole:?}");
 }
+
+/// Inputs where chunked and whole readings once disagreed (F11, F12): a `---` then a
+/// flow document (the chunk alone starts with `{` and was taken for JSON), and
+/// comment-only documents holding a BOM, a lone CR or a NUL.
+#[test]
+fn one_item_per_chunk_and_one_chunk_agree_on_unusual_documents() {
+    let dep = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n      containers:\n      - envFrom: [{configMapRef: {name: c, optional: true}}]\n";
+    let flow = "{apiVersion: apps/v1, kind: Deployment, metadata: {name: f}, spec: {template: {spec: {containers: [{envFrom: [{configMapRef: {name: c, optional: true}}]}]}}}}";
+    let cases = [
+        format!("---\n{flow}\n---\n{dep}"),
+        format!("{dep}---\n{flow}\n"),
+        format!("{dep}---\n# c \u{feff} x\n---\n{dep}"),
+        format!("{dep}---\n# c\r# d\n---\n{dep}"),
+        format!("{dep}---\n# c \0 d\n---\n{dep}"),
+    ];
+    for text in &cases {
+        let one = run(
+            text,
+            &Options {
+                one_chunk: true,
+                ..Options::default()
+            },
+        );
+        let chunked = run(text, &Options::default());
+        match (one, chunked) {
+            (Ok(one), Ok(chunked)) => {
+                assert_eq!(chunked.output, one.output, "{text:?}");
+                assert_eq!(chunked.exit_code, one.exit_code, "{text:?}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{text:?}"),
+            (a, b) => panic!(
+                "{text:?}: one chunk {:?}, chunks {:?}",
+                a.map(|o| o.exit_code),
+                b.map(|o| o.exit_code)
+            ),
+        }
+    }
+}

@@ -1,44 +1,46 @@
 //! A run with options drawn from the input's first two bytes: mode, granularity,
-//! onMissing, name suffixes, immutable, a hash key, and the single-tree path.
+//! onMissing, name suffixes, immutable, a hash key, and the whole input as one chunk.
 #![no_main]
 
 mod promises;
 
 use config_hash::Options;
+use config_hash::config::Overrides;
 use config_hash::hashing::HashKey;
 use libfuzzer_sys::fuzz_target;
 
 fn options(a: u8, b: u8) -> Options {
-    let pick = |choices: &[&str], bits: u8| choices[bits as usize % choices.len()].to_string();
-    let mut overrides = vec![
-        (
-            "mode".to_string(),
-            pick(&["annotation", "env", "both"], a & 3),
-        ),
-        (
-            "granularity".to_string(),
-            pick(&["key", "object"], (a >> 2) & 1),
-        ),
-        (
-            "onMissing".to_string(),
-            pick(&["warn", "error", "ignore"], (a >> 3) & 3),
-        ),
-    ];
+    fn pick<'a>(choices: &[&'a str], bits: u8) -> &'a str {
+        choices[bits as usize % choices.len()]
+    }
+    let mut overrides = Overrides::default();
+    // The same typed values the command line and functionConfig parse into.
+    let mut set = |field: &str, value: &str| {
+        overrides
+            .set(field, value)
+            .expect("a value the fuzz target picks is accepted")
+    };
+    set("mode", pick(&["annotation", "env", "both"], a & 3));
+    set("granularity", pick(&["key", "object"], (a >> 2) & 1));
+    set(
+        "onMissing",
+        pick(&["warn", "error", "ignore"], (a >> 3) & 3),
+    );
     if a & 0x20 != 0 {
-        overrides.push(("nameSuffix".into(), "true".into()));
+        set("nameSuffix", "true");
     }
     if a & 0x40 != 0 {
-        overrides.push(("immutable".into(), "true".into()));
+        set("immutable", "true");
     }
     if b & 1 != 0 {
-        overrides.push(("annotationKey".into(), "example.com/h".into()));
+        set("annotationKey", "example.com/h");
     }
     if b & 2 != 0 {
-        overrides.push(("envName".into(), "H".into()));
+        set("envName", "H");
     }
     Options {
         overrides,
-        single_tree: a & 0x80 != 0,
+        one_chunk: a & 0x80 != 0,
         hash_key: (b & 4 != 0).then(|| HashKey::new(b"fuzz key".to_vec()).unwrap()),
         ..Options::default()
     }

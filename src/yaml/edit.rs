@@ -98,6 +98,20 @@ impl Layout {
     pub fn for_item(tree: &Tree<'_>, item: NodeId) -> Layout {
         let mut layout = Layout::detect(tree.whole);
         layout.eol = eol_at(tree.src, tree.node(item).span.start, layout.eol);
+        // JSON when the item itself is written as JSON (a flow mapping whose first key
+        // is double-quoted), not merely when the text starts with `{`: a `{a: 1}`
+        // document is YAML, and the answer must not depend on whether the text is the
+        // whole input or the item alone.
+        if let Some(&(first, _)) = tree.own_entries(item).first() {
+            layout.json = tree.is_flow(item)
+                && matches!(
+                    tree.node(first).kind,
+                    NodeKind::Scalar {
+                        style: Style::DoubleQuoted,
+                        ..
+                    }
+                );
+        }
         if let Some(indent) = first_indent(tree, item, 0) {
             layout.indent = indent;
         }
@@ -424,6 +438,14 @@ impl<'t, 'a> Editor<'t, 'a> {
         let vn = self.tree.node(v);
         let empty = vn.span.end <= vn.span.start
             || matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
+        if !empty && self.tree.has_anchor(v) {
+            // Writing over `key: &a old` would drop the anchor its aliases name (broken
+            // YAML) or, keeping it, change every `*a` too.
+            return Err(EditError::Layout {
+                pos: vn.span.start,
+                what: "the value carries an anchor (&name) that aliases may use",
+            });
+        }
         if self.tree.is_flow(map) {
             if empty {
                 let colon =

@@ -462,6 +462,29 @@ impl<'a> Tree<'a> {
         id
     }
 
+    /// Where a node's content starts, after any properties (`&anchor`, `!tag`) that its
+    /// span begins with.
+    pub fn content_start(&self, id: NodeId) -> usize {
+        let span = self.nodes[id].span;
+        let b = self.src.as_bytes();
+        let mut pos = span.start;
+        while pos < span.end && matches!(b[pos], b'&' | b'!') {
+            while pos < span.end && !b[pos].is_ascii_whitespace() {
+                pos += 1;
+            }
+            while pos < span.end && b[pos].is_ascii_whitespace() {
+                pos += 1;
+            }
+        }
+        pos.min(span.end)
+    }
+
+    /// True when the node carries an anchor (`&name`) that aliases may use.
+    pub fn has_anchor(&self, id: NodeId) -> bool {
+        let start = self.nodes[id].span.start;
+        self.src[start..self.content_start(id)].contains('&')
+    }
+
     pub fn is_alias(&self, id: NodeId) -> bool {
         matches!(self.nodes[id].kind, NodeKind::Alias(_))
     }
