@@ -585,11 +585,15 @@ fn remove_annotation(
         if !(block(meta) && block(ann)) || tree.str(k) != Some(key) {
             return None;
         }
-        let from = if tree.own_entries(meta).len() == 1 {
-            meta_key
+        let (from, region) = if tree.own_entries(meta).len() == 1 {
+            (meta_key, meta)
         } else {
-            ann_key
+            (ann_key, ann)
         };
+        // Text that defines an anchor stays: the editor refuses it with a reason.
+        if tree.subtree_has_anchor(from) || tree.subtree_has_anchor(region) {
+            return None;
+        }
         whole_lines(src, tree.node(from).span.start, tree.node(v).span.end)
     });
     match whole {
@@ -631,7 +635,11 @@ fn remove_env(ed: &mut Editor<'_, '_>, spec: NodeId, name: &str) -> Result<(), E
         if found.is_empty() {
             continue;
         }
-        let only = tree.items(seq).len() == 1 && !tree.is_flow(seq) && !tree.is_alias(seq);
+        let only = tree.items(seq).len() == 1
+            && !tree.is_flow(seq)
+            && !tree.is_alias(seq)
+            && !tree.subtree_has_anchor(key)
+            && !tree.subtree_has_anchor(seq);
         let lines = only
             .then(|| {
                 let last = tree.items(seq)[0];

@@ -160,6 +160,14 @@ pub fn eol_at(src: &str, pos: usize, default: &'static str) -> &'static str {
     }
 }
 
+/// Text that defines an anchor cannot go: aliases elsewhere would name nothing.
+pub fn anchored(pos: usize) -> EditError {
+    EditError::Layout {
+        pos,
+        what: "the value carries an anchor (&name) that aliases may use",
+    }
+}
+
 /// An editor over one tree, writing into one set of splices.
 pub struct Editor<'t, 'a> {
     pub tree: &'t Tree<'a>,
@@ -364,6 +372,9 @@ impl<'t, 'a> Editor<'t, 'a> {
         let entries = self.tree.own_entries(map);
         let (k, v) = entries[idx];
         let src = self.src();
+        if self.tree.subtree_has_anchor(k) || self.tree.subtree_has_anchor(v) {
+            return Err(anchored(self.tree.node(k).span.start));
+        }
         if self.tree.is_flow(map) {
             let (start, end) = flow_removal(self.tree, map, entries, idx);
             self.splices.delete(start, end);
@@ -626,6 +637,9 @@ impl<'t, 'a> Editor<'t, 'a> {
         let src = self.src();
         let items = self.tree.items(seq).to_vec();
         let item = items[idx];
+        if self.tree.subtree_has_anchor(item) {
+            return Err(anchored(self.tree.node(item).span.start));
+        }
         if self.tree.is_flow(seq) {
             let pairs: Vec<(NodeId, NodeId)> = items.iter().map(|&i| (i, i)).collect();
             let (start, end) = flow_removal(self.tree, seq, &pairs, idx);

@@ -485,6 +485,25 @@ impl<'a> Tree<'a> {
         self.src[start..self.content_start(id)].contains('&')
     }
 
+    /// True when `id` or anything written inside it (not through aliases) carries an
+    /// anchor: removing that text would leave aliases naming nothing.
+    pub fn subtree_has_anchor(&self, id: NodeId) -> bool {
+        let mut stack = vec![id];
+        while let Some(n) = stack.pop() {
+            if self.has_anchor(n) {
+                return true;
+            }
+            match &self.nodes[n].kind {
+                NodeKind::Map { entries, .. } => {
+                    stack.extend(entries.iter().flat_map(|&(k, v)| [k, v]));
+                }
+                NodeKind::Seq { items, .. } => stack.extend(items.iter().copied()),
+                _ => {}
+            }
+        }
+        false
+    }
+
     pub fn is_alias(&self, id: NodeId) -> bool {
         matches!(self.nodes[id].kind, NodeKind::Alias(_))
     }
