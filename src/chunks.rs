@@ -44,7 +44,8 @@ pub struct Chunk {
 pub enum Coarser {
     /// The caller asked for one chunk (tests comparing granularities).
     Requested,
-    /// The input has YAML directives (`%YAML`), which apply to the documents after them.
+    /// The input has YAML directives (`%YAML`), which apply to the documents after them,
+    /// or content after a document end marker (`... x`).
     Directives,
     /// A top-level JSON array.
     JsonArray,
@@ -82,7 +83,7 @@ impl std::fmt::Display for Coarser {
             Coarser::Requested => write!(f, "the whole input is one chunk (requested)"),
             Coarser::Directives => write!(
                 f,
-                "the input has YAML directives (%...), so it is read as one chunk"
+                "the input has YAML directives (%...) or content after a document end marker (...), so it is read as one chunk"
             ),
             Coarser::ConfigErrors => write!(
                 f,
@@ -210,6 +211,7 @@ pub fn split(body: &str) -> Split {
     let Some(docs) = split_stream(body) else {
         return Split::whole(body, Coarser::Directives);
     };
+    // (Directives, or content after a `...` marker: both are read whole.)
     if let [(s, e)] = docs.as_slice() {
         // A ResourceList must spell its kind: literally, or with an escape.
         let doc = &body[*s..*e];
@@ -258,6 +260,11 @@ fn split_stream(src: &str) -> Option<Vec<(usize, usize)>> {
             return None;
         }
         if is_marker(line) {
+            if line.starts_with("...") && !is_blank_or_comment(&line[3..]) {
+                // Content after a document end marker: what a reader makes of it is the
+                // whole input's business (go-yaml and saphyr refuse it).
+                return None;
+            }
             docs.push((start, line_start));
             start = if line.starts_with("---") && !is_blank_or_comment(&line[3..]) {
                 line_start
@@ -715,6 +722,7 @@ mod tests {
         assert_eq!(texts(src, &got), ["a: 1\n", "b: 2\n", "--- {c: 3}\n"]);
         assert_eq!(got.frame, Frame::Stream);
         assert_eq!(split("%YAML 1.2\n---\na: 1\n").frame, Frame::Whole);
+        assert_eq!(split("a: 1\n... b: 2\n").frame, Frame::Whole);
     }
 
     #[test]

@@ -105,6 +105,8 @@ fn one_item_per_chunk_and_one_chunk_agree_on_unusual_documents() {
         format!("{dep}---\n# c \u{feff} x\n---\n{dep}"),
         format!("{dep}---\n# c\r# d\n---\n{dep}"),
         format!("{dep}---\n# c \0 d\n---\n{dep}"),
+        // Content after a document end marker (found by the fuzz target).
+        format!("{dep}... a: 1\n{dep}"),
     ];
     for text in &cases {
         let one = run(
