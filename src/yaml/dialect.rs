@@ -717,4 +717,16 @@ mod tests {
         assert_eq!(got, ["x y", "p\u{2028}q", "xy\n z", "f"]);
         assert_eq!(offset_of("ab\r\ncd\ref", 3, 2), Some(8));
     }
+
+    #[test]
+    fn a_tab_after_a_colon_is_a_separator_outside_scalars_and_text_inside() {
+        let src = "a:\tb\nc: |\n  x:\ty\n   z:\t\tw\nd: 'p:\tq'\ne:\t\t[f:\tg]\n";
+        let tree = crate::yaml::Tree::parse(src).unwrap();
+        let root = tree.docs[0].root;
+        let get = |k: &str| tree.str(tree.get(root, k).unwrap()).unwrap();
+        assert_eq!(get("a"), "b");
+        assert_eq!(get("c"), "x:\ty\n z:\t\tw\n");
+        assert_eq!(get("d"), "p:\tq");
+        assert!(tree.is_seq(tree.get(root, "e").unwrap()));
+    }
 }
