@@ -43,10 +43,11 @@ pub fn parser_copy(src: &str) -> Option<(String, Vec<usize>)> {
     // JSON, and kubectl is the last reader).
     let json = reads_as_json(src);
     let unicode_break = |i: usize| {
-        !json && (b[i] == 0xc2 && b.get(i + 1) == Some(&0x85))
-            || (b[i] == 0xe2
-                && b.get(i + 1) == Some(&0x80)
-                && matches!(b.get(i + 2), Some(0xa8 | 0xa9)))
+        let nel = b[i] == 0xc2 && b.get(i + 1) == Some(&0x85);
+        let separator = b[i] == 0xe2
+            && b.get(i + 1) == Some(&0x80)
+            && matches!(b.get(i + 2), Some(0xa8 | 0xa9));
+        !json && (nel || separator)
     };
     // `key:<TAB>value`: go-yaml takes the tab for the space saphyr insists on.
     let tab_after_colon = |i: usize| b[i] == b'\t' && i > 0 && b[i - 1] == b':';
@@ -78,7 +79,9 @@ pub fn parser_copy(src: &str) -> Option<(String, Vec<usize>)> {
                 out.push('x');
             }
             // The tabs after it too: saphyr reads `: <TAB>` as go-yaml reads `:<TAB><TAB>`.
-            '\t' if tab_after_colon(i) || patched.last() == Some(&(i - 1)) && b[i - 1] == b'\t' => {
+            '\t' if tab_after_colon(i)
+                || (i > 0 && b[i - 1] == b'\t' && patched.last() == Some(&(i - 1))) =>
+            {
                 patched.push(i);
                 out.push(' ');
             }
@@ -728,5 +731,15 @@ mod tests {
         assert_eq!(get("c"), "x:\ty\n z:\t\tw\n");
         assert_eq!(get("d"), "p:\tq");
         assert!(tree.is_seq(tree.get(root, "e").unwrap()));
+    }
+
+    #[test]
+    fn json_keeps_raw_separators_as_characters() {
+        assert_eq!(parser_copy("{\"a\": \"x\u{2028}  y\"}"), None);
+        let tree = crate::yaml::Tree::parse("{\"a\": \"x\u{2028}  y\u{85}\"}").unwrap();
+        assert_eq!(
+            tree.str(tree.get(tree.docs[0].root, "a").unwrap()),
+            Some("x\u{2028}  y\u{85}")
+        );
     }
 }
