@@ -190,6 +190,7 @@ fn reads_as_json(src: &str) -> bool {
 /// Reads again, as go-yaml does, every scalar whose text holds an LS, a PS or one of
 /// the characters replaced in the copy (`patched`, sorted byte offsets into `src`).
 pub fn reread_scalars(src: &str, nodes: &mut [Node<'_>], patched: &[usize]) {
+    let json = reads_as_json(src);
     // Where the text of the node being read may begin at the earliest: the end of the
     // node before it (a block scalar's span starts at its content, after its header).
     let mut after = 0;
@@ -200,8 +201,12 @@ pub fn reread_scalars(src: &str, nodes: &mut [Node<'_>], patched: &[usize]) {
                 Style::Literal | Style::Folded => after.min(start),
                 _ => start,
             };
-            if reread(src, from, end, patched) {
-                if let Some(v) = read_scalar(src, from, end, *style, value) {
+            if reread(src, from, end, patched, json) {
+                let content = match style {
+                    Style::Literal | Style::Folded => start,
+                    _ => end,
+                };
+                if let Some(v) = read_scalar(src, from, content, end, *style, value) {
                     *value = Cow::Owned(v);
                 }
             }
@@ -215,20 +220,22 @@ pub fn reread_scalars(src: &str, nodes: &mut [Node<'_>], patched: &[usize]) {
 }
 
 /// Whether `src[start..end]` holds an LS or PS, or one of the replaced characters.
-fn reread(src: &str, start: usize, end: usize, patched: &[usize]) -> bool {
+fn reread(src: &str, start: usize, end: usize, patched: &[usize], json: bool) -> bool {
     let text = &src[start..end.min(src.len())];
     let i = patched.partition_point(|&d| d < start);
-    patched.get(i).is_some_and(|&d| d < end)
-        || (!reads_as_json(src) && (text.contains(LS) || text.contains(PS)))
+    patched.get(i).is_some_and(|&d| d < end) || (!json && (text.contains(LS) || text.contains(PS)))
 }
 
-/// The value go-yaml reads from the scalar at `from..end` of `src` (for a block scalar,
-/// `from` may lie before its header). `parsed` is what the parser read from the copy
-/// (for a block scalar, it tells the indentation the parser settled on). `None` when
-/// the text is not a scalar of `style` after all; the parser's value then stands.
+/// The value go-yaml reads from the scalar at `from..end` of `src`. For a block scalar,
+/// `from` may lie before its header, which comes before `content` (where its first
+/// content line starts); otherwise `content` is `end`. `parsed` is what the parser read
+/// from the copy (for a block scalar, it tells the indentation the parser settled on).
+/// `None` when the text is not a scalar of `style` after all; the parser's value then
+/// stands.
 pub fn read_scalar(
     src: &str,
     from: usize,
+    content: usize,
     end: usize,
     style: Style,
     parsed: &str,
@@ -239,18 +246,21 @@ pub fn read_scalar(
             quoted(src, skip_properties(b, from), style == Style::SingleQuoted)
         }
         Style::Plain => Some(plain(&src[skip_properties(b, from)..end.min(src.len())])),
-        Style::Literal | Style::Folded => {
-            block(src, header(src, from)?, style == Style::Literal, parsed)
-        }
+        Style::Literal | Style::Folded => block(
+            src,
+            header(src, from, content)?,
+            style == Style::Literal,
+            parsed,
+        ),
     }
 }
 
-/// The block scalar indicator (`|` or `>`) at or after `from`: the first one after a
-/// blank or `:`, followed by indentation and chomping indicators, then a blank, a line
-/// break or the end.
-fn header(src: &str, from: usize) -> Option<usize> {
+/// The block scalar indicator (`|` or `>`) between `from` and `content`: the first one
+/// after a blank or `:`, followed by indentation and chomping indicators, then a blank,
+/// a line break or the end.
+fn header(src: &str, from: usize, content: usize) -> Option<usize> {
     let b = src.as_bytes();
-    (from..b.len()).find(|&i| {
+    (from..content.min(b.len())).find(|&i| {
         matches!(b[i], b'|' | b'>')
             && (i == 0 || matches!(b[i - 1], b' ' | b'\t' | b':' | b'\n' | b'\r'))
             && {
@@ -596,7 +606,7 @@ mod tests {
     use super::*;
 
     fn read(src: &str, style: Style, parsed: &str) -> String {
-        read_scalar(src, 0, src.len(), style, parsed).unwrap()
+        read_scalar(src, 0, src.len(), src.len(), style, parsed).unwrap()
     }
 
     #[test]
