@@ -119,16 +119,19 @@ fn main() {
 /// best of [`RUNS`]), beside config-hash's whole run: issue 12's target is a ratio
 /// under 1. Skipped with a note when `import ryml` fails (`pip install rapidyaml`).
 fn rapidyaml(dir: &Path, walls: &[(usize, f64)]) {
-    const SCRIPT: &str = "import sys, time, ryml\n\
-data = open(sys.argv[1], 'rb').read()\n\
-best = None\n\
-for _ in range(int(sys.argv[2])):\n\
-    buf = bytearray(data)\n\
-    t = time.perf_counter()\n\
-    ryml.parse_in_place(buf)\n\
-    t = time.perf_counter() - t\n\
-    best = t if best is None else min(best, t)\n\
-print(best)\n";
+    // One line each: a `\` continuation in a Rust string would eat the indentation.
+    const SCRIPT: &[&str] = &[
+        "import sys, time, ryml",
+        "data = open(sys.argv[1], 'rb').read()",
+        "best = None",
+        "for _ in range(int(sys.argv[2])):",
+        "    buf = bytearray(data)",
+        "    t = time.perf_counter()",
+        "    ryml.parse_in_place(buf)",
+        "    t = time.perf_counter() - t",
+        "    best = t if best is None else min(best, t)",
+        "print(best)",
+    ];
     println!();
     println!("rapidyaml's parse alone on the same block-YAML input, best of {RUNS}:");
     println!();
@@ -138,7 +141,7 @@ print(best)\n";
         let input = write_shape(dir, n, &SHAPES[0]);
         let out = Command::new("python3")
             .arg("-c")
-            .arg(SCRIPT)
+            .arg(SCRIPT.join("\n"))
             .arg(&input)
             .arg(RUNS.to_string())
             .output();
