@@ -51,7 +51,18 @@ pub fn parser_copy(src: &str) -> Option<(String, Vec<usize>)> {
     };
     // `key:<TAB>value`: go-yaml takes the tab for the space saphyr insists on.
     let tab_after_colon = |i: usize| b[i] == b'\t' && i > 0 && b[i - 1] == b':';
-    let first = (0..b.len()).find(|&i| dash(i) || unicode_break(i) || tab_after_colon(i))?;
+    // Most texts hold none of these: skip to the bytes that could start one.
+    let mut from = 0;
+    let first = loop {
+        let i = from
+            + b[from..]
+                .iter()
+                .position(|&c| matches!(c, b'-' | b'\t' | 0xc2 | 0xe2))?;
+        if dash(i) || unicode_break(i) || tab_after_colon(i) {
+            break i;
+        }
+        from = i + 1;
+    };
     let mut out = String::with_capacity(src.len());
     out.push_str(&src[..first]);
     let mut patched = Vec::new();
