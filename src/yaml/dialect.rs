@@ -232,7 +232,7 @@ pub fn reread_scalars(src: &str, nodes: &mut [Node<'_>], patched: &[usize]) {
 
 /// Whether `src[start..end]` holds an LS or PS, or one of the replaced characters.
 fn reread(src: &str, start: usize, end: usize, patched: &[usize], json: bool) -> bool {
-    let text = &src[start..end.min(src.len())];
+    let text = src.get(start..end.min(src.len())).unwrap_or("");
     let i = patched.partition_point(|&d| d < start);
     patched.get(i).is_some_and(|&d| d < end) || (!json && (text.contains(LS) || text.contains(PS)))
 }
@@ -256,7 +256,9 @@ pub fn read_scalar(
         Style::SingleQuoted | Style::DoubleQuoted => {
             quoted(src, skip_properties(b, from), style == Style::SingleQuoted)
         }
-        Style::Plain => Some(plain(&src[skip_properties(b, from)..end.min(src.len())])),
+        Style::Plain => src
+            .get(skip_properties(b, from)..end.min(src.len()))
+            .map(plain),
         Style::Literal | Style::Folded => block(
             src,
             header(src, from, content)?,
@@ -302,13 +304,13 @@ fn skip_properties(b: &[u8], mut i: usize) -> usize {
 /// A go-yaml line break at `i`: its length in bytes and what it adds to a value (LF for
 /// CR, LF, CRLF and NEL; LS and PS stay themselves).
 fn line_break(s: &str, i: usize) -> Option<(usize, &'static str)> {
-    let rest = &s.as_bytes()[i.min(s.len())..];
+    let rest = s.as_bytes().get(i..)?;
     match rest {
         [b'\r', b'\n', ..] => Some((2, "\n")),
         [b'\r' | b'\n', ..] => Some((1, "\n")),
-        _ if s[i..].starts_with(NEL) => Some((2, "\n")),
-        _ if s[i..].starts_with(LS) => Some((3, LS)),
-        _ if s[i..].starts_with(PS) => Some((3, PS)),
+        _ if rest.starts_with(NEL.as_bytes()) => Some((2, "\n")),
+        _ if rest.starts_with(LS.as_bytes()) => Some((3, LS)),
+        _ if rest.starts_with(PS.as_bytes()) => Some((3, PS)),
         _ => None,
     }
 }
@@ -317,8 +319,9 @@ fn is_blank(s: &str, i: usize) -> bool {
     matches!(s.as_bytes().get(i), Some(b' ' | b'\t'))
 }
 
+/// The character at `i` (a character boundary; '\0' past the end), never panicking.
 fn next_char(s: &str, i: usize) -> char {
-    s[i..].chars().next().unwrap_or('\0')
+    s.get(i..).and_then(|r| r.chars().next()).unwrap_or('\0')
 }
 
 /// Folds the line breaks met between two pieces of a flow or plain scalar, as go-yaml
@@ -598,14 +601,14 @@ fn content_indent(src: &str, mut i: usize, parsed: &str) -> usize {
     // Past the empty lines before the first content line.
     for _ in 0..empty {
         while i < src.len() && line_break(src, i).is_none() {
-            i += 1;
+            i += next_char(src, i).len_utf8();
         }
         match line_break(src, i) {
             Some((len, _)) => i += len,
             None => return usize::MAX,
         }
     }
-    let spaces = src.as_bytes()[i..]
+    let spaces = src.as_bytes()[i.min(src.len())..]
         .iter()
         .take_while(|&&c| c == b' ')
         .count();
@@ -762,5 +765,91 @@ mod tests {
             tree.str(tree.get(tree.docs[0].root, "a").unwrap()),
             Some("x\u{2028}  y\u{85}")
         );
+    }
+
+    /// Texts built from the characters the dialect handles, in any order: the parser
+    /// may refuse them, but reading them never panics.
+    #[test]
+    fn random_texts_never_panic() {
+        const ATOMS: &[&str] = &[
+            "a", " ", "  ", "\t", "\n", "\r\n", ":", ": ", "-", " -", ",", "[", "]", "{", "}", "'",
+            "\"", "\\", "|", ">", "|2-", ">+", "#", "!t ", "&a ", "*a", "\u{2028}", "\u{2029}",
+            "\u{85}", "é", "日", "\n  ", "\n    ", "k: ", "- ",
+        ];
+        let mut state = 0x1234_5678_9abc_def0_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..100_000 {
+            let len = 1 + next(24);
+            let text: String = (0..len).map(|_| ATOMS[next(ATOMS.len())]).collect();
+            let _ = crate::yaml::Tree::parse(&text);
+        }
+    }
+
+    /// Where go-yaml and YAML 1.2 agree (LF breaks only), reading a scalar again here
+    /// gives what the parser gave: the re-reading is checked on every kind of scalar.
+    #[test]
+    fn reading_again_agrees_with_the_parser_on_plain_yaml() {
+        const ATOMS: &[&str] = &[
+            "a", "b c", " ", "  ", "\n", "\n\n", "\n  ", "\n    ", "\n      ", "'", "''", "\"",
+            "\\n", "\\", "é", "x:", "#", " #c", "\t",
+        ];
+        let heads = [
+            "k: ",
+            "k: '",
+            "k: \"",
+            "k: |\n  ",
+            "k: >\n  ",
+            "k: |-\n  ",
+            "k: >+\n  ",
+            "- ",
+            "k:\n  - |2\n    ",
+        ];
+        let mut state = 0x0bad_5eed_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut compared = 0;
+        for _ in 0..50_000 {
+            let mut text = heads[next(heads.len())].to_owned();
+            for _ in 0..1 + next(8) {
+                text.push_str(ATOMS[next(ATOMS.len())]);
+            }
+            if text.contains("k: '") && !text.ends_with('\'') {
+                text.push('\'');
+            }
+            if text.contains("k: \"") && !text.ends_with('"') {
+                text.push('"');
+            }
+            text.push('\n');
+            let Ok(tree) = crate::yaml::Tree::parse(&text) else {
+                continue;
+            };
+            let mut after = 0;
+            for node in &tree.nodes {
+                let ByteSpan { start, end } = node.span;
+                if let NodeKind::Scalar { value, style, .. } = &node.kind {
+                    let (from, content) = match style {
+                        Style::Literal | Style::Folded => (after.min(start), start),
+                        _ => (start, end),
+                    };
+                    if let Some(again) = read_scalar(&text, from, content, end, *style, value) {
+                        assert_eq!(&again, value, "{text:?} {style:?}");
+                        compared += 1;
+                    }
+                    after = after.max(end);
+                } else {
+                    after = after.max(start);
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
     }
 }
