@@ -114,14 +114,56 @@ pub fn same_chars_in(copy: &str, src: &str, offsets: &[usize]) -> Vec<usize> {
     out
 }
 
-/// How many quoted scalars with under-indented lines one text may have: each costs
-/// one more parse.
+/// How many repairs of quoted scalars' indentation one text may need: each costs one
+/// more parse.
 pub const MAX_UNFOLDED: usize = 64;
 
-/// Whether saphyr refused a quoted scalar for a continuation line indented less than
-/// the block around it, which go-yaml allows (`a:\n  b: 'x\ny'`).
+/// Whether saphyr refused a quoted scalar for the indentation of a continuation line,
+/// which go-yaml does not look at: indented less than the block around it
+/// (`a:\n  b: 'x\ny'`), or with a tab (`a:\n  b: 'x\n  \ty'`).
 pub fn is_quoted_indentation(message: &str) -> bool {
-    message == "invalid indentation in quoted scalar"
+    matches!(
+        message,
+        "invalid indentation in quoted scalar" | "tab cannot be used as indentation"
+    )
+}
+
+/// Makes the quoted scalar the parser refused (see [`is_quoted_indentation`])
+/// readable in `copy`: a continuation line's tabs become spaces, or its line breaks do
+/// ([`unfold_quoted`]). The scalar is read again from the original. False when there
+/// is nothing to change.
+pub fn repair_quoted(
+    copy: &mut String,
+    src: &str,
+    patched: &mut Vec<usize>,
+    e: &YamlError,
+) -> bool {
+    if e.message != "tab cannot be used as indentation" {
+        return unfold_quoted(copy, src, patched, e);
+    }
+    // The error points at the tab, inside the scalar being read.
+    let Some(at) = offset_of(copy, e.line, e.column) else {
+        return false;
+    };
+    let tabs: Vec<usize> = copy.as_bytes()[at..]
+        .iter()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .enumerate()
+        .filter(|&(_, &c)| c == b'\t')
+        .map(|(i, _)| at + i)
+        .collect();
+    if tabs.is_empty() {
+        return false;
+    }
+    let mut bytes = std::mem::take(copy).into_bytes();
+    for &t in &tabs {
+        bytes[t] = b' ';
+    }
+    // Only ASCII bytes were replaced by ASCII bytes.
+    *copy = String::from_utf8(bytes).expect("still UTF-8");
+    patched.extend(same_chars_in(copy, src, &tabs));
+    patched.sort_unstable();
+    true
 }
 
 /// Turns the line breaks of the quoted scalar the parser refused (its error `e` points
@@ -742,6 +784,12 @@ mod tests {
             .map(|k| tree.str(tree.get(a, k).unwrap()).unwrap())
             .collect();
         assert_eq!(got, ["x y", "p\u{2028}q", "xy\n z", "f"]);
+        // A tab in a continuation line's indentation, also below the block's.
+        let src = "a:\n  b: 'x\n  \ty'\n  c: \"p\n\t q\"\n";
+        let tree = crate::yaml::Tree::parse(src).unwrap();
+        let a = tree.get(tree.docs[0].root, "a").unwrap();
+        assert_eq!(tree.str(tree.get(a, "b").unwrap()), Some("x y"));
+        assert_eq!(tree.str(tree.get(a, "c").unwrap()), Some("p q"));
         assert_eq!(offset_of("ab\r\ncd\ref", 3, 2), Some(8));
     }
 

@@ -192,7 +192,7 @@ impl<'a> Tree<'a> {
                 Err(e)
                     if super::dialect::is_quoted_indentation(&e.message)
                         && unfolded < super::dialect::MAX_UNFOLDED
-                        && super::dialect::unfold_quoted(&mut copy, src, &mut patched, &e) =>
+                        && super::dialect::repair_quoted(&mut copy, src, &mut patched, &e) =>
                 {
                     unfolded += 1;
                 }
