@@ -4,7 +4,7 @@
 //!
 //! Per seed:
 //!
-//! 1. a kustomization with generated ConfigMaps and Secrets whose keys and values are
+//! 1. a kustomization with generated ConfigMaps and Secrets whose values are
 //!    drawn from characters where YAML readers disagree (line separators, NEL, tabs,
 //!    control characters, indicators, quotes, long lines kustomize folds) goes through
 //!    `kubectl kustomize`: the text A;
