@@ -1,6 +1,6 @@
 //! Differential test of the YAML dialect against the real tool: `kubectl kustomize`
-//! writes adversarial ConfigMap and Secret content (its generators, `literals` and
-//! `files:`), and config-hash must read that text exactly as kustomize reads it back.
+//! writes adversarial ConfigMap and Secret content (its generators, `literals`,
+//! `files:` and `envs:`), and config-hash must read that text exactly as kustomize reads it back.
 //!
 //! Per seed:
 //!
@@ -156,6 +156,8 @@ fn value(rng: &mut Rng) -> String {
 enum Source {
     Literal(String, String),
     File(String, Vec<u8>),
+    /// `envs:`: an env file's text (`KEY=value` lines).
+    Env(String),
 }
 
 struct Generated {
@@ -179,7 +181,18 @@ fn generate(rng: &mut Rng) -> Vec<Generated> {
                 let key = format!("{}{k}{}", rng.pick(&["k", "K", "_k", "-k", ".k"]), {
                     rng.pick(&["", ".txt", "-a_b", ".x.y"])
                 });
-                if rng.below(3) == 0 {
+                if rng.below(6) == 0 {
+                    let text: String = (0..1 + rng.below(3))
+                        .map(|j| {
+                            let value: String = value(rng)
+                                .chars()
+                                .filter(|&c| !"\n\r".contains(c))
+                                .collect();
+                            format!("E{k}_{j}={value}\n")
+                        })
+                        .collect();
+                    Source::Env(text)
+                } else if rng.below(3) == 0 {
                     let mut bytes = value(rng).into_bytes();
                     if rng.below(8) == 0 {
                         // Not UTF-8: binaryData (ConfigMap) or plain base64 (Secret).
@@ -236,7 +249,7 @@ fn write_kustomization(dir: &Path, objects: &[Generated]) {
             &mut config_maps
         };
         let _ = writeln!(out, "- name: {}", object.name);
-        let (mut literals, mut files) = (Vec::new(), Vec::new());
+        let (mut literals, mut files, mut envs) = (Vec::new(), Vec::new(), Vec::new());
         for (i, source) in object.sources.iter().enumerate() {
             match source {
                 Source::Literal(key, value) => literals.push(format!("{key}={value}")),
@@ -245,9 +258,14 @@ fn write_kustomization(dir: &Path, objects: &[Generated]) {
                     fs::write(dir.join(&file), bytes).expect("write source file");
                     files.push(format!("{key}={file}"));
                 }
+                Source::Env(text) => {
+                    let file = format!("{}-{i}.env", object.name);
+                    fs::write(dir.join(&file), text).expect("write env file");
+                    envs.push(file);
+                }
             }
         }
-        for (field, items) in [("literals", literals), ("files", files)] {
+        for (field, items) in [("literals", literals), ("files", files), ("envs", envs)] {
             if !items.is_empty() {
                 let _ = writeln!(out, "  {field}:");
                 for item in items {
