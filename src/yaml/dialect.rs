@@ -104,6 +104,10 @@ pub fn parser_copy(src: &str) -> Option<(String, Vec<usize>)> {
 
 /// Byte offsets in `copy` (sorted) as offsets of the same characters in `src`.
 pub fn same_chars_in(copy: &str, src: &str, offsets: &[usize]) -> Vec<usize> {
+    // Only same-length replacements: every offset is the same.
+    if copy.len() == src.len() {
+        return offsets.to_vec();
+    }
     let mut out = Vec::with_capacity(offsets.len());
     let mut chars = copy.char_indices().zip(src.char_indices());
     for &offset in offsets {
