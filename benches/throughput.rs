@@ -13,6 +13,10 @@
 //! `/usr/bin/time`, and prints a Markdown table of the best wall and CPU (user + system)
 //! times and the highest peak RSS.
 //!
+//! Then, per N, rapidyaml's parse alone of the block-shaped input (`ryml.parse_in_place`
+//! from PyPI's `rapidyaml`, timed inside Python), beside config-hash's wall time: issue
+//! 12's target is config-hash's whole run faster than rapidyaml's parse alone.
+//!
 //! Targets (issue 2): N = 10,000 under 1 s on the 2-core CI machine; peak RSS under 4x
 //! the input size. A timed test would be flaky on a shared machine, so this is a report,
 //! not an assertion.
@@ -76,6 +80,7 @@ fn main() {
         "| N | shape | resources | input MB | wall s | CPU s | MB/s | peak RSS MB | RSS/input | wall / block |"
     );
     println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut block_walls = Vec::new();
     for &n in &sizes {
         let mut block_wall = None;
         for shape in SHAPES {
@@ -103,8 +108,55 @@ fn main() {
                 secs / block,
             );
         }
+        block_walls.push((n, block_wall.unwrap_or(f64::NAN)));
     }
+    rapidyaml(&out_dir, &block_walls);
     peers(&out_dir);
+}
+
+/// The parse alone of the same block-YAML input by rapidyaml (the C++ library, through
+/// its Python package: `ryml.parse_in_place` on a `bytearray`, timed inside Python,
+/// best of [`RUNS`]), beside config-hash's whole run: issue 12's target is a ratio
+/// under 1. Skipped with a note when `import ryml` fails (`pip install rapidyaml`).
+fn rapidyaml(dir: &Path, walls: &[(usize, f64)]) {
+    // One line each: a `\` continuation in a Rust string would eat the indentation.
+    const SCRIPT: &[&str] = &[
+        "import sys, time, ryml",
+        "data = open(sys.argv[1], 'rb').read()",
+        "best = None",
+        "for _ in range(int(sys.argv[2])):",
+        "    buf = bytearray(data)",
+        "    t = time.perf_counter()",
+        "    ryml.parse_in_place(buf)",
+        "    t = time.perf_counter() - t",
+        "    best = t if best is None else min(best, t)",
+        "print(best)",
+    ];
+    println!();
+    println!("rapidyaml's parse alone on the same block-YAML input, best of {RUNS}:");
+    println!();
+    println!("| N | config-hash wall s | rapidyaml parse_in_place s | config-hash / rapidyaml |");
+    println!("|---:|---:|---:|---:|");
+    for &(n, ours) in walls {
+        let input = write_shape(dir, n, &SHAPES[0]);
+        let out = Command::new("python3")
+            .arg("-c")
+            .arg(SCRIPT.join("\n"))
+            .arg(&input)
+            .arg(RUNS.to_string())
+            .output();
+        let theirs = out
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .and_then(|t| t.trim().parse::<f64>().ok());
+        match theirs {
+            Some(t) => println!("| {n} | {ours:.3} | {t:.3} | {:.2} |", ours / t),
+            None => println!(
+                "| {n} | {ours:.3} | not measured: python3 -c 'import ryml' failed (pip install rapidyaml) | |"
+            ),
+        }
+    }
 }
 
 /// Peers on the same applications, at N = 1,000, when their tools are on PATH:

@@ -175,14 +175,52 @@ impl<'a> Tree<'a> {
     /// Parses a whole YAML stream. Duplicate keys are rejected, as the API server would.
     pub fn parse(src: &'a str) -> Result<Tree<'a>, YamlError> {
         check_characters(src)?;
-        let Some((text, shifts, at)) = rewrite_surrogates(src) else {
-            return Self::build(src, src, &[], |v| v);
+        // go-yaml's dialect: see `dialect`. The copy keeps every character offset.
+        let (mut copy, mut patched) = match super::dialect::parser_copy(src) {
+            Some((copy, patched)) => (copy, patched),
+            None => match Self::parse_text(src, src, |v| v) {
+                Err(e) if super::dialect::is_quoted_indentation(&e.message) => {
+                    (src.to_owned(), Vec::new())
+                }
+                read => return read,
+            },
         };
+        let own = |v: Cow<'_, str>| Cow::Owned(v.into_owned());
+        let mut unfolded = 0;
+        loop {
+            match Self::parse_text(&copy, src, own) {
+                Err(e)
+                    if super::dialect::is_quoted_indentation(&e.message)
+                        && unfolded < super::dialect::MAX_UNFOLDED
+                        && super::dialect::repair_quoted(&mut copy, src, &mut patched, &e) =>
+                {
+                    unfolded += 1;
+                }
+                Err(e) => return Err(e),
+                Ok(mut tree) => {
+                    super::dialect::reread_scalars(src, &mut tree.nodes, &patched);
+                    return Ok(tree);
+                }
+            }
+        }
+    }
+
+    /// Builds the tree from `text` (`src`, or a copy with the same characters), reading
+    /// JSON's surrogate-pair escapes.
+    fn parse_text<'t>(
+        text: &'t str,
+        src: &'a str,
+        own: impl Fn(Cow<'t, str>) -> Cow<'a, str> + Copy,
+    ) -> Result<Tree<'a>, YamlError> {
+        let Some((rewritten, shifts, at)) = rewrite_surrogates(text) else {
+            return Self::build(text, src, &[], own);
+        };
+        let at = super::dialect::same_chars_in(text, src, &at);
         // Keep the rewrite only if every pair sat in a double-quoted scalar; elsewhere
         // `\ud83d` is literal text and the original must be parsed as it is.
-        match Self::build(&text, src, &shifts, |v| Cow::Owned(v.into_owned())) {
+        match Self::build(&rewritten, src, &shifts, |v| Cow::Owned(v.into_owned())) {
             Ok(tree) if tree.all_in_double_quoted(&at) => Ok(tree),
-            _ => Self::build(src, src, &[], |v| v),
+            _ => Self::build(text, src, &[], own),
         }
     }
 
