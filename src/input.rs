@@ -117,7 +117,8 @@ impl Package {
     pub fn is_one_text(&self) -> bool {
         let whole = |s: &Segment| {
             let text = &self.sources[s.source].text;
-            s.end == text.len() && text.len() - text.trim_start_matches('\u{feff}').len() == s.start
+            let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+            s.end == text.len() && s.start == bom
         };
         self.sources.len() == 1 && matches!(self.segments.as_slice(), [s] if whole(s))
     }

@@ -717,6 +717,17 @@ items:
     }
 
     #[test]
+    fn a_second_byte_order_mark_is_not_indentation() {
+        // Found by the fuzz target: results were written at column 1, so the output
+        // did not parse.
+        let text = format!("\u{feff}\u{feff}{LIST}");
+        let out = run(&text, &Options::default()).unwrap();
+        assert!(out.output.contains("\nresults:\n"), "{}", out.output);
+        let body = out.output.trim_start_matches('\u{feff}');
+        assert!(crate::yaml::Tree::parse(body).is_ok(), "{}", out.output);
+    }
+
+    #[test]
     fn a_chunk_that_does_not_read_makes_the_input_one_chunk_with_the_same_error() {
         let bad = "kind: ResourceList\nitems:\n- a: [1\n- b: 2\n";
         let chunked = run(bad, &Options::default()).unwrap_err();

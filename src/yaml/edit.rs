@@ -831,7 +831,11 @@ fn after_eol(src: &str, pos: usize) -> usize {
 
 /// Column (in characters) of `pos` on its line.
 pub fn column(src: &str, pos: usize) -> usize {
-    src[line_start(src, pos)..pos].chars().count()
+    // A byte-order mark before a document's first key is not indentation.
+    src[line_start(src, pos)..pos]
+        .chars()
+        .filter(|&c| c != '\u{feff}')
+        .count()
 }
 
 /// The `:` that follows a key ending at `key_end`.
