@@ -61,6 +61,12 @@ pub struct Edge {
     pub status: Status,
     pub fields: Vec<String>,
     pub via: Via,
+    /// The object that makes the source, when git holds that instead (a SealedSecret);
+    /// `None` for plain objects and for a source read as itself (a SecretProviderClass).
+    pub producer: Option<ResourceId>,
+    /// The source's content can change outside git (an ExternalSecret's target, a
+    /// SecretProviderClass): the hash covers only what git holds.
+    pub runtime: bool,
 }
 
 /// A workload's edges, one per object, from how stamping resolved its references.
@@ -79,6 +85,8 @@ pub fn pod_edges(id: &ResourceId, resolutions: &[Resolution]) -> Vec<Edge> {
                 status: Status::OptionalAbsent,
                 fields: Vec::new(),
                 via: Via::Pod,
+                producer: r.producer.clone(),
+                runtime: r.runtime,
             });
         edge.fields.push(r.field.clone());
         match &r.keys {
@@ -120,11 +128,13 @@ pub fn name_edges(
             .final_name(r.kind, &namespace, name)
             .unwrap_or(name)
             .to_string();
-        let status = match index.get(&(r.kind, namespace.clone(), name.clone())) {
+        let source = index.get(&(r.kind, namespace.clone(), name.clone()));
+        let status = match source {
             Some(s) if s.ignored => Status::Ignored,
             Some(_) => Status::Found,
             None => Status::Missing,
         };
+        let (producer, runtime) = made_by(r.kind, source);
         out.push(Edge {
             workload: id.clone(),
             kind: r.kind,
@@ -135,9 +145,23 @@ pub fn name_edges(
             status,
             fields: vec![r.field],
             via: Via::Name,
+            producer,
+            runtime,
         });
     }
     out
+}
+
+/// Who makes a source (not itself) and whether it changes at runtime.
+pub fn made_by(
+    kind: SourceKind,
+    source: Option<&crate::stamp::SourceEntry>,
+) -> (Option<ResourceId>, bool) {
+    let Some(p) = source.and_then(|s| s.producer.as_ref()) else {
+        return (None, false);
+    };
+    let by = (p.id.kind != kind.as_str()).then(|| p.id.clone());
+    (by, p.runtime)
 }
 
 /// `ConfigMap ns/name`: the object lives in the workload's namespace.
@@ -148,6 +172,14 @@ fn source_text(e: &Edge) -> String {
         .map(|n| format!("{n}/"))
         .unwrap_or_default();
     format!("{} {ns}{}", e.kind.as_str(), e.name)
+}
+
+/// `ConfigMap a`, or `Secret s (made by SealedSecret s)`.
+fn reads_text(e: &Edge) -> String {
+    match &e.producer {
+        None => source_text(e),
+        Some(p) => format!("{} (made by {} {})", source_text(e), p.kind, p.name),
+    }
 }
 
 fn keys_text(e: &Edge) -> String {
@@ -161,12 +193,16 @@ fn keys_text(e: &Edge) -> String {
 }
 
 fn status_text(e: &Edge) -> String {
-    if e.missing_keys.is_empty() {
+    let mut out = if e.missing_keys.is_empty() {
         e.status.as_str().to_string()
     } else {
         let ks: Vec<&str> = e.missing_keys.iter().map(String::as_str).collect();
         format!("missing keys: {}", ks.join(","))
+    };
+    if e.runtime {
+        out.push_str(" (changes at runtime)");
     }
+    out
 }
 
 /// A readable table, one row per workload and object.
@@ -176,7 +212,7 @@ pub fn render_table(edges: &[Edge]) -> String {
         .map(|e| {
             [
                 e.workload.to_string(),
-                source_text(e),
+                reads_text(e),
                 keys_text(e),
                 status_text(e),
             ]
@@ -228,9 +264,19 @@ pub fn render_json(edges: &[Edge]) -> String {
             None => ("[]".to_string(), true),
             Some(ks) => (format!("[{}]", list(&mut ks.iter())), false),
         };
+        let producer = e.producer.as_ref().map_or("null".to_string(), |p| {
+            format!(
+                "{{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {}, \"name\": {}}}",
+                q(&p.api_version),
+                q(&p.kind),
+                p.namespace.as_deref().map_or("null".to_string(), q),
+                q(&p.name)
+            )
+        });
+        let runtime = e.runtime;
         let _ = write!(
             out,
-            "\n  {{\"workload\": {{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"source\": {{\"kind\": {}, \"namespace\": {source_ns}, \"name\": {}}}, \"via\": {}, \"allKeys\": {all_keys}, \"keys\": {keys}, \"status\": {}, \"missingKeys\": [{}], \"fields\": [{}]}}",
+            "\n  {{\"workload\": {{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"source\": {{\"kind\": {}, \"namespace\": {source_ns}, \"name\": {}}}, \"via\": {}, \"producer\": {producer}, \"runtime\": {runtime}, \"allKeys\": {all_keys}, \"keys\": {keys}, \"status\": {}, \"missingKeys\": [{}], \"fields\": [{}]}}",
             q(&w.api_version),
             q(&w.kind),
             q(&w.name),
@@ -254,7 +300,9 @@ pub fn render_json(edges: &[Edge]) -> String {
     out
 }
 
-/// Graphviz DOT; missing objects and keys are drawn red and dashed.
+/// Graphviz DOT; missing objects and keys are drawn red and dashed, a producer is a
+/// note with a bold `makes` edge to what it makes, and a source that changes at runtime
+/// is drawn blue.
 pub fn render_dot(edges: &[Edge]) -> String {
     let q = |s: &str| double_quoted(s);
     let mut out =
@@ -271,9 +319,16 @@ pub fn render_dot(edges: &[Edge]) -> String {
             Status::OptionalAbsent | Status::Ignored => " style=dotted",
             Status::Found => "",
         };
+        let runtime = if e.runtime { " color=blue" } else { "" };
         nodes
             .entry(s.clone())
-            .or_insert_with(|| format!("  {} [shape=ellipse{style}];\n", q(&s)));
+            .or_insert_with(|| format!("  {} [shape=ellipse{style}{runtime}];\n", q(&s)));
+        if let Some(p) = &e.producer {
+            let p = p.to_string();
+            nodes
+                .entry(p.clone())
+                .or_insert_with(|| format!("  {} [shape=note];\n", q(&p)));
+        }
     }
     for line in nodes.values() {
         out.push_str(line);
@@ -294,6 +349,20 @@ pub fn render_dot(edges: &[Edge]) -> String {
             q(&e.workload.to_string()),
             q(&s),
             q(&label)
+        );
+    }
+    let mut made: BTreeSet<(String, String)> = BTreeSet::new();
+    for e in edges {
+        if let Some(p) = &e.producer {
+            made.insert((p.to_string(), source_text(e)));
+        }
+    }
+    for (p, s) in made {
+        let _ = writeln!(
+            out,
+            "  {} -> {} [label=\"makes\" style=bold];",
+            q(&p),
+            q(&s)
         );
     }
     out.push_str("}\n");
@@ -326,6 +395,58 @@ items:
   spec:
     tls: [{secretName: tls}]
 ";
+
+    #[test]
+    fn producer_and_runtime_edges_are_shown_in_every_format() {
+        let src = "kind: ResourceList
+items:
+- {apiVersion: bitnami.com/v1alpha1, kind: SealedSecret, metadata: {name: s}, spec: {encryptedData: {k: AgB}}}
+- {apiVersion: external-secrets.io/v1, kind: ExternalSecret, metadata: {name: e}, spec: {target: {name: t}}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec: {template: {spec: {containers: [{name: a, envFrom: [{secretRef: {name: s}}, {secretRef: {name: t}}]}]}}}
+";
+        let e = crate::graph(src, &crate::Options::default()).unwrap();
+        let by: Vec<(&str, Option<&str>, bool)> = e
+            .iter()
+            .map(|e| {
+                (
+                    e.name.as_str(),
+                    e.producer.as_ref().map(|p| p.kind.as_str()),
+                    e.runtime,
+                )
+            })
+            .collect();
+        assert_eq!(
+            by,
+            [
+                ("s", Some("SealedSecret"), false),
+                ("t", Some("ExternalSecret"), true)
+            ]
+        );
+        let table = render_table(&e);
+        assert!(
+            table.contains("Secret s (made by SealedSecret s)"),
+            "{table}"
+        );
+        assert!(table.contains("found (changes at runtime)"), "{table}");
+        let json = render_json(&e);
+        assert!(
+            json.contains("\"producer\": {\"apiVersion\": \"bitnami.com/v1alpha1\", \"kind\": \"SealedSecret\""),
+            "{json}"
+        );
+        assert!(json.contains("\"runtime\": true"), "{json}");
+        let dot = render_dot(&e);
+        assert!(
+            dot.contains("\"ExternalSecret e\" -> \"Secret t\" [label=\"makes\" style=bold];"),
+            "{dot}"
+        );
+        assert!(
+            dot.contains("\"Secret t\" [shape=ellipse color=blue];"),
+            "{dot}"
+        );
+    }
 
     /// F8: `{:<width$}` panics for widths of 65,536 and more.
     #[test]

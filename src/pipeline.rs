@@ -503,6 +503,20 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
                 entry,
                 decision,
             });
+        } else if catalog
+            .producers_for(&id.api_version, &id.kind)
+            .next()
+            .is_some()
+        {
+            for p in catalog.producers_for(&id.api_version, &id.kind) {
+                for made in crate::produced::read(tree, item, &id, p) {
+                    sources.push(SourceSeen {
+                        kind: made.kind,
+                        entry: SourceEntry::produced(tree, item, &id, made, p.runtime),
+                        decision: Decision::Keep,
+                    });
+                }
+            }
         } else if catalog.workload(&id.api_version, &id.kind).is_some()
             || catalog.has_name_sites(&id.api_version, &id.kind)
         {

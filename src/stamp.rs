@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::catalog::{Catalog, WorkloadKind};
+use crate::catalog::{Catalog, Restart, WorkloadKind};
 use crate::config::{Config, Granularity, OnMissing};
 use crate::graph::Status;
 use crate::hashing::{self, Content, ContentError, Seen};
@@ -36,6 +36,16 @@ pub struct SourceEntry {
     pub content: Result<Content, ContentError>,
     /// The file the orchestrator read it from, for results.
     file: Option<Box<(String, Option<String>)>>,
+    /// The object that makes it, when git holds that instead (a SealedSecret).
+    pub producer: Option<Box<Producer>>,
+}
+
+/// Who makes a produced source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Producer {
+    pub id: ResourceId,
+    /// Its content can change outside git.
+    pub runtime: bool,
 }
 
 impl SourceEntry {
@@ -46,6 +56,27 @@ impl SourceEntry {
             ignored: flag(tree, item, IGNORE_ANNOTATION),
             content: hashing::content(tree, item, kind),
             file: crate::krm::file_of(tree, item).map(Box::new),
+            producer: None,
+        }
+    }
+
+    /// An object a producer makes, as [`crate::produced::read`] found it.
+    pub fn produced(
+        tree: &Tree<'_>,
+        item: NodeId,
+        producer: &ResourceId,
+        made: crate::produced::Made,
+        runtime: bool,
+    ) -> SourceEntry {
+        SourceEntry {
+            id: made.id,
+            ignored: flag(tree, item, IGNORE_ANNOTATION),
+            content: made.content,
+            file: crate::krm::file_of(tree, item).map(Box::new),
+            producer: Some(Box::new(Producer {
+                id: producer.clone(),
+                runtime,
+            })),
         }
     }
 
@@ -69,9 +100,21 @@ impl SourceIndex {
     /// same identity is an error.
     pub fn insert(&mut self, key: SourceKey, entry: SourceEntry) -> Result<(), Box<KrmResult>> {
         if self.by_id.contains_key(&key) {
+            let by = |e: &SourceEntry| {
+                e.producer
+                    .as_ref()
+                    .map(|p| format!(" (made by {})", p.id))
+                    .unwrap_or_default()
+            };
+            let first = self.by_id[&key]
+                .producer
+                .as_ref()
+                .map(|p| format!(" (the other is made by {})", p.id))
+                .unwrap_or_default();
             let message = format!(
-                "{} appears more than once in the input; keep one so the hash is not ambiguous",
-                entry.id
+                "{}{} appears more than once in the input{first}; keep one so the hash is not ambiguous",
+                entry.id,
+                by(&entry)
             );
             return Err(Box::new(entry.result(Severity::Error, message)));
         }
@@ -215,6 +258,9 @@ pub struct Resolution {
     pub status: Status,
     /// Keys it names that the object does not have (non-optional references only).
     pub missing_keys: Vec<String>,
+    /// Who makes the object, when not itself (see [`crate::graph::made_by`]).
+    pub producer: Option<ResourceId>,
+    pub runtime: bool,
 }
 
 fn stamp_workload(
@@ -232,6 +278,26 @@ fn stamp_workload(
         .and_then(|t| Some((t, tree.get(t, "spec")?)))
         .filter(|&(t, s)| tree.is_map(t) && tree.is_map(s))
     else {
+        let delegate = kind.delegate.and_then(|path| {
+            let node = tree.get_path(item, path).filter(|&n| tree.is_map(n))?;
+            let field = |k: &str| tree.get(node, k).and_then(|n| tree.str(n)).unwrap_or("");
+            Some((path.join("."), field("kind"), field("name")))
+        });
+        if let Some((at, k, n)) = delegate {
+            let k = if k.is_empty() { "Deployment" } else { k };
+            out.notes.push(Note::Result(
+                KrmResult::new(
+                    Severity::Info,
+                    format!(
+                        "{id}: {at} names {k} {n}, whose pod template is the one that runs: that {k} is the one to stamp (it is, when it is in the input), and this {} is left as it is",
+                        id.kind
+                    ),
+                )
+                .about(tree, item)
+                .at_field(at),
+            ));
+            return;
+        }
         if let Some(at) = &kind.declared_at {
             out.notes.push(Note::Result(
                 KrmResult::new(
@@ -290,11 +356,14 @@ fn stamp_workload(
             {
                 missing_keys = ks
                     .iter()
-                    .filter(|k| !content.entries.contains_key(k))
+                    .filter(|k| !content.open && !content.entries.contains_key(k))
                     .cloned()
                     .collect();
             }
+            let (producer, runtime) = crate::graph::made_by(r.kind, source);
             out.resolutions.push(Resolution {
+                producer,
+                runtime,
                 kind: r.kind,
                 name: name.clone(),
                 field: r.field.clone(),
@@ -311,16 +380,14 @@ fn stamp_workload(
             Some(Ok(content)) => {
                 if let Keys::Some(ks) = &r.keys {
                     for k in ks {
-                        if !content.entries.contains_key(k) && !r.optional {
+                        if !content.open && !content.entries.contains_key(k) && !r.optional {
+                            let missing = Missing {
+                                name: &name,
+                                key: Some(k),
+                                other: None,
+                            };
                             out.counts.missing += usize::from(report_missing(
-                                tree,
-                                item,
-                                id,
-                                r,
-                                &name,
-                                Some(k),
-                                config,
-                                out,
+                                tree, item, id, r, &missing, config, out,
                             ));
                         }
                     }
@@ -331,8 +398,14 @@ fn stamp_workload(
                 out.notes.push(Note::SourceError(key.0, key.1, key.2));
             }
             None if !r.optional => {
+                let other = other_kind(index, r.kind, &id.namespace, &name);
+                let missing = Missing {
+                    name: &name,
+                    key: None,
+                    other,
+                };
                 out.counts.missing +=
-                    usize::from(report_missing(tree, item, id, r, &name, None, config, out));
+                    usize::from(report_missing(tree, item, id, r, &missing, config, out));
             }
             None => {}
         }
@@ -353,10 +426,12 @@ fn stamp_workload(
 
     let layout = with_seq_indent(tree, spec, Layout::for_item(tree, item));
     let mut ed = Editor::new(tree, layout);
-    let env_applies = kind.env_allowed && config.writes_env();
+    let in_place = kind.restart == Restart::DownwardApi;
+    let env_applies = kind.env_allowed && (config.writes_env() || in_place);
+    let annotates = config.writes_annotation() || in_place;
     let result_about =
         |message: String| Note::Result(KrmResult::new(Severity::Info, message).about(tree, item));
-    if !seen.is_empty() && !env_applies && !config.writes_annotation() {
+    if !seen.is_empty() && !env_applies && !annotates {
         out.notes.push(result_about(format!(
             "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone (use mode: annotation or both)",
             id.kind
@@ -398,20 +473,31 @@ fn stamp_workload(
                 return;
             }
         }
-        apply(&mut ed, template, spec, config, kind.env_allowed, &hash).map(|()| {
+        apply(&mut ed, template, spec, config, kind, &hash).map(|()| {
             out.counts.stamped += 1;
             let names: Vec<String> = seen
                 .iter()
                 .map(|((k, name), acc)| {
+                    let source = index.get(&(*k, id.namespace.clone(), name.clone()));
                     let absent = if acc.present { "" } else { " (absent)" };
-                    format!("{} {name}{absent}", k.as_str())
+                    let by = source
+                        .and_then(|s| s.producer.as_ref())
+                        .filter(|p| p.id.kind != k.as_str())
+                        .map(|p| format!(" (made by {} {})", p.id.kind, p.id.name))
+                        .unwrap_or_default();
+                    format!("{} {name}{absent}{by}", k.as_str())
                 })
                 .collect();
             let mut what = Vec::new();
-            if config.writes_annotation() {
+            if annotates {
                 what.push(format!("annotation {}", config.annotation_key));
             }
-            if env_applies {
+            if env_applies && in_place {
+                what.push(format!(
+                    "env {} reading it through the downward API",
+                    config.env_name
+                ));
+            } else if env_applies {
                 what.push(format!("env {}", config.env_name));
             }
             out.notes.push(result_about(format!(
@@ -419,6 +505,34 @@ fn stamp_workload(
                 what.join(" and "),
                 names.join(", ")
             )));
+            if in_place {
+                out.notes.push(result_about(format!(
+                    "{id}: OpenKruise updates a {} in place when only its template's metadata changes (InPlaceIfPossible, InPlaceOnly), which restarts no container; it restarts a container in place when an env var of it reads a changed annotation through the downward API, so every container (not init containers) reads {} as env {} (whatever the mode; under ReCreate the changed annotation replaces the pods)",
+                    id.kind, config.annotation_key, config.env_name
+                )));
+            }
+            for (k, name) in seen.keys() {
+                let Some(p) = index
+                    .get(&(*k, id.namespace.clone(), name.clone()))
+                    .and_then(|s| s.producer.as_ref())
+                    .filter(|p| p.runtime)
+                else {
+                    continue;
+                };
+                let what = if p.id.kind == k.as_str() {
+                    format!("{} {name} reads values from an external store", k.as_str())
+                } else {
+                    format!(
+                        "{} {name} is made by {} from values in an external store",
+                        k.as_str(),
+                        p.id
+                    )
+                };
+                out.notes.push(result_about(format!(
+                    "{id}: {what}, which cannot be seen at build time: the hash covers what git holds (the {}'s spec), so changing that rolls the pods, but a changed external value does not",
+                    p.id.kind
+                )));
+            }
             if config.writes_env() && !kind.env_allowed {
                 out.notes.push(result_about(format!(
                     "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone{}",
@@ -469,9 +583,25 @@ fn apply(
     template: NodeId,
     spec: NodeId,
     config: &Config,
-    env_allowed: bool,
+    kind: &WorkloadKind,
     hash: &str,
 ) -> Result<(), EditError> {
+    let env_allowed = kind.env_allowed;
+    if kind.restart == Restart::DownwardApi {
+        ed.set_string(
+            template,
+            &["metadata", "annotations"],
+            &config.annotation_key,
+            hash,
+        )?;
+        // Init containers have run by the time an in-place update comes.
+        for c in containers(ed.tree, spec)? {
+            if own(ed.tree, spec, "containers").is_some_and(|seq| ed.tree.items(seq).contains(&c)) {
+                set_env_from_annotation(ed, c, &config.env_name, &config.annotation_key)?;
+            }
+        }
+        return Ok(());
+    }
     if config.writes_annotation() {
         ed.set_string(
             template,
@@ -724,19 +854,105 @@ fn set_env(
     }
 }
 
+/// Gives a container env var `name` reading pod annotation `key` through the downward
+/// API; one already doing exactly that is left as written.
+fn set_env_from_annotation(
+    ed: &mut Editor<'_, '_>,
+    container: NodeId,
+    name: &str,
+    key: &str,
+) -> Result<(), EditError> {
+    let tree = ed.tree;
+    let path = format!("metadata.annotations['{key}']");
+    let entry = || {
+        NewValue::Map(vec![
+            ("name".into(), NewValue::Plain(name.into())),
+            (
+                "valueFrom".into(),
+                NewValue::nested(&["fieldRef", "fieldPath"], NewValue::Str(path.clone())),
+            ),
+        ])
+    };
+    match own(tree, container, "env") {
+        None => ed.insert_entry(container, "env", &NewValue::Seq(vec![entry()])),
+        Some(v) if tree.is_null(v) => {
+            ed.set_value(container, &["env"], NewValue::Seq(vec![entry()]))
+        }
+        Some(seq) if tree.is_seq(seq) && !tree.is_alias(seq) => {
+            let found = env_indices(tree, seq, name);
+            if found.is_empty() {
+                return ed.insert_item(seq, &entry());
+            }
+            for idx in found {
+                let var = tree.items(seq)[idx];
+                let reads = tree
+                    .get_path(var, &["valueFrom", "fieldRef", "fieldPath"])
+                    .and_then(|p| tree.str(p));
+                if reads != Some(path.as_str()) {
+                    return Err(EditError::WrongType {
+                        pos: tree.node(var).span.start,
+                        field: format!("env {name}"),
+                        expected: "valueFrom.fieldRef reading the hash annotation (remove that variable, or rename envName)",
+                    });
+                }
+            }
+            Ok(())
+        }
+        Some(seq) if tree.is_alias(seq) => Err(EditError::ThroughAlias {
+            pos: tree.node(seq).span.start,
+        }),
+        Some(v) => Err(EditError::WrongType {
+            pos: tree.node(v).span.start,
+            field: "env".into(),
+            expected: "a list",
+        }),
+    }
+}
+
+/// What a reference names that is not there.
+struct Missing<'m> {
+    /// The object's final name.
+    name: &'m str,
+    /// The key, when the object is there but lacks it.
+    key: Option<&'m str>,
+    /// What the input has under that name as the other kind (ConfigMap for Secret and
+    /// back), described for the message.
+    other: Option<String>,
+}
+
+/// A ConfigMap of this name where a Secret is missing, or back, described.
+fn other_kind(
+    index: &SourceIndex,
+    kind: SourceKind,
+    namespace: &Option<String>,
+    name: &str,
+) -> Option<String> {
+    let other = match kind {
+        SourceKind::ConfigMap => SourceKind::Secret,
+        SourceKind::Secret => SourceKind::ConfigMap,
+        SourceKind::SecretProviderClass => return None,
+    };
+    let found = index.get(&(other, namespace.clone(), name.to_string()))?;
+    let by = found
+        .producer
+        .as_ref()
+        .map(|p| format!(" (made by {} {})", p.id.kind, p.id.name))
+        .unwrap_or_default();
+    Some(format!("a {} of that name{by}", other.as_str()))
+}
+
 /// Reports a missing object or key under its final name (after any rename), so that a
 /// second run on the output words it the same.
-#[allow(clippy::too_many_arguments)]
 fn report_missing(
     tree: &Tree<'_>,
     item: NodeId,
     id: &ResourceId,
     r: &Reference,
-    name: &str,
-    key: Option<&str>,
+    m: &Missing<'_>,
     config: &Config,
     out: &mut ItemOutcome,
 ) -> bool {
+    let (name, key) = (m.name, m.key);
     let severity = match config.on_missing {
         OnMissing::Ignore => return false,
         OnMissing::Warn => Severity::Warning,
@@ -747,9 +963,15 @@ fn report_missing(
         .as_ref()
         .map(|c| format!(" container {c:?}"))
         .unwrap_or_default();
-    let what = match key {
-        None => format!("{} {:?}, which is not in the input", r.kind.as_str(), name),
-        Some(k) => format!(
+    let what = match (key, &m.other) {
+        (None, Some(other)) => format!(
+            "{} {:?}, which is not in the input; there is {other}, which a {} reference cannot read",
+            r.kind.as_str(),
+            name,
+            r.kind.as_str()
+        ),
+        (None, None) => format!("{} {:?}, which is not in the input", r.kind.as_str(), name),
+        (Some(k), _) => format!(
             "key {k:?} of {} {:?}, which has no such key",
             r.kind.as_str(),
             name

@@ -321,7 +321,8 @@ fn hash_input<'t>(tree: &'t Tree<'_>, item: NodeId, kind: SourceKind) -> HashInp
             string_data: None,
             secret_type: None,
         },
-        SourceKind::Secret => HashInput {
+        // Only v1 ConfigMaps and Secrets are renamed.
+        SourceKind::Secret | SourceKind::SecretProviderClass => HashInput {
             kind: ConfigKind::Secret,
             data: map("data"),
             binary_data: None,

@@ -68,8 +68,13 @@ fn graph_check_and_stamping_agree_on_every_golden_case() {
                 })
                 .map(|e| {
                     let absent = matches!(e.status, Status::Missing | Status::OptionalAbsent);
+                    let by = e
+                        .producer
+                        .as_ref()
+                        .map(|p| format!(" (made by {} {})", p.kind, p.name))
+                        .unwrap_or_default();
                     format!(
-                        "{} {}{}",
+                        "{} {}{}{by}",
                         e.kind.as_str(),
                         e.name,
                         if absent { " (absent)" } else { "" }
