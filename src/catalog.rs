@@ -223,6 +223,35 @@ const PRODUCERS: &[Producer] = &[
         keys: &[KeysAt::ItemField(&["data"], "key")], open: Open::Never, secret_type: Some(&["type"]), hashed: Hashed::Spec, runtime: true },
 ];
 
+/// A workload annotation listing objects the app reads through the API rather than the
+/// pod spec: each is hashed like an `envFrom` of the whole object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnnotationSite {
+    pub key: &'static str,
+    pub kind: SourceKind,
+    /// The tool whose annotation it is, for messages.
+    pub tool: &'static str,
+    /// The tool accepts regular expressions there; config-hash reads exact names only.
+    pub regex: bool,
+}
+
+/// Built-in annotation reference sites: ours, and those of the tools people migrate
+/// from (Reloader `internal/pkg/options/flags.go`, wave's README), so their annotations
+/// keep working.
+#[rustfmt::skip]
+const ANNOTATION_SITES: &[AnnotationSite] = &[
+    AnnotationSite { key: "config-hash.dev/extra-configmaps", kind: ConfigMap, tool: "config-hash", regex: false },
+    AnnotationSite { key: "config-hash.dev/extra-secrets", kind: Secret, tool: "config-hash", regex: false },
+    AnnotationSite { key: "configmap.reloader.stakater.com/reload", kind: ConfigMap, tool: "Reloader", regex: true },
+    AnnotationSite { key: "secret.reloader.stakater.com/reload", kind: Secret, tool: "Reloader", regex: true },
+    AnnotationSite { key: "wave.pusher.com/extra-configmaps", kind: ConfigMap, tool: "wave", regex: false },
+    AnnotationSite { key: "wave.pusher.com/extra-secrets", kind: Secret, tool: "wave", regex: false },
+];
+
+/// Annotations on a ConfigMap or Secret that keep it out of every hash: ours, and
+/// Reloader's, which means the same to Reloader.
+pub const IGNORE_ANNOTATIONS: &[&str] = &["config-hash.dev/ignore", "reloader.stakater.com/ignore"];
+
 /// Everything the function knows about Kubernetes objects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Catalog {
@@ -230,6 +259,7 @@ pub struct Catalog {
     pub pod_sites: Vec<PodSite>,
     pub name_sites: Vec<NameSite>,
     pub producers: Vec<Producer>,
+    pub annotation_sites: Vec<AnnotationSite>,
 }
 
 impl Default for Catalog {
@@ -395,6 +425,7 @@ impl Catalog {
             pod_sites: POD_SITES.to_vec(),
             name_sites,
             producers: PRODUCERS.to_vec(),
+            annotation_sites: ANNOTATION_SITES.to_vec(),
         }
     }
 

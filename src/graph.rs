@@ -43,6 +43,9 @@ pub enum Via {
     /// A field names it (a Secret of an Ingress, a user-declared reference): renaming
     /// rewrites it, nothing is hashed.
     Name,
+    /// A workload annotation names it (`config-hash.dev/extra-secrets`, Reloader's and
+    /// wave's lists): the app reads it through the API; it is hashed.
+    Extra,
 }
 
 /// One referrer -> object dependency.
@@ -71,20 +74,20 @@ pub struct Edge {
 
 /// A workload's edges, one per object, from how stamping resolved its references.
 pub fn pod_edges(id: &ResourceId, resolutions: &[Resolution]) -> Vec<Edge> {
-    let mut edges: BTreeMap<(SourceKind, &str), Edge> = BTreeMap::new();
+    let mut edges: BTreeMap<(SourceKind, &Option<String>, &str, bool), Edge> = BTreeMap::new();
     for r in resolutions {
         let edge = edges
-            .entry((r.kind, r.name.as_str()))
+            .entry((r.kind, &r.namespace, r.name.as_str(), r.extra))
             .or_insert_with(|| Edge {
                 workload: id.clone(),
                 kind: r.kind,
                 name: r.name.clone(),
-                namespace: id.namespace.clone(),
+                namespace: r.namespace.clone(),
                 keys: Some(BTreeSet::new()),
                 missing_keys: BTreeSet::new(),
                 status: Status::OptionalAbsent,
                 fields: Vec::new(),
-                via: Via::Pod,
+                via: if r.extra { Via::Extra } else { Via::Pod },
                 producer: r.producer.clone(),
                 runtime: r.runtime,
             });
@@ -183,8 +186,10 @@ fn reads_text(e: &Edge) -> String {
 }
 
 fn keys_text(e: &Edge) -> String {
-    if e.via == Via::Name {
-        return "(name)".to_string();
+    match e.via {
+        Via::Name => return "(name)".to_string(),
+        Via::Extra => return "* (annotation)".to_string(),
+        Via::Pod => {}
     }
     match &e.keys {
         None => "*".to_string(),
@@ -285,6 +290,7 @@ pub fn render_json(edges: &[Edge]) -> String {
             q(match e.via {
                 Via::Pod => "pod",
                 Via::Name => "name",
+                Via::Extra => "extra",
             }),
             q(match e.status {
                 Status::Found => "found",
@@ -300,7 +306,8 @@ pub fn render_json(edges: &[Edge]) -> String {
     out
 }
 
-/// Graphviz DOT; missing objects and keys are drawn red and dashed, a producer is a
+/// Graphviz DOT; missing objects and keys are drawn red and dashed, an extra dependency
+/// (named by an annotation) has a hollow arrowhead, a producer is a
 /// note with a bold `makes` edge to what it makes, and a source that changes at runtime
 /// is drawn blue.
 pub fn render_dot(edges: &[Edge]) -> String {
@@ -337,6 +344,9 @@ pub fn render_dot(edges: &[Edge]) -> String {
         let s = source_text(e);
         let mut label = keys_text(e);
         let mut style = String::new();
+        if e.via == Via::Extra {
+            style.push_str(" arrowhead=empty");
+        }
         if !e.missing_keys.is_empty() || e.status == Status::Missing {
             style.push_str(" color=red fontcolor=red style=dashed");
             if !e.missing_keys.is_empty() {
@@ -446,6 +456,34 @@ items:
             dot.contains("\"Secret t\" [shape=ellipse color=blue];"),
             "{dot}"
         );
+    }
+
+    #[test]
+    fn extra_dependencies_are_their_own_edge_kind() {
+        let src = "kind: ResourceList
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: a}, data: {k: v}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: a, annotations: {config-hash.dev/extra-configmaps: c, wave.pusher.com/extra-secrets: b/s}}
+  spec: {template: {spec: {containers: [{name: a, envFrom: [{configMapRef: {name: c}}]}]}}}
+";
+        let e = crate::graph(src, &crate::Options::default()).unwrap();
+        let got: Vec<(Via, Option<&str>, &str, &Status)> = e
+            .iter()
+            .map(|e| (e.via, e.namespace.as_deref(), e.name.as_str(), &e.status))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Via::Pod, Some("a"), "c", &Status::Found),
+                (Via::Extra, Some("a"), "c", &Status::Found),
+                (Via::Extra, Some("b"), "s", &Status::Missing)
+            ]
+        );
+        assert!(render_table(&e).contains("* (annotation)"));
+        assert!(render_json(&e).contains("\"via\": \"extra\""));
+        assert!(render_dot(&e).contains("arrowhead=empty"));
     }
 
     /// F8: `{:<width$}` panics for widths of 65,536 and more.

@@ -569,7 +569,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
         }
     }
     if !shared.renames.is_empty() {
-        let (rewritten, pointed) = suffix::rewrite_references(
+        let (mut rewritten, pointed) = suffix::rewrite_references(
             tree,
             item,
             &id,
@@ -578,6 +578,16 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
             &mut report.splices,
         );
         report.pointed = pointed;
+        // Annotation reference sites name base names, which resolve to the renamed
+        // objects: known fields, not stale mentions.
+        if let Some(annotations) = tree.get_path(item, &["metadata", "annotations"]) {
+            rewritten.extend(
+                catalog
+                    .annotation_sites
+                    .iter()
+                    .filter_map(|site| tree.get(annotations, site.key)),
+            );
+        }
         if !renamed_here {
             suffix::warn_unknown_mentions(
                 tree,

@@ -40,6 +40,13 @@ pub struct SourceEntry {
     pub producer: Option<Box<Producer>>,
 }
 
+/// Whether a source carries one of the catalog's ignore annotations.
+fn ignored(tree: &Tree<'_>, item: NodeId) -> bool {
+    crate::catalog::IGNORE_ANNOTATIONS
+        .iter()
+        .any(|key| flag(tree, item, key))
+}
+
 /// Who makes a produced source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Producer {
@@ -53,7 +60,7 @@ impl SourceEntry {
     pub fn read(tree: &Tree<'_>, item: NodeId, id: ResourceId, kind: SourceKind) -> SourceEntry {
         SourceEntry {
             id,
-            ignored: flag(tree, item, IGNORE_ANNOTATION),
+            ignored: ignored(tree, item),
             content: hashing::content(tree, item, kind),
             file: crate::krm::file_of(tree, item).map(Box::new),
             producer: None,
@@ -70,7 +77,7 @@ impl SourceEntry {
     ) -> SourceEntry {
         SourceEntry {
             id: made.id,
-            ignored: flag(tree, item, IGNORE_ANNOTATION),
+            ignored: ignored(tree, item),
             content: made.content,
             file: crate::krm::file_of(tree, item).map(Box::new),
             producer: Some(Box::new(Producer {
@@ -244,6 +251,9 @@ struct Acc {
     /// `None`: every key.
     keys: Option<BTreeSet<String>>,
     present: bool,
+    /// Where it is looked up: its namespace and (final) name.
+    namespace: Option<String>,
+    name: String,
 }
 
 /// How one reference in a pod spec resolved: what `graph` shows and stamping hashes.
@@ -258,6 +268,10 @@ pub struct Resolution {
     pub status: Status,
     /// Keys it names that the object does not have (non-optional references only).
     pub missing_keys: Vec<String>,
+    /// The namespace it is looked up in.
+    pub namespace: Option<String>,
+    /// Named by a workload annotation, not the pod spec.
+    pub extra: bool,
     /// Who makes the object, when not itself (see [`crate::graph::made_by`]).
     pub producer: Option<ResourceId>,
     pub runtime: bool,
@@ -314,7 +328,25 @@ fn stamp_workload(
         }
         return;
     };
-    let refs = references::find(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
+    let mut refs = references::find(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
+    let (extra, regexes) = references::find_annotations(tree, item, &ctx.catalog.annotation_sites);
+    refs.extend(extra);
+    for r in regexes {
+        out.notes.push(Note::Result(
+            KrmResult::new(
+                Severity::Warning,
+                format!(
+                    "{id}: {} entry {:?} looks like a regular expression; {} accepts those, but config-hash reads exact names only, so it is not read (list the {} names it should match)",
+                    r.field,
+                    r.entry,
+                    r.site.tool,
+                    r.site.kind.as_str()
+                ),
+            )
+            .about(tree, item)
+            .at_field(r.field),
+        ));
+    }
     let unreadable =
         references::unreadable_names(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
     if !unreadable.is_empty() {
@@ -337,11 +369,18 @@ fn stamp_workload(
     let mut seen: BTreeMap<(SourceKind, String), Acc> = BTreeMap::new();
     let mut broken = false;
     for r in &refs {
+        let namespace = r.namespace.clone().or_else(|| id.namespace.clone());
         let name = renames
-            .final_name(r.kind, &id.namespace, &r.name)
+            .final_name(r.kind, &namespace, &r.name)
             .unwrap_or(&r.name)
             .to_string();
-        let key = (r.kind, id.namespace.clone(), name.clone());
+        let key = (r.kind, namespace.clone(), name.clone());
+        // Another namespace's object is hashed under `namespace/name`, which no name
+        // in the workload's own namespace can equal.
+        let shown = match &r.namespace {
+            Some(ns) if r.namespace != id.namespace => format!("{ns}/{name}"),
+            _ => name.clone(),
+        };
         let source = index.get(&key);
         let mut missing_keys = Vec::new();
         if ctx.resolutions {
@@ -371,6 +410,8 @@ fn stamp_workload(
                 optional: r.optional,
                 status,
                 missing_keys,
+                namespace: namespace.clone(),
+                extra: r.extra,
             });
         }
         if source.is_some_and(|s| s.ignored) {
@@ -398,9 +439,9 @@ fn stamp_workload(
                 out.notes.push(Note::SourceError(key.0, key.1, key.2));
             }
             None if !r.optional => {
-                let other = other_kind(index, r.kind, &id.namespace, &name);
+                let other = other_kind(index, r.kind, &namespace, &name);
                 let missing = Missing {
-                    name: &name,
+                    name: &shown,
                     key: None,
                     other,
                 };
@@ -409,9 +450,11 @@ fn stamp_workload(
             }
             None => {}
         }
-        let acc = seen.entry((r.kind, name)).or_insert(Acc {
+        let acc = seen.entry((r.kind, shown)).or_insert(Acc {
             keys: Some(BTreeSet::new()),
             present: source.is_some(),
+            namespace,
+            name,
         });
         match (&mut acc.keys, config.granularity, &r.keys) {
             (None, _, _) => {}
@@ -449,13 +492,13 @@ fn stamp_workload(
             })
             .collect();
         let seen_list: Vec<Seen<'_>> = seen
-            .keys()
+            .iter()
             .zip(&keys)
-            .map(|((k, name), keys)| Seen {
+            .map(|(((k, name), acc), keys)| Seen {
                 kind: *k,
                 name,
                 content: index
-                    .get(&(*k, id.namespace.clone(), name.clone()))
+                    .get(&(*k, acc.namespace.clone(), acc.name.clone()))
                     .and_then(|s| s.content.as_ref().ok()),
                 keys,
             })
@@ -478,7 +521,7 @@ fn stamp_workload(
             let names: Vec<String> = seen
                 .iter()
                 .map(|((k, name), acc)| {
-                    let source = index.get(&(*k, id.namespace.clone(), name.clone()));
+                    let source = index.get(&(*k, acc.namespace.clone(), acc.name.clone()));
                     let absent = if acc.present { "" } else { " (absent)" };
                     let by = source
                         .and_then(|s| s.producer.as_ref())
@@ -511,9 +554,9 @@ fn stamp_workload(
                     id.kind, config.annotation_key, config.env_name
                 )));
             }
-            for (k, name) in seen.keys() {
+            for ((k, name), acc) in &seen {
                 let Some(p) = index
-                    .get(&(*k, id.namespace.clone(), name.clone()))
+                    .get(&(*k, acc.namespace.clone(), acc.name.clone()))
                     .and_then(|s| s.producer.as_ref())
                     .filter(|p| p.runtime)
                 else {
@@ -978,13 +1021,20 @@ fn report_missing(
         ),
     };
     // Env references stop the container; volume references stop the mount.
-    let failure = if r.field.contains(".volumes[") {
+    let failure = if r.extra {
+        "the app reads it through the API, so it would not find it"
+    } else if r.field.contains(".volumes[") {
         "the pod would not start: its volume cannot be mounted"
     } else {
         "the pod would fail with CreateContainerConfigError"
     };
+    let fix = if r.extra {
+        "add it, or take it out of the annotation, or set onMissing: ignore"
+    } else {
+        "mark it optional: true, or add it, or set onMissing: ignore"
+    };
     let message = format!(
-        "{id}{container}: {} refers to {what} ({failure}; mark it optional: true, or add it, or set onMissing: ignore)",
+        "{id}{container}: {} refers to {what} ({failure}; {fix})",
         r.field
     );
     out.notes.push(Note::Result(
