@@ -90,6 +90,10 @@ pub enum Restart {
     /// reading it (`valueFrom.fieldRef`), whatever the mode; under `ReCreate` the
     /// annotation change replaces the pods as usual.
     DownwardApi,
+    /// The pod template cannot change once the object exists (a Job): applying a changed
+    /// hash fails with "field is immutable". With `config-hash.dev/name-suffix: "true"`
+    /// the object gets a hashed name instead, so a change makes a new object.
+    NewObject,
 }
 
 /// Where, relative to a pod spec, a reference site starts.
@@ -299,7 +303,7 @@ const WORKLOADS: &[WorkloadRow] = &[
     (APPS, "DaemonSet", TEMPLATE, true, Restart::Template, None),
     (APPS, "ReplicaSet", TEMPLATE, true, Restart::Template, None),
     (&["apps"], "StatefulSet", TEMPLATE, true, Restart::Template, None),
-    (&["batch"], "Job", TEMPLATE, true, Restart::Template, None),
+    (&["batch"], "Job", TEMPLATE, true, Restart::NewObject, None),
     (&["batch"], "CronJob", &["spec", "jobTemplate", "spec", "template"], true, Restart::Template, None),
     (&["argoproj.io"], "Rollout", TEMPLATE, true, Restart::Template, WORKLOAD_REF),
     (&["serving.knative.dev"], "Service", TEMPLATE, true, Restart::Template, None),

@@ -349,7 +349,8 @@ fn attempt<'a>(
         }
         if let Some(mut o) = r.stamp.take() {
             if want_edges {
-                if let Some(id) = &id {
+                // Under the name it has in the output, as the results say.
+                if let Some(id) = o.renamed.as_ref().or(id.as_ref()) {
                     edges.extend(graph::pod_edges(id, &o.resolutions));
                 }
             }
@@ -730,6 +731,44 @@ items:
             .map(|id| id.name.clone())
             .collect();
         assert_eq!(stale, ["new"]);
+    }
+
+    #[test]
+    fn an_opted_in_job_is_renamed_by_config_and_template_and_stays_put_on_its_output() {
+        let input = "kind: ResourceList
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {A: '1'}}
+- apiVersion: batch/v1
+  kind: Job
+  metadata: {name: j, annotations: {config-hash.dev/name-suffix: 'true'}}
+  spec: {template: {spec: {containers: [{name: a, image: 'x:1', envFrom: [{configMapRef: {name: c}}]}]}}}
+";
+        let name = |out: &str| {
+            let at = out.find("name: j-").expect("the Job is renamed") + 6;
+            out[at..at + 12].to_string()
+        };
+        let first = run(input, &Options::default()).unwrap().output;
+        let j = name(&first);
+        assert!(j.chars().skip(2).all(|c| c.is_ascii_alphanumeric()), "{j}");
+        // Its own output keeps the name (the base name is recorded).
+        let again = run(&first, &Options::default()).unwrap();
+        assert_eq!(again.output, first);
+        assert!(again.stale.is_empty());
+        // A config change, or an image change, gives a new name; the base stays.
+        let config = run(&first.replace("A: '1'", "A: '2'"), &Options::default()).unwrap();
+        assert_ne!(name(&config.output), j);
+        let image = run(&first.replace("x:1", "x:2"), &Options::default()).unwrap();
+        assert_ne!(name(&image.output), j);
+        assert_ne!(name(&image.output), name(&config.output));
+        // Mode both: the env var does not feed its own name.
+        let both = Options {
+            config_text: Some(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\ndata: {mode: both}\n".into(),
+            ),
+            ..Options::default()
+        };
+        let out = run(input, &both).unwrap().output;
+        assert_eq!(run(&out, &both).unwrap().output, out);
     }
 
     #[test]

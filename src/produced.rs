@@ -124,11 +124,24 @@ fn content(
 /// that reformatting, reordering keys or changing quotes does not change it.
 pub fn canonical(tree: &Tree<'_>, node: NodeId) -> Vec<u8> {
     let mut out = String::new();
-    write_canonical(tree, node, &mut out);
+    write_canonical(tree, node, &mut out, &[]);
     out.into_bytes()
 }
 
-fn write_canonical(tree: &Tree<'_>, node: NodeId, out: &mut String) {
+/// [`canonical`] without the nodes in `skip` (mapping values or list items), and without
+/// mappings and lists that are then empty: what a pod template is apart from a stamp,
+/// whether or not the stamp (and the `annotations:` / `env:` around it) is there.
+pub fn canonical_without(tree: &Tree<'_>, node: NodeId, skip: &[NodeId]) -> Vec<u8> {
+    let mut out = String::new();
+    write_canonical(tree, node, &mut out, skip);
+    out.into_bytes()
+}
+
+fn is_empty_text(t: &str) -> bool {
+    matches!(t, "{}" | "[]" | "null")
+}
+
+fn write_canonical(tree: &Tree<'_>, node: NodeId, out: &mut String, skip: &[NodeId]) {
     if tree.is_map(node) {
         let mut entries: Vec<(String, NodeId)> = tree
             .entries(node)
@@ -137,22 +150,34 @@ fn write_canonical(tree: &Tree<'_>, node: NodeId, out: &mut String) {
             .collect();
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         out.push('{');
-        for (i, (k, v)) in entries.iter().enumerate() {
-            if i > 0 {
+        let mut first = true;
+        for (k, v) in &entries {
+            if skip.contains(v) {
+                continue;
+            }
+            let mut value = String::new();
+            write_canonical(tree, *v, &mut value, skip);
+            if !skip.is_empty() && is_empty_text(&value) {
+                continue;
+            }
+            if !first {
                 out.push(',');
             }
+            first = false;
             out.push_str(&double_quoted(k));
             out.push(':');
-            write_canonical(tree, *v, out);
+            out.push_str(&value);
         }
         out.push('}');
     } else if tree.is_seq(node) {
         out.push('[');
-        for (i, &v) in tree.items(node).iter().enumerate() {
-            if i > 0 {
+        let mut first = true;
+        for &v in tree.items(node).iter().filter(|v| !skip.contains(v)) {
+            if !first {
                 out.push(',');
             }
-            write_canonical(tree, v, out);
+            first = false;
+            write_canonical(tree, v, out, skip);
         }
         out.push(']');
     } else if tree.is_null(node) {

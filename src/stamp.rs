@@ -14,6 +14,7 @@ use crate::yaml::edit::{column, dash_before};
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
 pub const SKIP_ANNOTATION: &str = "config-hash.dev/skip";
+use crate::suffix::NAME_SUFFIX_ANNOTATION;
 pub const IGNORE_ANNOTATION: &str = "config-hash.dev/ignore";
 
 /// The edits and results of one pass.
@@ -168,6 +169,8 @@ pub struct ItemOutcome {
     pub counts: Counts,
     /// Every reference of the pod spec as resolved (when asked for).
     pub resolutions: Vec<Resolution>,
+    /// The workload's name in the output, when stamping gives it a hashed name (a Job).
+    pub renamed: Option<ResourceId>,
 }
 
 /// Merges the outcomes of every item, in input order, and adds the summary.
@@ -481,6 +484,7 @@ fn stamp_workload(
         )));
         return;
     }
+    let mut stamped_hash = String::new();
     let result = if seen.is_empty() {
         clear(&mut ed, template, spec, config, kind.env_allowed)
     } else {
@@ -504,6 +508,7 @@ fn stamp_workload(
             })
             .collect();
         let hash = hashing::pod_hash(&seen_list, config.hash_key.as_ref());
+        stamped_hash.clone_from(&hash);
         if config.hash_key.is_none() {
             if let Some(place) = keyed_stamp(tree, template, spec, config) {
                 out.counts.failed += 1;
@@ -589,13 +594,138 @@ fn stamp_workload(
             }
         })
     };
+    let result = result.map_err(Some).and_then(|()| {
+        if kind.restart != Restart::NewObject {
+            return Ok(());
+        }
+        let opted_in = crate::krm::annotation(tree, item, NAME_SUFFIX_ANNOTATION) == Some("true");
+        if !opted_in {
+            if !seen.is_empty() {
+                out.notes.push(result_about(format!(
+                    "{id}: a {}'s pod template cannot change once it exists, so applying a changed hash fails with \"field is immutable\" unless the old {} is deleted first; annotate it {NAME_SUFFIX_ANNOTATION}: \"true\" to give it a hashed name instead, so that a change makes a new {}",
+                    id.kind, id.kind, id.kind
+                )));
+            }
+            return Ok(());
+        }
+        let (base, new_name) = job_name(tree, item, id, template, spec, config, &stamped_hash);
+        if new_name.len() > JOB_NAME_MAX {
+            out.counts.failed += 1;
+            out.notes.push(Note::Result(
+                KrmResult::new(
+                    Severity::Error,
+                    format!(
+                        "{id}: not stamped: the hashed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or remove {NAME_SUFFIX_ANNOTATION}",
+                        new_name.len(),
+                        JOB_NAME_MAX
+                    ),
+                )
+                .about(tree, item)
+                .at_field("metadata.name"),
+            ));
+            return Err(None);
+        }
+        if new_name != id.name {
+            if let Some(node) = tree.get_path(item, &["metadata", "name"]) {
+                if tree.is_alias(node) {
+                    return Err(Some(EditError::ThroughAlias {
+                        pos: tree.node(node).span.start,
+                    }));
+                }
+                crate::suffix::replace_name(tree, node, &new_name, &mut ed.splices);
+            }
+        }
+        ed.set_string(
+            item,
+            &["metadata", "annotations"],
+            crate::suffix::BASE_NAME_ANNOTATION,
+            &base,
+        )
+        .map_err(Some)?;
+        // Results describe the output: the Job under its new name.
+        let renamed = ResourceId {
+            name: new_name.clone(),
+            ..id.clone()
+        };
+        let (old, new) = (id.to_string(), renamed.to_string());
+        for note in &mut out.notes {
+            if let Note::Result(r) = note {
+                if r.resource.as_ref() == Some(id) {
+                    r.resource = Some(renamed.clone());
+                }
+                if let Some(rest) = r.message.strip_prefix(&old) {
+                    r.message = format!("{new}{rest}");
+                }
+            }
+        }
+        out.notes.push(result_about(format!(
+            "{renamed}: hashed name for base name {base}, from its pod template and what it reads, so a change makes a new {} rather than an immutable-field error (references to it are not rewritten)",
+            id.kind
+        )));
+        if let Some(Note::Result(r)) = out.notes.last_mut() {
+            r.resource = Some(renamed.clone());
+        }
+        out.renamed = Some(renamed);
+        Ok(())
+    });
     match result {
         Ok(()) => out.splices = std::mem::take(&mut ed.splices),
-        Err(e) => {
+        Err(None) => {}
+        Err(Some(e)) => {
             out.counts.failed += 1;
             out.notes.push(Note::Result(edit_error(tree, item, id, &e)));
         }
     }
+}
+
+/// The longest Job name: the Job controller copies it into the `job-name` label of its
+/// pods, and label values stop at 63 characters.
+const JOB_NAME_MAX: usize = 63;
+
+/// A Job's hashed name: its base name (recorded by an earlier run, or its name) and 10
+/// characters, in kustomize's suffix alphabet, of the hash of its pod template apart
+/// from the stamp, and of the stamped hash. The same on the function's own output.
+fn job_name(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    template: NodeId,
+    spec: NodeId,
+    config: &Config,
+    stamped: &str,
+) -> (String, String) {
+    use sha2::{Digest, Sha256};
+    let mut skip = Vec::new();
+    if let Some(v) = tree
+        .get_path(template, &["metadata", "annotations"])
+        .and_then(|a| tree.get(a, &config.annotation_key))
+    {
+        skip.push(v);
+    }
+    for list in &CONTAINER_LISTS[..2] {
+        for &c in tree.get(spec, list).map_or(&[][..], |s| tree.items(s)) {
+            if let Some(env) = tree.get(c, "env") {
+                let items = tree.items(env);
+                skip.extend(
+                    env_indices(tree, env, &config.env_name)
+                        .iter()
+                        .map(|&i| items[i]),
+                );
+            }
+        }
+    }
+    let mut h = Sha256::new();
+    h.update(b"config-hash.dev/job-name/v1\n");
+    h.update((stamped.len() as u64).to_be_bytes());
+    h.update(stamped.as_bytes());
+    h.update(crate::produced::canonical_without(tree, template, &skip));
+    let suffix = crate::naming::suffix_of_digest(&h.finalize());
+    let base = crate::krm::annotation(tree, item, crate::suffix::BASE_NAME_ANNOTATION)
+        .filter(|b| !b.is_empty())
+        .unwrap_or(&id.name)
+        .to_string();
+    let new_name = format!("{base}-{suffix}");
+    (base, new_name)
 }
 
 /// Matches new block sequences to the indentation of the pod's `containers` list.

@@ -504,7 +504,7 @@ fn walk_fieldspec(
 
 /// Writes `new` over the scalar `node`, in a quoting style that keeps the document valid
 /// (JSON stays double-quoted) and keeps the name a string for every reader.
-fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices) {
+pub fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices) {
     let n = tree.node(node);
     let text = match &n.kind {
         NodeKind::Scalar {
