@@ -11,11 +11,17 @@ use crate::krm::{KrmResult, ResourceId, Severity, flag, is_local_config};
 use crate::references::{self, CONTAINER_LISTS, Keys, Reference, SourceKind};
 use crate::suffix::Renames;
 use crate::yaml::edit::{column, dash_before};
+use crate::yaml::scalar::double_quoted;
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
 pub const SKIP_ANNOTATION: &str = "config-hash.dev/skip";
 use crate::suffix::NAME_SUFFIX_ANNOTATION;
 pub const IGNORE_ANNOTATION: &str = "config-hash.dev/ignore";
+/// Records which env vars hold the hash of a whole object (the `__data` convention),
+/// so that a later run on the output refreshes them: `container/VAR=Kind/name,...`.
+pub const DATA_REFS_ANNOTATION: &str = "config-hash.dev/data-refs";
+/// The key that asks for the hash of the whole object instead of one key.
+pub const WHOLE_OBJECT_KEY: &str = "__data";
 
 /// The edits and results of one pass.
 #[derive(Debug, Default)]
@@ -369,7 +375,103 @@ fn stamp_workload(
         return;
     }
 
+    // The `__data` convention: env vars that receive the hash of a whole object.
+    let mut data = DataRefs::find(tree, spec, template, &kind.spec_field());
+    for d in &mut data.refs {
+        let ns = id.namespace.clone();
+        let name = renames
+            .final_name(d.named, &ns, &d.name)
+            .unwrap_or(&d.name)
+            .to_string();
+        let other = match d.named {
+            SourceKind::ConfigMap => SourceKind::Secret,
+            _ => SourceKind::ConfigMap,
+        };
+        let Some((kind, content)) = [d.named, other].into_iter().find_map(|k| {
+            let s = index.get(&(k, ns.clone(), name.clone()))?;
+            Some((k, s.content.as_ref().ok()))
+        }) else {
+            if d.value_from.is_none() {
+                out.notes.push(Note::Result(
+                    KrmResult::new(
+                        Severity::Warning,
+                        format!(
+                            "{id}: env {} of container {} held the hash of {} {name} (recorded in {DATA_REFS_ANNOTATION}), which is not in the input any more; the value is left as it is and the record dropped",
+                            d.var,
+                            d.container,
+                            d.named.as_str()
+                        ),
+                    )
+                    .about(tree, item)
+                    .at_field(d.field.clone()),
+                ));
+            }
+            continue;
+        };
+        let one = [Seen {
+            kind,
+            name: &name,
+            content,
+            keys: &Keys::All,
+        }];
+        let hash = hashing::pod_hash(&one, config.hash_key.as_ref());
+        d.resolved = Some((kind, name, hash));
+    }
+    let handled: Vec<NodeId> = data
+        .refs
+        .iter()
+        .filter(|d| d.resolved.is_some())
+        .filter_map(|d| d.name_node)
+        .collect();
+    refs.retain(|r| !handled.contains(&r.name_node));
+
     let mut seen: BTreeMap<(SourceKind, String), Acc> = BTreeMap::new();
+    for d in &data.refs {
+        let Some((kind, name, _)) = &d.resolved else {
+            continue;
+        };
+        seen.insert(
+            (*kind, name.clone()),
+            Acc {
+                keys: None,
+                present: true,
+                namespace: id.namespace.clone(),
+                name: name.clone(),
+            },
+        );
+        let (producer, runtime) = crate::graph::made_by(
+            *kind,
+            index.get(&(*kind, id.namespace.clone(), name.clone())),
+        );
+        if ctx.resolutions {
+            out.resolutions.push(Resolution {
+                kind: *kind,
+                name: name.clone(),
+                field: d.field.clone(),
+                keys: Keys::All,
+                optional: false,
+                status: Status::Found,
+                missing_keys: Vec::new(),
+                namespace: id.namespace.clone(),
+                extra: false,
+                producer,
+                runtime,
+            });
+        }
+        out.notes.push(Note::Result(
+            KrmResult::new(
+                Severity::Info,
+                format!(
+                    "{id}: env {} of container {} is the hash of the whole {} {name} (the {WHOLE_OBJECT_KEY} convention: written as its value, and recorded in annotation {DATA_REFS_ANNOTATION} so that a later run refreshes it)",
+                    d.var,
+                    d.container,
+                    kind.as_str()
+                ),
+            )
+            .about(tree, item)
+            .at_field(d.field.clone()),
+        ));
+    }
     let mut broken = false;
     for r in &refs {
         let namespace = r.namespace.clone().or_else(|| id.namespace.clone());
@@ -486,7 +588,12 @@ fn stamp_workload(
     }
     let mut stamped_hash = String::new();
     let result = if seen.is_empty() {
-        clear(&mut ed, template, spec, config, kind.env_allowed)
+        clear(&mut ed, template, spec, config, kind.env_allowed).and_then(|()| {
+            if data.had_record {
+                remove_annotation(&mut ed, template, DATA_REFS_ANNOTATION)?;
+            }
+            Ok(())
+        })
     } else {
         let keys: Vec<Keys> = seen
             .values()
@@ -521,7 +628,22 @@ fn stamp_workload(
                 return;
             }
         }
-        apply(&mut ed, template, spec, config, kind, &hash).map(|()| {
+        let record = data.record();
+        data.rewrite(&mut ed).and_then(|()| {
+            // Removing the last entry while inserting the hash annotation at the end
+            // of the same mapping would be two edits at one place: a rendered output
+            // has its hash annotation already, and a hand-made record without one
+            // goes on the next run.
+            let hash_there = tree
+                .get_path(template, &["metadata", "annotations"])
+                .and_then(|a| tree.get(a, &config.annotation_key))
+                .is_some();
+            if record.is_empty() && data.had_record && (hash_there || !annotates) {
+                remove_annotation(&mut ed, template, DATA_REFS_ANNOTATION)?;
+            }
+            apply(&mut ed, template, spec, config, kind, &hash, &record)
+        })
+        .map(|()| {
             out.counts.stamped += 1;
             let names: Vec<String> = seen
                 .iter()
@@ -758,15 +880,15 @@ fn apply(
     config: &Config,
     kind: &WorkloadKind,
     hash: &str,
+    record: &str,
 ) -> Result<(), EditError> {
     let env_allowed = kind.env_allowed;
+    let mut annotations = vec![(config.annotation_key.as_str(), hash)];
+    if !record.is_empty() {
+        annotations.push((DATA_REFS_ANNOTATION, record));
+    }
     if kind.restart == Restart::DownwardApi {
-        ed.set_string(
-            template,
-            &["metadata", "annotations"],
-            &config.annotation_key,
-            hash,
-        )?;
+        set_annotations(ed, template, &annotations)?;
         // Init containers have run by the time an in-place update comes.
         for c in containers(ed.tree, spec)? {
             if own(ed.tree, spec, "containers").is_some_and(|seq| ed.tree.items(seq).contains(&c)) {
@@ -776,15 +898,11 @@ fn apply(
         return Ok(());
     }
     if config.writes_annotation() {
-        ed.set_string(
-            template,
-            &["metadata", "annotations"],
-            &config.annotation_key,
-            hash,
-        )?;
+        set_annotations(ed, template, &annotations)?;
     } else {
         // The mode left the annotation out: one an earlier run wrote is stale now.
         remove_annotation(ed, template, &config.annotation_key)?;
+        set_annotations(ed, template, &annotations[1..])?;
     }
     if env_allowed && config.writes_env() {
         for c in containers(ed.tree, spec)? {
@@ -794,6 +912,207 @@ fn apply(
         remove_env(ed, spec, &config.env_name)?;
     }
     Ok(())
+}
+
+/// One env var under the `__data` convention.
+struct DataRef {
+    container: String,
+    var: String,
+    /// The env entry.
+    entry: NodeId,
+    /// The `valueFrom` key and value of a reference not yet rewritten; `None` for one an
+    /// earlier run rewrote (and recorded).
+    value_from: Option<(NodeId, NodeId)>,
+    /// The name scalar of the reference, to take it out of the ordinary references.
+    name_node: Option<NodeId>,
+    /// The kind the reference (or record) names, and the name.
+    named: SourceKind,
+    name: String,
+    field: String,
+    /// The kind found under that name, the final name and the object's hash.
+    resolved: Option<(SourceKind, String, String)>,
+}
+
+/// The `__data` env vars of one pod template.
+struct DataRefs {
+    refs: Vec<DataRef>,
+    /// The template carries a record from an earlier run.
+    had_record: bool,
+}
+
+impl DataRefs {
+    fn find(tree: &Tree<'_>, spec: NodeId, template: NodeId, spec_path: &str) -> DataRefs {
+        let record = tree
+            .get_path(template, &["metadata", "annotations"])
+            .and_then(|a| tree.get(a, DATA_REFS_ANNOTATION))
+            .and_then(|v| tree.str(v));
+        let recorded: Vec<(&str, &str, SourceKind, &str)> = record
+            .unwrap_or("")
+            .split(',')
+            .filter_map(|e| {
+                let (at, what) = e.trim().split_once('=')?;
+                let (c, var) = at.split_once('/')?;
+                let (k, name) = what.split_once('/')?;
+                Some((c, var, SourceKind::from_name(k)?, name))
+            })
+            .collect();
+        let mut refs = Vec::new();
+        for list in &CONTAINER_LISTS[..2] {
+            for (i, &c) in tree
+                .get(spec, list)
+                .map_or(&[][..], |s| tree.items(s))
+                .iter()
+                .enumerate()
+            {
+                let cname = tree.get(c, "name").and_then(|n| tree.str(n)).unwrap_or("");
+                let Some(env) = tree.get(c, "env") else {
+                    continue;
+                };
+                for (j, &entry) in tree.items(env).iter().enumerate() {
+                    let Some(var) = tree.get(entry, "name").and_then(|n| tree.str(n)) else {
+                        continue;
+                    };
+                    let field = format!("{spec_path}.{list}[{i}].env[{j}]");
+                    let value_from = tree
+                        .own_entries(entry)
+                        .iter()
+                        .copied()
+                        .find(|&(k, _)| tree.str(k) == Some("valueFrom"));
+                    let fresh = value_from.and_then(|(_, vf)| {
+                        [
+                            ("configMapKeyRef", SourceKind::ConfigMap),
+                            ("secretKeyRef", SourceKind::Secret),
+                        ]
+                        .into_iter()
+                        .find_map(|(site, kind)| {
+                            let r = tree.get(vf, site)?;
+                            let key = tree.get(r, "key").and_then(|k| tree.str(k))?;
+                            let name_node = tree.get(r, "name")?;
+                            let name = tree.str(name_node)?;
+                            (key == WHOLE_OBJECT_KEY).then_some((kind, name, name_node))
+                        })
+                    });
+                    if let Some((named, name, name_node)) = fresh {
+                        refs.push(DataRef {
+                            container: cname.to_string(),
+                            var: var.to_string(),
+                            entry,
+                            value_from,
+                            name_node: Some(name_node),
+                            named,
+                            name: name.to_string(),
+                            field,
+                            resolved: None,
+                        });
+                        continue;
+                    }
+                    let has_value = tree
+                        .get(entry, "value")
+                        .is_some_and(|v| tree.str(v).is_some());
+                    if let Some(&(_, _, named, name)) = recorded
+                        .iter()
+                        .find(|(rc, rv, _, _)| *rc == cname && *rv == var)
+                        .filter(|_| has_value && value_from.is_none())
+                    {
+                        refs.push(DataRef {
+                            container: cname.to_string(),
+                            var: var.to_string(),
+                            entry,
+                            value_from: None,
+                            name_node: None,
+                            named,
+                            name: name.to_string(),
+                            field,
+                            resolved: None,
+                        });
+                    }
+                }
+            }
+        }
+        DataRefs {
+            refs,
+            had_record: record.is_some(),
+        }
+    }
+
+    /// The record to write: every resolved entry, sorted.
+    fn record(&self) -> String {
+        let mut entries: Vec<String> = self
+            .refs
+            .iter()
+            .filter_map(|d| {
+                let (kind, name, _) = d.resolved.as_ref()?;
+                Some(format!(
+                    "{}/{}={}/{name}",
+                    d.container,
+                    d.var,
+                    kind.as_str()
+                ))
+            })
+            .collect();
+        entries.sort();
+        entries.dedup();
+        entries.join(",")
+    }
+
+    /// Writes each resolved hash as its env var's value.
+    fn rewrite(&self, ed: &mut Editor<'_, '_>) -> Result<(), EditError> {
+        for d in &self.refs {
+            let Some((_, _, hash)) = &d.resolved else {
+                continue;
+            };
+            match d.value_from {
+                Some((k, v)) => {
+                    let tree = ed.tree;
+                    let src = tree.src;
+                    let start = tree.node(k).span.start;
+                    // A block node's span may run on over blank and comment lines to
+                    // the next entry: those stay.
+                    let mut end = src[..tree.node(v).span.end].trim_end().len().max(start);
+                    while let Some(nl) = src[start..end].rfind('\n') {
+                        let line = src[start + nl + 1..end].trim_start();
+                        if !line.starts_with('#') {
+                            break;
+                        }
+                        end = src[..start + nl].trim_end().len().max(start);
+                    }
+                    let key = if src[start..].starts_with('"') {
+                        "\"value\""
+                    } else {
+                        "value"
+                    };
+                    ed.splices
+                        .replace(start, end, format!("{key}: {}", double_quoted(hash)));
+                }
+                None => ed.set_string(d.entry, &[], "value", hash)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Sets several pod-template annotations, creating the `annotations:` mapping once
+/// when it is not there.
+fn set_annotations(
+    ed: &mut Editor<'_, '_>,
+    template: NodeId,
+    pairs: &[(&str, &str)],
+) -> Result<(), EditError> {
+    let tree = ed.tree;
+    let exists = tree
+        .get_path(template, &["metadata", "annotations"])
+        .is_some_and(|a| tree.is_map(a));
+    if exists || pairs.len() < 2 {
+        for (k, v) in pairs {
+            ed.set_string(template, &["metadata", "annotations"], k, v)?;
+        }
+        return Ok(());
+    }
+    let map = pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), NewValue::Str((*v).to_string())))
+        .collect();
+    ed.set_value(template, &["metadata", "annotations"], NewValue::Map(map))
 }
 
 /// Where a keyed hash is already stamped (the annotation or an env var), if anywhere.
