@@ -252,6 +252,21 @@ const ANNOTATION_SITES: &[AnnotationSite] = &[
     AnnotationSite { key: "wave.pusher.com/extra-secrets", kind: Secret, tool: "wave", regex: false },
 ];
 
+/// Reloader's explicit reload annotation for each source kind (`runtimeReload:
+/// reloader` writes them on workloads).
+pub const RELOADER_KEYS: &[(SourceKind, &str)] = &[
+    (ConfigMap, "configmap.reloader.stakater.com/reload"),
+    (Secret, "secret.reloader.stakater.com/reload"),
+    (
+        SourceKind::SecretProviderClass,
+        "secretproviderclass.reloader.stakater.com/reload",
+    ),
+];
+
+/// Marks a workload whose Reloader reload annotations config-hash wrote (with
+/// `runtimeReload: reloader`): they are its output, not extra dependencies to read.
+pub const RELOADER_WRITTEN_ANNOTATION: &str = "config-hash.dev/reloader-annotations";
+
 /// Annotations on a ConfigMap or Secret that keep it out of every hash: ours, and
 /// Reloader's, which means the same to Reloader.
 pub const IGNORE_ANNOTATIONS: &[&str] = &["config-hash.dev/ignore", "reloader.stakater.com/ignore"];

@@ -3,7 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::catalog::{Catalog, Restart, WorkloadKind};
+use crate::catalog::{Catalog, RELOADER_KEYS, RELOADER_WRITTEN_ANNOTATION, Restart, WorkloadKind};
+use crate::config::RuntimeReload;
 use crate::config::{Config, Granularity, OnMissing};
 use crate::graph::Status;
 use crate::hashing::{self, Content, ContentError, Seen};
@@ -338,7 +339,16 @@ fn stamp_workload(
         return;
     };
     let mut refs = references::find(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
-    let (extra, regexes) = references::find_annotations(tree, item, &ctx.catalog.annotation_sites);
+    // Reloader annotations config-hash wrote itself are its output, not dependencies.
+    let written = flag_present(tree, item, RELOADER_WRITTEN_ANNOTATION);
+    let sites: Vec<_> = ctx
+        .catalog
+        .annotation_sites
+        .iter()
+        .filter(|s| !(written && RELOADER_KEYS.iter().any(|(_, k)| *k == s.key)))
+        .copied()
+        .collect();
+    let (extra, regexes) = references::find_annotations(tree, item, &sites);
     refs.extend(extra);
     for r in regexes {
         out.notes.push(Note::Result(
@@ -716,6 +726,78 @@ fn stamp_workload(
             }
         })
     };
+    let result = result.and_then(|()| {
+        // runtimeReload: reloader: Reloader's explicit annotations, listing exactly the
+        // sources that change outside git.
+        let mut wanted: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        if config.runtime_reload == RuntimeReload::Reloader {
+            for ((k, name), acc) in &seen {
+                let runtime = index
+                    .get(&(*k, acc.namespace.clone(), acc.name.clone()))
+                    .and_then(|s| s.producer.as_ref())
+                    .is_some_and(|p| p.runtime);
+                let key = RELOADER_KEYS.iter().find(|(kind, _)| kind == k);
+                if let (true, Some((_, key))) = (runtime, key) {
+                    wanted.entry(key).or_default().push(name);
+                }
+            }
+        }
+        let before: Vec<&str> = crate::krm::annotation(tree, item, RELOADER_WRITTEN_ANNOTATION)
+            .unwrap_or("")
+            .split(',')
+            .filter(|k| RELOADER_KEYS.iter().any(|(_, r)| r == k))
+            .collect();
+        // A list the user wrote (not marked as ours) is theirs: read as extra
+        // dependencies above, never rewritten.
+        wanted.retain(|key, names| {
+            let theirs = crate::krm::annotation(tree, item, key)
+                .filter(|_| !before.contains(key));
+            if let Some(value) = theirs {
+                let listed: Vec<&str> = value.split(',').map(str::trim).collect();
+                let missing: Vec<&str> =
+                    names.iter().copied().filter(|n| !listed.contains(n)).collect();
+                if !missing.is_empty() {
+                    out.notes.push(result_about(format!(
+                        "{id}: runtimeReload: reloader: annotation {key} was written by hand, so config-hash leaves it as it is; add {} to it for Reloader to restart the pods when their content changes outside git",
+                        missing.join(",")
+                    )));
+                }
+            }
+            theirs.is_none()
+        });
+        let stale: Vec<&str> = before
+            .iter()
+            .copied()
+            .filter(|k| !wanted.contains_key(k))
+            .collect();
+        if wanted.is_empty() {
+            if written {
+                let mut gone = stale;
+                gone.push(RELOADER_WRITTEN_ANNOTATION);
+                remove_annotations(&mut ed, item, &gone)?;
+            }
+            return Ok(());
+        }
+        let values: Vec<(String, String)> = wanted
+            .iter()
+            .map(|(k, names)| (k.to_string(), names.join(",")))
+            .collect();
+        let keys: Vec<&str> = wanted.keys().copied().collect();
+        let mark = keys.join(",");
+        let mut pairs: Vec<(&str, &str)> =
+            values.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        pairs.push((RELOADER_WRITTEN_ANNOTATION, &mark));
+        if !stale.is_empty() {
+            remove_annotations(&mut ed, item, &stale)?;
+        }
+        set_annotations(&mut ed, item, &pairs)?;
+        for (k, v) in &values {
+            out.notes.push(result_about(format!(
+                "{id}: runtimeReload: reloader: annotation {k} lists {v}, whose content changes outside git, so Reloader restarts the pods when it does (build-time hashing covers the rest)"
+            )));
+        }
+        Ok(())
+    });
     let result = result.map_err(Some).and_then(|()| {
         if kind.restart != Restart::NewObject {
             return Ok(());
@@ -1089,6 +1171,65 @@ impl DataRefs {
         }
         Ok(())
     }
+}
+
+/// Whether an annotation is there at all (whatever its value).
+fn flag_present(tree: &Tree<'_>, item: NodeId, key: &str) -> bool {
+    crate::krm::annotation(tree, item, key).is_some()
+}
+
+/// Removes several annotations of `owner` (an object or a pod template); when they are
+/// all it has, the `annotations:` block goes, as [`remove_annotation`] does for one.
+fn remove_annotations(
+    ed: &mut Editor<'_, '_>,
+    owner: NodeId,
+    keys: &[&str],
+) -> Result<(), EditError> {
+    let tree = ed.tree;
+    let Some(ann) = tree.get_path(owner, &["metadata", "annotations"]) else {
+        return Ok(());
+    };
+    let present: Vec<&str> = keys
+        .iter()
+        .copied()
+        .filter(|k| tree.get(ann, k).is_some())
+        .collect();
+    if present.len() == 1 {
+        return remove_annotation(ed, owner, present[0]);
+    }
+    if present.len() > 1 && present.len() == tree.own_entries(ann).len() {
+        let block = |m: NodeId| tree.is_map(m) && !tree.is_flow(m) && !tree.is_alias(m);
+        let key_of = |map: NodeId, name: &str| {
+            tree.own_entries(map)
+                .iter()
+                .find(|&&(k, _)| tree.str(k) == Some(name))
+                .map(|&(k, _)| k)
+        };
+        if let Some(meta) = tree
+            .get(owner, "metadata")
+            .filter(|&m| block(m) && block(ann))
+        {
+            let from = if tree.own_entries(meta).len() == 1 {
+                key_of(owner, "metadata")
+            } else {
+                key_of(meta, "annotations")
+            };
+            if let Some((s, e)) = from.and_then(|from| {
+                whole_lines(
+                    tree.src,
+                    tree.node(from).span.start,
+                    tree.node(ann).span.end,
+                )
+            }) {
+                ed.splices.delete(s, e);
+                return Ok(());
+            }
+        }
+    }
+    for k in present {
+        ed.remove(owner, &["metadata", "annotations"], k)?;
+    }
+    Ok(())
 }
 
 /// Sets several pod-template annotations, creating the `annotations:` mapping once
