@@ -708,8 +708,12 @@ fn stamp_workload(
                         p.id
                     )
                 };
+                let hint = match config.runtime_reload {
+                    RuntimeReload::None => " (runtimeReload: reloader hands it to Reloader)",
+                    RuntimeReload::Reloader => "",
+                };
                 out.notes.push(result_about(format!(
-                    "{id}: {what}, which cannot be seen at build time: the hash covers what git holds (the {}'s spec), so changing that rolls the pods, but a changed external value does not",
+                    "{id}: {what}, which cannot be seen at build time: the hash covers what git holds (the {}'s spec), so changing that rolls the pods, but a changed external value does not{hint}",
                     p.id.kind
                 )));
             }
