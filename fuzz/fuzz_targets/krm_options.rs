@@ -1,5 +1,5 @@
 //! A run with options drawn from the input's first two bytes: mode, granularity,
-//! onMissing, name suffixes, immutable, a hash key, and the single-tree path.
+//! onMissing, name suffixes, immutable, runtimeReload, a hash key, and the one-chunk path.
 #![no_main]
 
 mod promises;
@@ -36,9 +36,16 @@ fn options(a: u8, b: u8) -> Options {
     if b & 2 != 0 {
         overrides.push(("envName".into(), "H".into()));
     }
+    if b & 8 != 0 {
+        overrides.push(("runtimeReload".into(), "reloader".into()));
+    }
+    let mut typed = config_hash::config::Overrides::default();
+    for (field, value) in &overrides {
+        typed.set(field, value).expect("every fuzzed value is accepted");
+    }
     Options {
-        overrides,
-        single_tree: a & 0x80 != 0,
+        overrides: typed,
+        one_chunk: a & 0x80 != 0,
         hash_key: (b & 4 != 0).then(|| HashKey::new(b"fuzz key".to_vec()).unwrap()),
         ..Options::default()
     }
