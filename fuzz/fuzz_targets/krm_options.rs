@@ -41,7 +41,9 @@ fn options(a: u8, b: u8) -> Options {
     }
     let mut typed = config_hash::config::Overrides::default();
     for (field, value) in &overrides {
-        typed.set(field, value).expect("every fuzzed value is accepted");
+        typed
+            .set(field, value)
+            .expect("every fuzzed value is accepted");
     }
     Options {
         overrides: typed,
