@@ -204,6 +204,9 @@ pub struct Producer {
     pub hashed: Hashed,
     /// The content can change outside git (a value in an external store).
     pub runtime: bool,
+    /// It makes nothing when this field holds one of these values (an ExternalSecret
+    /// with `creationPolicy: Merge` or `None` writes into a Secret made elsewhere).
+    pub unless: Option<(&'static [&'static str], &'static [&'static str])>,
 }
 
 /// Built-in producers, checked against each project's documentation (README, "Sources
@@ -214,17 +217,18 @@ const PRODUCERS: &[Producer] = &[
     // namespace; `spec.template` gives its type and templated keys.
     Producer { group: "bitnami.com", kind: "SealedSecret", produces: Secret, each: None, name: None,
         keys: &[KeysAt::MapKeys(&["spec", "encryptedData"]), KeysAt::MapKeys(&["spec", "template", "data"])],
-        open: Open::Never, secret_type: Some(&["spec", "template", "type"]), hashed: Hashed::Values, runtime: false },
+        open: Open::Never, secret_type: Some(&["spec", "template", "type"]), hashed: Hashed::Values, runtime: false, unless: None },
     // External Secrets Operator: `spec.target.name` (default: its own name).
     Producer { group: "external-secrets.io", kind: "ExternalSecret", produces: Secret, each: None, name: Some(&["spec", "target", "name"]),
         keys: &[KeysAt::ItemField(&["spec", "data"], "secretKey"), KeysAt::MapKeys(&["spec", "target", "template", "data"])],
-        open: Open::When(&["spec", "dataFrom"]), secret_type: Some(&["spec", "target", "template", "type"]), hashed: Hashed::Spec, runtime: true },
+        open: Open::When(&["spec", "dataFrom"]), secret_type: Some(&["spec", "target", "template", "type"]), hashed: Hashed::Spec, runtime: true,
+        unless: Some((&["spec", "target", "creationPolicy"], &["Merge", "None"])) },
     // Secrets Store CSI driver: a pod's `csi` volume reads the class itself ...
     Producer { group: "secrets-store.csi.x-k8s.io", kind: "SecretProviderClass", produces: SourceKind::SecretProviderClass, each: None, name: None,
-        keys: &[], open: Open::Never, secret_type: None, hashed: Hashed::Spec, runtime: true },
+        keys: &[], open: Open::Never, secret_type: None, hashed: Hashed::Spec, runtime: true, unless: None },
     // ... and `spec.secretObjects` are Secrets it syncs while a pod mounts it.
     Producer { group: "secrets-store.csi.x-k8s.io", kind: "SecretProviderClass", produces: Secret, each: Some(&["spec", "secretObjects"]), name: Some(&["secretName"]),
-        keys: &[KeysAt::ItemField(&["data"], "key")], open: Open::Never, secret_type: Some(&["type"]), hashed: Hashed::Spec, runtime: true },
+        keys: &[KeysAt::ItemField(&["data"], "key")], open: Open::Never, secret_type: Some(&["type"]), hashed: Hashed::Spec, runtime: true, unless: None },
 ];
 
 /// A workload annotation listing objects the app reads through the API rather than the

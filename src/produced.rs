@@ -18,6 +18,12 @@ pub struct Made {
 
 /// Every object the producer row `p` says `item` makes.
 pub fn read(tree: &Tree<'_>, item: NodeId, id: &ResourceId, p: &Producer) -> Vec<Made> {
+    if let Some((path, values)) = p.unless {
+        let value = tree.get_path(item, path).and_then(|v| tree.str(v));
+        if value.is_some_and(|v| values.contains(&v)) {
+            return Vec::new();
+        }
+    }
     let spec = tree.get(item, "spec").map(|s| canonical(tree, s));
     let bases: Vec<NodeId> = match p.each {
         None => vec![item],
@@ -239,6 +245,17 @@ mod tests {
         );
         assert_eq!(m[0].id.name, "es");
         assert!(!m[0].content.as_ref().unwrap().open);
+        // Merge and None write into a Secret made elsewhere: nothing is made.
+        for policy in ["Merge", "None"] {
+            let m = made(&format!(
+                "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {{name: es}}\nspec: {{target: {{creationPolicy: {policy}}}}}\n"
+            ));
+            assert!(m.is_empty(), "{policy}");
+        }
+        let m = made(
+            "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: es}\nspec: {target: {creationPolicy: Orphan}}\n",
+        );
+        assert_eq!(m.len(), 1);
     }
 
     #[test]
