@@ -413,7 +413,7 @@ fn stamp_workload(
                         ),
                     )
                     .about(tree, item)
-                    .at_field(d.field.clone()),
+                    .at_field(d.container_field.clone()),
                 ));
             }
             continue;
@@ -479,7 +479,7 @@ fn stamp_workload(
                 ),
             )
             .about(tree, item)
-            .at_field(d.field.clone()),
+            .at_field(d.container_field.clone()),
         ));
     }
     let mut broken = false;
@@ -1015,6 +1015,9 @@ struct DataRef {
     named: SourceKind,
     name: String,
     field: String,
+    /// The container's field path, for results: env indices move when the stamp's env
+    /// var is inserted, so a result naming one would not read the same on the output.
+    container_field: String,
     /// The kind found under that name, the final name and the object's hash.
     resolved: Option<(SourceKind, String, String)>,
 }
@@ -1059,6 +1062,7 @@ impl DataRefs {
                         continue;
                     };
                     let field = format!("{spec_path}.{list}[{i}].env[{j}]");
+                    let container_field = format!("{spec_path}.{list}[{i}]");
                     let value_from = tree
                         .own_entries(entry)
                         .iter()
@@ -1088,6 +1092,7 @@ impl DataRefs {
                             named,
                             name: name.to_string(),
                             field,
+                            container_field,
                             resolved: None,
                         });
                         continue;
@@ -1109,6 +1114,7 @@ impl DataRefs {
                             named,
                             name: name.to_string(),
                             field,
+                            container_field,
                             resolved: None,
                         });
                     }
