@@ -612,6 +612,33 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
             resolutions: shared.edges,
         };
         if let Some(mut o) = stamp::stamp_item(tree, item, &id, kind, &ctx) {
+            // A stamp that replaces a whole reference (`__data` becoming a value) makes
+            // the rename of the name inside it moot.
+            let replaced: Vec<(usize, usize)> = o
+                .splices
+                .edits()
+                .into_iter()
+                .filter(|(s, e, _)| e > s)
+                .map(|(s, e, _)| (s, e))
+                .collect();
+            if !replaced.is_empty() && !report.splices.is_empty() {
+                let mut kept = Splices::new();
+                for (s, e, text) in report.splices.edits() {
+                    let inside = replaced
+                        .iter()
+                        .any(|&(a, b)| a <= s && e <= b && (s, e) != (a, b));
+                    if !inside {
+                        kept.replace(s, e, text);
+                    } else {
+                        // Nor does that reference point at the renamed object any more.
+                        let name = text.trim_matches(|c| c == '"' || c == '\'');
+                        if let Some(i) = report.pointed.iter().position(|p| p == name) {
+                            report.pointed.remove(i);
+                        }
+                    }
+                }
+                report.splices = kept;
+            }
             std::mem::take(&mut o.splices).append_to(&mut report.splices);
             o.notes.shrink_to_fit();
             report.stamp = Some(o);
