@@ -640,18 +640,43 @@ fn stamp_workload(
         }
         let record = data.record();
         data.rewrite(&mut ed).and_then(|()| {
-            // Removing the last entry while inserting the hash annotation at the end
-            // of the same mapping would be two edits at one place: a rendered output
-            // has its hash annotation already, and a hand-made record without one
-            // goes on the next run.
-            let hash_there = tree
-                .get_path(template, &["metadata", "annotations"])
+            // Removing the record's entry while inserting the hash annotation after
+            // it would be two edits at one place: where the hash annotation is not
+            // there yet, the record's entry becomes it instead.
+            let annotations = tree.get_path(template, &["metadata", "annotations"]);
+            let hash_there = annotations
                 .and_then(|a| tree.get(a, &config.annotation_key))
                 .is_some();
-            if record.is_empty() && data.had_record && (hash_there || !annotates) {
-                remove_annotation(&mut ed, template, DATA_REFS_ANNOTATION)?;
+            let mut hash_written = false;
+            if record.is_empty() && data.had_record {
+                let entry = annotations.and_then(|a| {
+                    tree.own_entries(a)
+                        .iter()
+                        .copied()
+                        .find(|&(k, v)| tree.str(k) == Some(DATA_REFS_ANNOTATION) && tree.str(v).is_some())
+                });
+                match entry {
+                    Some((k, v)) if annotates && !hash_there && !tree.is_alias(v) => {
+                        let src = tree.src;
+                        let start = tree.node(k).span.start;
+                        let end = tree.node(v).span.end;
+                        let key = if src[start..].starts_with('"') {
+                            double_quoted(&config.annotation_key)
+                        } else {
+                            config.annotation_key.clone()
+                        };
+                        ed.splices
+                            .replace(start, end, format!("{key}: {}", double_quoted(&hash)));
+                        hash_written = true;
+                    }
+                    _ => remove_annotation(&mut ed, template, DATA_REFS_ANNOTATION)?,
+                }
             }
-            apply(&mut ed, template, spec, config, kind, &hash, &record)
+            let data = DataStamp {
+                record: &record,
+                hash_written,
+            };
+            apply(&mut ed, template, spec, config, kind, &hash, &data)
         })
         .map(|()| {
             out.counts.stamped += 1;
@@ -966,10 +991,14 @@ fn apply(
     config: &Config,
     kind: &WorkloadKind,
     hash: &str,
-    record: &str,
+    data: &DataStamp<'_>,
 ) -> Result<(), EditError> {
+    let (record, hash_written) = (data.record, data.hash_written);
     let env_allowed = kind.env_allowed;
     let mut annotations = vec![(config.annotation_key.as_str(), hash)];
+    if hash_written {
+        annotations.clear();
+    }
     if !record.is_empty() {
         annotations.push((DATA_REFS_ANNOTATION, record));
     }
@@ -988,7 +1017,12 @@ fn apply(
     } else {
         // The mode left the annotation out: one an earlier run wrote is stale now.
         remove_annotation(ed, template, &config.annotation_key)?;
-        set_annotations(ed, template, &annotations[1..])?;
+        let others: Vec<(&str, &str)> = annotations
+            .iter()
+            .copied()
+            .filter(|(k, _)| *k != config.annotation_key)
+            .collect();
+        set_annotations(ed, template, &others)?;
     }
     if env_allowed && config.writes_env() {
         for c in containers(ed.tree, spec)? {
@@ -998,6 +1032,13 @@ fn apply(
         remove_env(ed, spec, &config.env_name)?;
     }
     Ok(())
+}
+
+/// What the `__data` convention adds to a stamp: the record to write, and whether the
+/// hash annotation was written already (in place of a stale record).
+struct DataStamp<'r> {
+    record: &'r str,
+    hash_written: bool,
 }
 
 /// One env var under the `__data` convention.
