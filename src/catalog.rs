@@ -5,11 +5,13 @@
 
 use crate::yaml::{NodeId, Tree};
 
-/// The two kinds of object a pod reads configuration from.
+/// The kinds of object a pod reads configuration from: ConfigMaps and Secrets, and the
+/// Secrets Store CSI driver's SecretProviderClass, which a `csi` volume names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SourceKind {
     ConfigMap,
     Secret,
+    SecretProviderClass,
 }
 
 impl SourceKind {
@@ -17,6 +19,7 @@ impl SourceKind {
         match self {
             SourceKind::ConfigMap => "ConfigMap",
             SourceKind::Secret => "Secret",
+            SourceKind::SecretProviderClass => "SecretProviderClass",
         }
     }
 
@@ -27,6 +30,7 @@ impl SourceKind {
         Self::from_name(kind)
     }
 
+    /// ConfigMap or Secret by name: the kinds a user's reference entry may name.
     pub fn from_name(kind: &str) -> Option<SourceKind> {
         match kind {
             "ConfigMap" => Some(SourceKind::ConfigMap),
@@ -48,6 +52,11 @@ pub struct WorkloadKind {
     /// False where the pod spec cannot change after creation (a bare Pod), so an env var
     /// would not roll anything and only the annotation applies.
     pub env_allowed: bool,
+    /// What makes a changed hash reach the running containers.
+    pub restart: Restart,
+    /// Where the object may name another workload whose pod template runs in its place
+    /// (an Argo Rollout's `spec.workloadRef`).
+    pub delegate: Option<&'static [&'static str]>,
     /// Where a user declared it (`spec.workloads[0]`), for messages; `None` for built-ins.
     pub declared_at: Option<String>,
 }
@@ -67,6 +76,24 @@ impl WorkloadKind {
             format!("{t}.spec")
         }
     }
+}
+
+/// How a workload kind turns a changed pod template into restarted containers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restart {
+    /// Any template change replaces the pods: the hash goes where the mode says.
+    Template,
+    /// OpenKruise's in-place update (`InPlaceIfPossible`, `InPlaceOnly`) patches a
+    /// metadata-only change onto running pods without restarting them, but restarts a
+    /// container in place when an env var reads a changed annotation through the
+    /// downward API. So the annotation is written and every container gets an env var
+    /// reading it (`valueFrom.fieldRef`), whatever the mode; under `ReCreate` the
+    /// annotation change replaces the pods as usual.
+    DownwardApi,
+    /// The pod template cannot change once the object exists (a Job): applying a changed
+    /// hash fails with "field is immutable". With `config-hash.dev/name-suffix: "true"`
+    /// the object gets a hashed name instead, so a change makes a new object.
+    NewObject,
 }
 
 /// Where, relative to a pod spec, a reference site starts.
@@ -131,12 +158,131 @@ pub struct NameSite {
     pub declared_at: Option<String>,
 }
 
+/// Where a producer lists the keys of what it produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeysAt {
+    /// The keys of the mapping at this path.
+    MapKeys(&'static [&'static str]),
+    /// This field of each item of the list at this path.
+    ItemField(&'static [&'static str], &'static str),
+}
+
+/// What of a producer the hash covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hashed {
+    /// The value written under each key the pod sees (a SealedSecret's ciphertext, a
+    /// template's text).
+    Values,
+    /// The producer's whole `spec`: what git controls of a value fetched at runtime.
+    Spec,
+}
+
+/// Whether a producer's object may have keys beyond those it lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    Never,
+    /// When this field is present (ExternalSecret `dataFrom`).
+    When(&'static [&'static str]),
+}
+
+/// A kind of object that makes a Secret (or is itself read by pods) from what git holds:
+/// pass 1 indexes what it produces as a source, so references to it resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Producer {
+    pub group: &'static str,
+    pub kind: &'static str,
+    pub produces: SourceKind,
+    /// A list whose items each produce one object; `None`: the object produces one.
+    pub each: Option<&'static [&'static str]>,
+    /// The produced object's name, relative to the list item or the object; the
+    /// producer's own name when `None` or absent. Its namespace is the producer's.
+    pub name: Option<&'static [&'static str]>,
+    pub keys: &'static [KeysAt],
+    pub open: Open,
+    /// Where the Secret's type is written (`Opaque` when absent).
+    pub secret_type: Option<&'static [&'static str]>,
+    pub hashed: Hashed,
+    /// The content can change outside git (a value in an external store).
+    pub runtime: bool,
+    /// It makes nothing when this field holds one of these values (an ExternalSecret
+    /// with `creationPolicy: Merge` or `None` writes into a Secret made elsewhere).
+    pub unless: Option<(&'static [&'static str], &'static [&'static str])>,
+}
+
+/// Built-in producers, checked against each project's documentation (README, "Sources
+/// produced by other objects").
+#[rustfmt::skip]
+const PRODUCERS: &[Producer] = &[
+    // Bitnami sealed-secrets: the controller unseals into a Secret of the same name and
+    // namespace; `spec.template` gives its type and templated keys.
+    Producer { group: "bitnami.com", kind: "SealedSecret", produces: Secret, each: None, name: None,
+        keys: &[KeysAt::MapKeys(&["spec", "encryptedData"]), KeysAt::MapKeys(&["spec", "template", "data"])],
+        open: Open::Never, secret_type: Some(&["spec", "template", "type"]), hashed: Hashed::Values, runtime: false, unless: None },
+    // External Secrets Operator: `spec.target.name` (default: its own name).
+    Producer { group: "external-secrets.io", kind: "ExternalSecret", produces: Secret, each: None, name: Some(&["spec", "target", "name"]),
+        keys: &[KeysAt::ItemField(&["spec", "data"], "secretKey"), KeysAt::MapKeys(&["spec", "target", "template", "data"])],
+        open: Open::When(&["spec", "dataFrom"]), secret_type: Some(&["spec", "target", "template", "type"]), hashed: Hashed::Spec, runtime: true,
+        unless: Some((&["spec", "target", "creationPolicy"], &["Merge", "None"])) },
+    // Secrets Store CSI driver: a pod's `csi` volume reads the class itself ...
+    Producer { group: "secrets-store.csi.x-k8s.io", kind: "SecretProviderClass", produces: SourceKind::SecretProviderClass, each: None, name: None,
+        keys: &[], open: Open::Never, secret_type: None, hashed: Hashed::Spec, runtime: true, unless: None },
+    // ... and `spec.secretObjects` are Secrets it syncs while a pod mounts it.
+    Producer { group: "secrets-store.csi.x-k8s.io", kind: "SecretProviderClass", produces: Secret, each: Some(&["spec", "secretObjects"]), name: Some(&["secretName"]),
+        keys: &[KeysAt::ItemField(&["data"], "key")], open: Open::Never, secret_type: Some(&["type"]), hashed: Hashed::Spec, runtime: true, unless: None },
+];
+
+/// A workload annotation listing objects the app reads through the API rather than the
+/// pod spec: each is hashed like an `envFrom` of the whole object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnnotationSite {
+    pub key: &'static str,
+    pub kind: SourceKind,
+    /// The tool whose annotation it is, for messages.
+    pub tool: &'static str,
+    /// The tool accepts regular expressions there; config-hash reads exact names only.
+    pub regex: bool,
+}
+
+/// Built-in annotation reference sites: ours, and those of the tools people migrate
+/// from (Reloader `internal/pkg/options/flags.go`, wave's README), so their annotations
+/// keep working.
+#[rustfmt::skip]
+const ANNOTATION_SITES: &[AnnotationSite] = &[
+    AnnotationSite { key: "config-hash.dev/extra-configmaps", kind: ConfigMap, tool: "config-hash", regex: false },
+    AnnotationSite { key: "config-hash.dev/extra-secrets", kind: Secret, tool: "config-hash", regex: false },
+    AnnotationSite { key: "configmap.reloader.stakater.com/reload", kind: ConfigMap, tool: "Reloader", regex: true },
+    AnnotationSite { key: "secret.reloader.stakater.com/reload", kind: Secret, tool: "Reloader", regex: true },
+    AnnotationSite { key: "wave.pusher.com/extra-configmaps", kind: ConfigMap, tool: "wave", regex: false },
+    AnnotationSite { key: "wave.pusher.com/extra-secrets", kind: Secret, tool: "wave", regex: false },
+];
+
+/// Reloader's explicit reload annotation for each source kind (`runtimeReload:
+/// reloader` writes them on workloads).
+pub const RELOADER_KEYS: &[(SourceKind, &str)] = &[
+    (ConfigMap, "configmap.reloader.stakater.com/reload"),
+    (Secret, "secret.reloader.stakater.com/reload"),
+    (
+        SourceKind::SecretProviderClass,
+        "secretproviderclass.reloader.stakater.com/reload",
+    ),
+];
+
+/// Marks a workload whose Reloader reload annotations config-hash wrote (with
+/// `runtimeReload: reloader`): they are its output, not extra dependencies to read.
+pub const RELOADER_WRITTEN_ANNOTATION: &str = "config-hash.dev/reloader-annotations";
+
+/// Annotations on a ConfigMap or Secret that keep it out of every hash: ours, and
+/// Reloader's, which means the same to Reloader.
+pub const IGNORE_ANNOTATIONS: &[&str] = &["config-hash.dev/ignore", "reloader.stakater.com/ignore"];
+
 /// Everything the function knows about Kubernetes objects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Catalog {
     pub workloads: Vec<WorkloadKind>,
     pub pod_sites: Vec<PodSite>,
     pub name_sites: Vec<NameSite>,
+    pub producers: Vec<Producer>,
+    pub annotation_sites: Vec<AnnotationSite>,
 }
 
 impl Default for Catalog {
@@ -151,22 +297,39 @@ const INGRESS: &[&str] = &["networking.k8s.io", "extensions"];
 const STORAGE: &[&str] = &["storage.k8s.io"];
 const RBAC: &[&str] = &["rbac.authorization.k8s.io"];
 
-/// Built-in workload kinds: (groups, kind, template path, env allowed). Third-party rows
-/// show that a CRD is only data.
+const KRUISE: &[&str] = &["apps.kruise.io"];
+const TEMPLATE: &[&str] = &["spec", "template"];
+const WORKLOAD_REF: Option<&[&str]> = Some(&["spec", "workloadRef"]);
+
+/// A built-in workload row: (groups, kind, template path, env allowed, restart, delegate).
+type WorkloadRow = (
+    &'static [&'static str],
+    &'static str,
+    &'static [&'static str],
+    bool,
+    Restart,
+    Option<&'static [&'static str]>,
+);
+
+/// Built-in workload kinds. Third-party rows show that a CRD is only data; each was
+/// checked against its project's documentation (README, "What it finds").
 #[rustfmt::skip]
-const WORKLOADS: &[(&[&str], &str, &[&str], bool)] = &[
-    (CORE, "Pod", &[], false),
-    (CORE, "PodTemplate", &["template"], true),
-    (CORE, "ReplicationController", &["spec", "template"], true),
-    (APPS, "Deployment", &["spec", "template"], true),
-    (APPS, "DaemonSet", &["spec", "template"], true),
-    (APPS, "ReplicaSet", &["spec", "template"], true),
-    (&["apps"], "StatefulSet", &["spec", "template"], true),
-    (&["batch"], "Job", &["spec", "template"], true),
-    (&["batch"], "CronJob", &["spec", "jobTemplate", "spec", "template"], true),
-    (&["argoproj.io"], "Rollout", &["spec", "template"], true),
-    (&["serving.knative.dev"], "Service", &["spec", "template"], true),
-    (&["apps.kruise.io"], "CloneSet", &["spec", "template"], true),
+const WORKLOADS: &[WorkloadRow] = &[
+    (CORE, "Pod", &[], false, Restart::Template, None),
+    (CORE, "PodTemplate", &["template"], true, Restart::Template, None),
+    (CORE, "ReplicationController", TEMPLATE, true, Restart::Template, None),
+    (APPS, "Deployment", TEMPLATE, true, Restart::Template, None),
+    (APPS, "DaemonSet", TEMPLATE, true, Restart::Template, None),
+    (APPS, "ReplicaSet", TEMPLATE, true, Restart::Template, None),
+    (&["apps"], "StatefulSet", TEMPLATE, true, Restart::Template, None),
+    (&["batch"], "Job", TEMPLATE, true, Restart::NewObject, None),
+    (&["batch"], "CronJob", &["spec", "jobTemplate", "spec", "template"], true, Restart::Template, None),
+    (&["argoproj.io"], "Rollout", TEMPLATE, true, Restart::Template, WORKLOAD_REF),
+    (&["serving.knative.dev"], "Service", TEMPLATE, true, Restart::Template, None),
+    (KRUISE, "CloneSet", TEMPLATE, true, Restart::DownwardApi, None),
+    (KRUISE, "StatefulSet", TEMPLATE, true, Restart::DownwardApi, None),
+    (KRUISE, "DaemonSet", TEMPLATE, true, Restart::DownwardApi, None),
+    (&["keda.sh"], "ScaledJob", &["spec", "jobTargetRef", "template"], true, Restart::Template, None),
 ];
 
 use KeySel::{All, Field, Items};
@@ -186,6 +349,7 @@ const POD_SITES: &[PodSite] = &[
     PodSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "secret"], kind: Secret, name_field: "name", keys: Items, visible: true },
     PodSite { scope: PodSpec, path: &["imagePullSecrets", "*"], kind: Secret, name_field: "name", keys: All, visible: false },
     PodSite { scope: PodSpec, path: &["volumes", "*", "csi", "nodePublishSecretRef"], kind: Secret, name_field: "name", keys: All, visible: false },
+    PodSite { scope: PodSpec, path: &["volumes", "*", "csi", "volumeAttributes"], kind: SourceKind::SecretProviderClass, name_field: "secretProviderClass", keys: All, visible: true },
 ];
 
 /// A built-in name-reference site: (groups, kind, path to the mapping, name key,
@@ -240,13 +404,17 @@ impl Catalog {
     pub fn builtin() -> Catalog {
         let workloads = WORKLOADS
             .iter()
-            .map(|&(groups, kind, template, env_allowed)| WorkloadKind {
-                groups: strings(groups),
-                kind: kind.to_string(),
-                template: strings(template),
-                env_allowed,
-                declared_at: None,
-            })
+            .map(
+                |&(groups, kind, template, env_allowed, restart, delegate)| WorkloadKind {
+                    groups: strings(groups),
+                    kind: kind.to_string(),
+                    template: strings(template),
+                    env_allowed,
+                    restart,
+                    delegate,
+                    declared_at: None,
+                },
+            )
             .collect();
         let mut name_sites: Vec<NameSite> = NAME_SITES
             .iter()
@@ -279,6 +447,8 @@ impl Catalog {
             workloads,
             pod_sites: POD_SITES.to_vec(),
             name_sites,
+            producers: PRODUCERS.to_vec(),
+            annotation_sites: ANNOTATION_SITES.to_vec(),
         }
     }
 
@@ -315,6 +485,18 @@ impl Catalog {
         self.name_sites
             .iter()
             .filter(move |s| s.kind == kind && s.groups.contains(&group))
+    }
+
+    /// The producer rows for objects of this apiVersion and kind.
+    pub fn producers_for<'c>(
+        &'c self,
+        api_version: &str,
+        kind: &'c str,
+    ) -> impl Iterator<Item = &'c Producer> + 'c {
+        let group = group_of(api_version).to_string();
+        self.producers
+            .iter()
+            .filter(move |p| p.kind == kind && p.group == group)
     }
 
     /// True when any name-reference site applies to this kind (a cheap filter).
@@ -438,6 +620,8 @@ pub fn read_extension(
                 kind: kind.to_string(),
                 template: steps,
                 env_allowed: true,
+                restart: Restart::Template,
+                delegate: None,
                 declared_at: Some(at),
             });
         }
@@ -554,6 +738,33 @@ mod tests {
         assert!(c.workload("v1", "Service").is_none());
         assert!(c.workload("serving.knative.dev/v1", "Service").is_some());
         assert!(c.workload("example.com/v1", "Deployment").is_none());
+        // OpenKruise's Advanced StatefulSet is not apps' StatefulSet.
+        assert_eq!(
+            c.workload("apps.kruise.io/v1beta1", "StatefulSet")
+                .unwrap()
+                .restart,
+            Restart::DownwardApi
+        );
+        assert_eq!(
+            c.workload("apps/v1", "StatefulSet").unwrap().restart,
+            Restart::Template
+        );
+        assert_eq!(
+            c.workload("keda.sh/v1alpha1", "ScaledJob")
+                .unwrap()
+                .template,
+            ["spec", "jobTargetRef", "template"]
+        );
+        assert!(
+            c.producers_for("bitnami.com/v1alpha1", "SealedSecret")
+                .next()
+                .is_some()
+        );
+        assert!(
+            c.producers_for("example.com/v1", "SealedSecret")
+                .next()
+                .is_none()
+        );
     }
 
     #[test]

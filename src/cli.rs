@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use config_hash::config::{Granularity, Mode, OnMissing, Overrides};
+use config_hash::config::{Granularity, Mode, OnMissing, Overrides, RuntimeReload};
 
 /// Stamp a hash of the ConfigMaps and Secrets each pod reads into its pod template.
 ///
@@ -119,6 +119,11 @@ pub struct RunArgs {
     /// --name-suffix=false for objects that opt in one by one).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", requires = "name_suffix")]
     pub immutable: Option<bool>,
+    /// For sources whose content changes outside git (ExternalSecret targets,
+    /// SecretProviderClasses): none, or reloader to also write Reloader's explicit
+    /// reload annotations listing exactly those.
+    #[arg(long, value_enum)]
+    pub runtime_reload: Option<RuntimeReloadArg>,
     /// Change nothing: list what is out of date and exit 3 if anything is.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub check: bool,
@@ -153,6 +158,12 @@ pub enum GranularityArg {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RuntimeReloadArg {
+    None,
+    Reloader,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum OnMissingArg {
     Warn,
     Error,
@@ -181,6 +192,10 @@ impl RunArgs {
             }),
             name_suffix: self.name_suffix,
             immutable: self.immutable,
+            runtime_reload: self.runtime_reload.map(|r| match r {
+                RuntimeReloadArg::None => RuntimeReload::None,
+                RuntimeReloadArg::Reloader => RuntimeReload::Reloader,
+            }),
         }
     }
 }

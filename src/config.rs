@@ -24,6 +24,16 @@ pub enum OnMissing {
     Ignore,
 }
 
+/// How sources whose content changes outside git (an ExternalSecret's target, a
+/// SecretProviderClass) reach the pods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuntimeReload {
+    /// Only what git holds is hashed; a result says so.
+    None,
+    /// Also write Reloader's explicit annotations listing exactly those sources.
+    Reloader,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     pub mode: Mode,
@@ -35,6 +45,7 @@ pub struct Config {
     pub name_suffix: bool,
     /// Mark suffixed objects `immutable: true`.
     pub immutable: bool,
+    pub runtime_reload: RuntimeReload,
     /// Workload kinds and name-reference sites the user adds to the catalog.
     pub catalog: Extension,
     /// The HMAC key for keyed hashes. Never read from a functionConfig (which lives in
@@ -56,6 +67,7 @@ pub const FIELDS: &[&str] = &[
     "onMissing",
     "nameSuffix",
     "immutable",
+    "runtimeReload",
     "workloads",
     "references",
 ];
@@ -73,6 +85,7 @@ impl Default for Config {
             on_missing: OnMissing::Warn,
             name_suffix: false,
             immutable: false,
+            runtime_reload: RuntimeReload::None,
             catalog: Extension::default(),
             hash_key: None,
         }
@@ -104,6 +117,7 @@ pub struct Overrides {
     pub on_missing: Option<OnMissing>,
     pub name_suffix: Option<bool>,
     pub immutable: Option<bool>,
+    pub runtime_reload: Option<RuntimeReload>,
 }
 
 const BOOLS: &[(&str, bool)] = &[("true", true), ("false", false)];
@@ -157,6 +171,15 @@ impl Overrides {
             "envName" => self.env_name = Some(value.to_string()),
             "nameSuffix" => self.name_suffix = Some(one_of(value, BOOLS)?),
             "immutable" => self.immutable = Some(one_of(value, BOOLS)?),
+            "runtimeReload" => {
+                self.runtime_reload = Some(one_of(
+                    value,
+                    &[
+                        ("none", RuntimeReload::None),
+                        ("reloader", RuntimeReload::Reloader),
+                    ],
+                )?)
+            }
             _ => {
                 return Err(format!(
                     "unknown field; accepted fields: {}",
@@ -201,7 +224,11 @@ impl Overrides {
             on_missing,
             name_suffix,
             immutable,
+            runtime_reload,
         } = self;
+        if let Some(v) = runtime_reload {
+            config.runtime_reload = *v;
+        }
         if let Some(v) = mode {
             config.mode = *v;
         }

@@ -43,6 +43,9 @@ pub enum Via {
     /// A field names it (a Secret of an Ingress, a user-declared reference): renaming
     /// rewrites it, nothing is hashed.
     Name,
+    /// A workload annotation names it (`config-hash.dev/extra-secrets`, Reloader's and
+    /// wave's lists): the app reads it through the API; it is hashed.
+    Extra,
 }
 
 /// One referrer -> object dependency.
@@ -61,24 +64,32 @@ pub struct Edge {
     pub status: Status,
     pub fields: Vec<String>,
     pub via: Via,
+    /// The object that makes the source, when git holds that instead (a SealedSecret);
+    /// `None` for plain objects and for a source read as itself (a SecretProviderClass).
+    pub producer: Option<ResourceId>,
+    /// The source's content can change outside git (an ExternalSecret's target, a
+    /// SecretProviderClass): the hash covers only what git holds.
+    pub runtime: bool,
 }
 
 /// A workload's edges, one per object, from how stamping resolved its references.
 pub fn pod_edges(id: &ResourceId, resolutions: &[Resolution]) -> Vec<Edge> {
-    let mut edges: BTreeMap<(SourceKind, &str), Edge> = BTreeMap::new();
+    let mut edges: BTreeMap<(SourceKind, &Option<String>, &str, bool), Edge> = BTreeMap::new();
     for r in resolutions {
         let edge = edges
-            .entry((r.kind, r.name.as_str()))
+            .entry((r.kind, &r.namespace, r.name.as_str(), r.extra))
             .or_insert_with(|| Edge {
                 workload: id.clone(),
                 kind: r.kind,
                 name: r.name.clone(),
-                namespace: id.namespace.clone(),
+                namespace: r.namespace.clone(),
                 keys: Some(BTreeSet::new()),
                 missing_keys: BTreeSet::new(),
                 status: Status::OptionalAbsent,
                 fields: Vec::new(),
-                via: Via::Pod,
+                via: if r.extra { Via::Extra } else { Via::Pod },
+                producer: r.producer.clone(),
+                runtime: r.runtime,
             });
         edge.fields.push(r.field.clone());
         match &r.keys {
@@ -120,11 +131,13 @@ pub fn name_edges(
             .final_name(r.kind, &namespace, name)
             .unwrap_or(name)
             .to_string();
-        let status = match index.get(&(r.kind, namespace.clone(), name.clone())) {
+        let source = index.get(&(r.kind, namespace.clone(), name.clone()));
+        let status = match source {
             Some(s) if s.ignored => Status::Ignored,
             Some(_) => Status::Found,
             None => Status::Missing,
         };
+        let (producer, runtime) = made_by(r.kind, source);
         out.push(Edge {
             workload: id.clone(),
             kind: r.kind,
@@ -135,9 +148,23 @@ pub fn name_edges(
             status,
             fields: vec![r.field],
             via: Via::Name,
+            producer,
+            runtime,
         });
     }
     out
+}
+
+/// Who makes a source (not itself) and whether it changes at runtime.
+pub fn made_by(
+    kind: SourceKind,
+    source: Option<&crate::stamp::SourceEntry>,
+) -> (Option<ResourceId>, bool) {
+    let Some(p) = source.and_then(|s| s.producer.as_ref()) else {
+        return (None, false);
+    };
+    let by = (p.id.kind != kind.as_str()).then(|| p.id.clone());
+    (by, p.runtime)
 }
 
 /// `ConfigMap ns/name`: the object lives in the workload's namespace.
@@ -150,9 +177,19 @@ fn source_text(e: &Edge) -> String {
     format!("{} {ns}{}", e.kind.as_str(), e.name)
 }
 
+/// `ConfigMap a`, or `Secret s (made by SealedSecret s)`.
+fn reads_text(e: &Edge) -> String {
+    match &e.producer {
+        None => source_text(e),
+        Some(p) => format!("{} (made by {} {})", source_text(e), p.kind, p.name),
+    }
+}
+
 fn keys_text(e: &Edge) -> String {
-    if e.via == Via::Name {
-        return "(name)".to_string();
+    match e.via {
+        Via::Name => return "(name)".to_string(),
+        Via::Extra => return "* (annotation)".to_string(),
+        Via::Pod => {}
     }
     match &e.keys {
         None => "*".to_string(),
@@ -161,12 +198,16 @@ fn keys_text(e: &Edge) -> String {
 }
 
 fn status_text(e: &Edge) -> String {
-    if e.missing_keys.is_empty() {
+    let mut out = if e.missing_keys.is_empty() {
         e.status.as_str().to_string()
     } else {
         let ks: Vec<&str> = e.missing_keys.iter().map(String::as_str).collect();
         format!("missing keys: {}", ks.join(","))
+    };
+    if e.runtime {
+        out.push_str(" (changes at runtime)");
     }
+    out
 }
 
 /// A readable table, one row per workload and object.
@@ -176,7 +217,7 @@ pub fn render_table(edges: &[Edge]) -> String {
         .map(|e| {
             [
                 e.workload.to_string(),
-                source_text(e),
+                reads_text(e),
                 keys_text(e),
                 status_text(e),
             ]
@@ -228,9 +269,19 @@ pub fn render_json(edges: &[Edge]) -> String {
             None => ("[]".to_string(), true),
             Some(ks) => (format!("[{}]", list(&mut ks.iter())), false),
         };
+        let producer = e.producer.as_ref().map_or("null".to_string(), |p| {
+            format!(
+                "{{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {}, \"name\": {}}}",
+                q(&p.api_version),
+                q(&p.kind),
+                p.namespace.as_deref().map_or("null".to_string(), q),
+                q(&p.name)
+            )
+        });
+        let runtime = e.runtime;
         let _ = write!(
             out,
-            "\n  {{\"workload\": {{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"source\": {{\"kind\": {}, \"namespace\": {source_ns}, \"name\": {}}}, \"via\": {}, \"allKeys\": {all_keys}, \"keys\": {keys}, \"status\": {}, \"missingKeys\": [{}], \"fields\": [{}]}}",
+            "\n  {{\"workload\": {{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"source\": {{\"kind\": {}, \"namespace\": {source_ns}, \"name\": {}}}, \"via\": {}, \"producer\": {producer}, \"runtime\": {runtime}, \"allKeys\": {all_keys}, \"keys\": {keys}, \"status\": {}, \"missingKeys\": [{}], \"fields\": [{}]}}",
             q(&w.api_version),
             q(&w.kind),
             q(&w.name),
@@ -239,6 +290,7 @@ pub fn render_json(edges: &[Edge]) -> String {
             q(match e.via {
                 Via::Pod => "pod",
                 Via::Name => "name",
+                Via::Extra => "extra",
             }),
             q(match e.status {
                 Status::Found => "found",
@@ -254,7 +306,10 @@ pub fn render_json(edges: &[Edge]) -> String {
     out
 }
 
-/// Graphviz DOT; missing objects and keys are drawn red and dashed.
+/// Graphviz DOT; missing objects and keys are drawn red and dashed, an extra dependency
+/// (named by an annotation) has a hollow arrowhead, a producer is a
+/// note with a bold `makes` edge to what it makes, and a source that changes at runtime
+/// is drawn blue.
 pub fn render_dot(edges: &[Edge]) -> String {
     let q = |s: &str| double_quoted(s);
     let mut out =
@@ -271,9 +326,16 @@ pub fn render_dot(edges: &[Edge]) -> String {
             Status::OptionalAbsent | Status::Ignored => " style=dotted",
             Status::Found => "",
         };
+        let runtime = if e.runtime { " color=blue" } else { "" };
         nodes
             .entry(s.clone())
-            .or_insert_with(|| format!("  {} [shape=ellipse{style}];\n", q(&s)));
+            .or_insert_with(|| format!("  {} [shape=ellipse{style}{runtime}];\n", q(&s)));
+        if let Some(p) = &e.producer {
+            let p = p.to_string();
+            nodes
+                .entry(p.clone())
+                .or_insert_with(|| format!("  {} [shape=note];\n", q(&p)));
+        }
     }
     for line in nodes.values() {
         out.push_str(line);
@@ -282,6 +344,9 @@ pub fn render_dot(edges: &[Edge]) -> String {
         let s = source_text(e);
         let mut label = keys_text(e);
         let mut style = String::new();
+        if e.via == Via::Extra {
+            style.push_str(" arrowhead=empty");
+        }
         if !e.missing_keys.is_empty() || e.status == Status::Missing {
             style.push_str(" color=red fontcolor=red style=dashed");
             if !e.missing_keys.is_empty() {
@@ -294,6 +359,20 @@ pub fn render_dot(edges: &[Edge]) -> String {
             q(&e.workload.to_string()),
             q(&s),
             q(&label)
+        );
+    }
+    let mut made: BTreeSet<(String, String)> = BTreeSet::new();
+    for e in edges {
+        if let Some(p) = &e.producer {
+            made.insert((p.to_string(), source_text(e)));
+        }
+    }
+    for (p, s) in made {
+        let _ = writeln!(
+            out,
+            "  {} -> {} [label=\"makes\" style=bold];",
+            q(&p),
+            q(&s)
         );
     }
     out.push_str("}\n");
@@ -326,6 +405,86 @@ items:
   spec:
     tls: [{secretName: tls}]
 ";
+
+    #[test]
+    fn producer_and_runtime_edges_are_shown_in_every_format() {
+        let src = "kind: ResourceList
+items:
+- {apiVersion: bitnami.com/v1alpha1, kind: SealedSecret, metadata: {name: s}, spec: {encryptedData: {k: AgB}}}
+- {apiVersion: external-secrets.io/v1, kind: ExternalSecret, metadata: {name: e}, spec: {target: {name: t}}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec: {template: {spec: {containers: [{name: a, envFrom: [{secretRef: {name: s}}, {secretRef: {name: t}}]}]}}}
+";
+        let e = crate::graph(src, &crate::Options::default()).unwrap();
+        let by: Vec<(&str, Option<&str>, bool)> = e
+            .iter()
+            .map(|e| {
+                (
+                    e.name.as_str(),
+                    e.producer.as_ref().map(|p| p.kind.as_str()),
+                    e.runtime,
+                )
+            })
+            .collect();
+        assert_eq!(
+            by,
+            [
+                ("s", Some("SealedSecret"), false),
+                ("t", Some("ExternalSecret"), true)
+            ]
+        );
+        let table = render_table(&e);
+        assert!(
+            table.contains("Secret s (made by SealedSecret s)"),
+            "{table}"
+        );
+        assert!(table.contains("found (changes at runtime)"), "{table}");
+        let json = render_json(&e);
+        assert!(
+            json.contains("\"producer\": {\"apiVersion\": \"bitnami.com/v1alpha1\", \"kind\": \"SealedSecret\""),
+            "{json}"
+        );
+        assert!(json.contains("\"runtime\": true"), "{json}");
+        let dot = render_dot(&e);
+        assert!(
+            dot.contains("\"ExternalSecret e\" -> \"Secret t\" [label=\"makes\" style=bold];"),
+            "{dot}"
+        );
+        assert!(
+            dot.contains("\"Secret t\" [shape=ellipse color=blue];"),
+            "{dot}"
+        );
+    }
+
+    #[test]
+    fn extra_dependencies_are_their_own_edge_kind() {
+        let src = "kind: ResourceList
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: a}, data: {k: v}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: a, annotations: {config-hash.dev/extra-configmaps: c, wave.pusher.com/extra-secrets: b/s}}
+  spec: {template: {spec: {containers: [{name: a, envFrom: [{configMapRef: {name: c}}]}]}}}
+";
+        let e = crate::graph(src, &crate::Options::default()).unwrap();
+        let got: Vec<(Via, Option<&str>, &str, &Status)> = e
+            .iter()
+            .map(|e| (e.via, e.namespace.as_deref(), e.name.as_str(), &e.status))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Via::Pod, Some("a"), "c", &Status::Found),
+                (Via::Extra, Some("a"), "c", &Status::Found),
+                (Via::Extra, Some("b"), "s", &Status::Missing)
+            ]
+        );
+        assert!(render_table(&e).contains("* (annotation)"));
+        assert!(render_json(&e).contains("\"via\": \"extra\""));
+        assert!(render_dot(&e).contains("arrowhead=empty"));
+    }
 
     /// F8: `{:<width$}` panics for widths of 65,536 and more.
     #[test]

@@ -15,7 +15,14 @@
 //!       field(key) 0x00                  the pod may see this key, but it is absent
 //!       field(key) 0x01 field(bytes)     `data` (ConfigMap text / Secret decoded bytes)
 //!       field(key) 0x02 field(bytes)     ConfigMap `binaryData`, decoded
+//!     0x03 field(spec)                   only for an object whose producer is hashed by
+//!                                        its spec (ExternalSecret, SecretProviderClass):
+//!                                        the spec's canonical text; its keys then carry
+//!                                        empty bytes
 //! ```
+//!
+//! A SealedSecret's Secret is encoded like any Secret, each key's bytes being the
+//! ciphertext (or the template text) written under it: what git holds.
 //!
 //! Keyed encoding `v1-hmac-sha256`: the same bytes after the version line
 //! `"config-hash.dev/v1-hmac-sha256\n"`, authenticated with HMAC-SHA256 under the user's
@@ -78,6 +85,11 @@ pub struct Content {
     /// defaults it).
     pub secret_type: String,
     pub entries: Entries,
+    /// The producer's canonical spec, for objects a producer hashes by spec.
+    pub spec: Option<Vec<u8>>,
+    /// Keys beyond `entries` may exist (an ExternalSecret with `dataFrom`): a key the
+    /// pod names that is not listed is not reported missing.
+    pub open: bool,
 }
 
 /// A source's keys and values, sorted by key, in two allocations: a large input holds
@@ -212,6 +224,8 @@ pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Conten
                 entries.push((k, Origin::BinaryData, bytes));
             }
         }
+        // Read from its producer's spec (`produced.rs`), never as a v1 object.
+        SourceKind::SecretProviderClass => {}
         SourceKind::Secret => {
             for (k, v) in string_map(tree, item, "data")? {
                 let bytes = decode(&v).ok_or_else(|| ContentError::BadBase64 {
@@ -237,6 +251,8 @@ pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Conten
     Ok(Content {
         secret_type,
         entries: Entries::from_pairs(entries),
+        spec: None,
+        open: false,
     })
 }
 
@@ -343,6 +359,10 @@ fn encode(sources: &[Seen<'_>], put: &mut dyn FnMut(&[u8])) {
                     field(put, bytes);
                 }
             }
+        }
+        if let Some(spec) = &content.spec {
+            put(&[3u8]);
+            field(put, spec);
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod krm;
 pub mod naming;
 mod pipeline;
 pub mod plugin;
+pub mod produced;
 pub mod references;
 pub mod stamp;
 pub mod stream;

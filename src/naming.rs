@@ -96,6 +96,17 @@ pub fn kustomize_suffix(input: &HashInput) -> String {
         .collect()
 }
 
+/// The 10 characters kustomize's alphabet makes of any digest (for names other than
+/// generated objects', such as a Job's).
+pub fn suffix_of_digest(digest: &[u8]) -> String {
+    digest
+        .iter()
+        .flat_map(|byte| [byte >> 4, byte & 0x0f])
+        .take(SUFFIX_LEN)
+        .map(suffix_char)
+        .collect()
+}
+
 /// One hex digit of the digest as kustomize spells it: it swaps 0, 1, 3, a and e for
 /// letters so a suffix never parses as a number and cannot spell words with vowels.
 fn suffix_char(nibble: u8) -> char {

@@ -356,7 +356,8 @@ fn attempt<'a>(
         }
         if let Some(mut o) = r.stamp.take() {
             if want_edges {
-                if let Some(id) = &id {
+                // Under the name it has in the output, as the results say.
+                if let Some(id) = o.renamed.as_ref().or(id.as_ref()) {
                     edges.extend(graph::pod_edges(id, &o.resolutions));
                 }
             }
@@ -510,6 +511,20 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
                 entry,
                 decision,
             });
+        } else if catalog
+            .producers_for(&id.api_version, &id.kind)
+            .next()
+            .is_some()
+        {
+            for p in catalog.producers_for(&id.api_version, &id.kind) {
+                for made in crate::produced::read(tree, item, &id, p) {
+                    sources.push(SourceSeen {
+                        kind: made.kind,
+                        entry: SourceEntry::produced(tree, item, &id, made, p.runtime),
+                        decision: Decision::Keep,
+                    });
+                }
+            }
         } else if catalog.workload(&id.api_version, &id.kind).is_some()
             || catalog.has_name_sites(&id.api_version, &id.kind)
         {
@@ -562,7 +577,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
         }
     }
     if !shared.renames.is_empty() {
-        let (rewritten, pointed) = suffix::rewrite_references(
+        let (mut rewritten, pointed) = suffix::rewrite_references(
             tree,
             item,
             &id,
@@ -571,6 +586,16 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
             &mut report.splices,
         );
         report.pointed = pointed;
+        // Annotation reference sites name base names, which resolve to the renamed
+        // objects: known fields, not stale mentions.
+        if let Some(annotations) = tree.get_path(item, &["metadata", "annotations"]) {
+            rewritten.extend(
+                catalog
+                    .annotation_sites
+                    .iter()
+                    .filter_map(|site| tree.get(annotations, site.key)),
+            );
+        }
         if !renamed_here {
             report.mentions = suffix::warn_unknown_mentions(
                 tree,
@@ -595,6 +620,33 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
             resolutions: shared.edges,
         };
         if let Some(mut o) = stamp::stamp_item(tree, item, &id, kind, &ctx) {
+            // A stamp that replaces a whole reference (`__data` becoming a value) makes
+            // the rename of the name inside it moot.
+            let replaced: Vec<(usize, usize)> = o
+                .splices
+                .edits()
+                .into_iter()
+                .filter(|(s, e, _)| e > s)
+                .map(|(s, e, _)| (s, e))
+                .collect();
+            if !replaced.is_empty() && !report.splices.is_empty() {
+                let mut kept = Splices::new();
+                for (s, e, text) in report.splices.edits() {
+                    let inside = replaced
+                        .iter()
+                        .any(|&(a, b)| a <= s && e <= b && (s, e) != (a, b));
+                    if !inside {
+                        kept.replace(s, e, text);
+                    } else {
+                        // Nor does that reference point at the renamed object any more.
+                        let name = text.trim_matches(|c| c == '"' || c == '\'');
+                        if let Some(i) = report.pointed.iter().position(|p| p == name) {
+                            report.pointed.remove(i);
+                        }
+                    }
+                }
+                report.splices = kept;
+            }
             std::mem::take(&mut o.splices).append_to(&mut report.splices);
             o.notes.shrink_to_fit();
             report.stamp = Some(o);
@@ -725,6 +777,44 @@ items:
         assert!(out.output.contains("\nresults:\n"), "{}", out.output);
         let body = out.output.trim_start_matches('\u{feff}');
         assert!(crate::yaml::Tree::parse(body).is_ok(), "{}", out.output);
+    }
+
+    #[test]
+    fn an_opted_in_job_is_renamed_by_config_and_template_and_stays_put_on_its_output() {
+        let input = "kind: ResourceList
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {A: '1'}}
+- apiVersion: batch/v1
+  kind: Job
+  metadata: {name: j, annotations: {config-hash.dev/name-suffix: 'true'}}
+  spec: {template: {spec: {containers: [{name: a, image: 'x:1', envFrom: [{configMapRef: {name: c}}]}]}}}
+";
+        let name = |out: &str| {
+            let at = out.find("name: j-").expect("the Job is renamed") + 6;
+            out[at..at + 12].to_string()
+        };
+        let first = run(input, &Options::default()).unwrap().output;
+        let j = name(&first);
+        assert!(j.chars().skip(2).all(|c| c.is_ascii_alphanumeric()), "{j}");
+        // Its own output keeps the name (the base name is recorded).
+        let again = run(&first, &Options::default()).unwrap();
+        assert_eq!(again.output, first);
+        assert!(again.stale.is_empty());
+        // A config change, or an image change, gives a new name; the base stays.
+        let config = run(&first.replace("A: '1'", "A: '2'"), &Options::default()).unwrap();
+        assert_ne!(name(&config.output), j);
+        let image = run(&first.replace("x:1", "x:2"), &Options::default()).unwrap();
+        assert_ne!(name(&image.output), j);
+        assert_ne!(name(&image.output), name(&config.output));
+        // Mode both: the env var does not feed its own name.
+        let both = Options {
+            config_text: Some(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\ndata: {mode: both}\n".into(),
+            ),
+            ..Options::default()
+        };
+        let out = run(input, &both).unwrap().output;
+        assert_eq!(run(&out, &both).unwrap().output, out);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use crate::yaml::{NodeId, Tree};
 
 pub use crate::catalog::SourceKind;
-use crate::catalog::{KeySel, PodSite, Scope};
+use crate::catalog::{AnnotationSite, KeySel, PodSite, Scope};
 
 /// What a reference exposes to the pod.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +29,77 @@ pub struct Reference {
     pub field: String,
     /// The container the reference belongs to, for messages.
     pub container: Option<String>,
+    /// A namespace the reference names (`namespace/name` in an annotation); otherwise
+    /// the workload's own applies.
+    pub namespace: Option<String>,
+    /// Named by a workload annotation (an extra dependency), not by the pod spec.
+    pub extra: bool,
+}
+
+/// An annotation entry that looks like a regular expression: not read as a name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegexEntry {
+    pub field: String,
+    pub entry: String,
+    pub site: AnnotationSite,
+}
+
+/// Characters of regular expressions that a Kubernetes name cannot hold.
+fn looks_like_regex(entry: &str) -> bool {
+    entry.chars().any(|c| {
+        matches!(
+            c,
+            '*' | '^' | '$' | '[' | ']' | '(' | ')' | '|' | '+' | '?' | '\\' | '{' | '}'
+        )
+    })
+}
+
+/// The objects the workload's annotations (`metadata.annotations` of the object at
+/// `item`) name as extra dependencies, and the entries skipped as regular expressions.
+pub fn find_annotations(
+    tree: &Tree<'_>,
+    item: NodeId,
+    sites: &[AnnotationSite],
+) -> (Vec<Reference>, Vec<RegexEntry>) {
+    let (mut refs, mut regexes) = (Vec::new(), Vec::new());
+    let Some(annotations) = tree.get_path(item, &["metadata", "annotations"]) else {
+        return (refs, regexes);
+    };
+    for site in sites {
+        let Some(node) = tree.get(annotations, site.key) else {
+            continue;
+        };
+        let Some(text) = tree.str(node) else {
+            continue;
+        };
+        let field = format!("metadata.annotations.{}", site.key);
+        for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            if site.regex && looks_like_regex(entry) {
+                regexes.push(RegexEntry {
+                    field: field.clone(),
+                    entry: entry.to_string(),
+                    site: *site,
+                });
+                continue;
+            }
+            let (namespace, name) = match entry.split_once('/') {
+                Some((ns, n)) => (Some(ns.to_string()), n),
+                None => (None, entry),
+            };
+            refs.push(Reference {
+                kind: site.kind,
+                name: name.to_string(),
+                name_node: node,
+                keys: Keys::All,
+                optional: false,
+                field: field.clone(),
+                container: None,
+                namespace,
+                extra: true,
+            });
+        }
+    }
+    (refs, regexes)
 }
 
 pub const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
@@ -208,12 +279,40 @@ fn reference(
         optional,
         field,
         container,
+        namespace: None,
+        extra: false,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn annotations_name_extra_dependencies_and_regexes_are_set_apart() {
+        let src = "metadata:\n  annotations:\n    config-hash.dev/extra-secrets: ' a , other/b,'\n    secret.reloader.stakater.com/reload: 'c,db-.*'\n    wave.pusher.com/extra-configmaps: d\n";
+        let tree = Tree::parse(src).unwrap();
+        let sites = crate::catalog::Catalog::builtin().annotation_sites;
+        let (refs, regexes) = find_annotations(&tree, tree.docs[0].root, &sites);
+        let got: Vec<(SourceKind, Option<&str>, &str, bool)> = refs
+            .iter()
+            .map(|r| (r.kind, r.namespace.as_deref(), r.name.as_str(), r.extra))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (SourceKind::Secret, None, "a", true),
+                (SourceKind::Secret, Some("other"), "b", true),
+                (SourceKind::Secret, None, "c", true),
+                (SourceKind::ConfigMap, None, "d", true)
+            ]
+        );
+        assert_eq!(refs[0].keys, Keys::All);
+        assert_eq!(regexes.len(), 1);
+        assert_eq!(regexes[0].entry, "db-.*");
+        // Our own lists take names only: a '*' there is a (bad) name, not a pattern.
+        assert!(!sites[0].regex);
+    }
 
     #[test]
     fn finds_every_reference_type_with_its_keys() {

@@ -3,7 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::catalog::{Catalog, WorkloadKind};
+use crate::catalog::{Catalog, RELOADER_KEYS, RELOADER_WRITTEN_ANNOTATION, Restart, WorkloadKind};
+use crate::config::RuntimeReload;
 use crate::config::{Config, Granularity, OnMissing};
 use crate::graph::Status;
 use crate::hashing::{self, Content, ContentError, Seen};
@@ -11,10 +12,17 @@ use crate::krm::{KrmResult, ResourceId, Severity, flag, is_local_config};
 use crate::references::{self, CONTAINER_LISTS, Keys, Reference, SourceKind};
 use crate::suffix::Renames;
 use crate::yaml::edit::{column, dash_before};
+use crate::yaml::scalar::double_quoted;
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
 pub const SKIP_ANNOTATION: &str = "config-hash.dev/skip";
+use crate::suffix::NAME_SUFFIX_ANNOTATION;
 pub const IGNORE_ANNOTATION: &str = "config-hash.dev/ignore";
+/// Records which env vars hold the hash of a whole object (the `__data` convention),
+/// so that a later run on the output refreshes them: `container/VAR=Kind/name,...`.
+pub const DATA_REFS_ANNOTATION: &str = "config-hash.dev/data-refs";
+/// The key that asks for the hash of the whole object instead of one key.
+pub const WHOLE_OBJECT_KEY: &str = "__data";
 
 /// The edits and results of one pass.
 #[derive(Debug, Default)]
@@ -36,6 +44,23 @@ pub struct SourceEntry {
     pub content: Result<Content, ContentError>,
     /// The file the orchestrator read it from, for results.
     file: Option<Box<(String, Option<String>)>>,
+    /// The object that makes it, when git holds that instead (a SealedSecret).
+    pub producer: Option<Box<Producer>>,
+}
+
+/// Whether a source carries one of the catalog's ignore annotations.
+fn ignored(tree: &Tree<'_>, item: NodeId) -> bool {
+    crate::catalog::IGNORE_ANNOTATIONS
+        .iter()
+        .any(|key| flag(tree, item, key))
+}
+
+/// Who makes a produced source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Producer {
+    pub id: ResourceId,
+    /// Its content can change outside git.
+    pub runtime: bool,
 }
 
 impl SourceEntry {
@@ -43,9 +68,30 @@ impl SourceEntry {
     pub fn read(tree: &Tree<'_>, item: NodeId, id: ResourceId, kind: SourceKind) -> SourceEntry {
         SourceEntry {
             id,
-            ignored: flag(tree, item, IGNORE_ANNOTATION),
+            ignored: ignored(tree, item),
             content: hashing::content(tree, item, kind),
             file: crate::krm::file_of(tree, item).map(Box::new),
+            producer: None,
+        }
+    }
+
+    /// An object a producer makes, as [`crate::produced::read`] found it.
+    pub fn produced(
+        tree: &Tree<'_>,
+        item: NodeId,
+        producer: &ResourceId,
+        made: crate::produced::Made,
+        runtime: bool,
+    ) -> SourceEntry {
+        SourceEntry {
+            id: made.id,
+            ignored: ignored(tree, item),
+            content: made.content,
+            file: crate::krm::file_of(tree, item).map(Box::new),
+            producer: Some(Box::new(Producer {
+                id: producer.clone(),
+                runtime,
+            })),
         }
     }
 
@@ -69,9 +115,21 @@ impl SourceIndex {
     /// same identity is an error.
     pub fn insert(&mut self, key: SourceKey, entry: SourceEntry) -> Result<(), Box<KrmResult>> {
         if self.by_id.contains_key(&key) {
+            let by = |e: &SourceEntry| {
+                e.producer
+                    .as_ref()
+                    .map(|p| format!(" (made by {})", p.id))
+                    .unwrap_or_default()
+            };
+            let first = self.by_id[&key]
+                .producer
+                .as_ref()
+                .map(|p| format!(" (the other is made by {})", p.id))
+                .unwrap_or_default();
             let message = format!(
-                "{} appears more than once in the input; keep one so the hash is not ambiguous",
-                entry.id
+                "{}{} appears more than once in the input{first}; keep one so the hash is not ambiguous",
+                entry.id,
+                by(&entry)
             );
             return Err(Box::new(entry.result(Severity::Error, message)));
         }
@@ -118,6 +176,8 @@ pub struct ItemOutcome {
     pub counts: Counts,
     /// Every reference of the pod spec as resolved (when asked for).
     pub resolutions: Vec<Resolution>,
+    /// The workload's name in the output, when stamping gives it a hashed name (a Job).
+    pub renamed: Option<ResourceId>,
 }
 
 /// Merges the outcomes of every item, in input order, and adds the summary.
@@ -201,6 +261,9 @@ struct Acc {
     /// `None`: every key.
     keys: Option<BTreeSet<String>>,
     present: bool,
+    /// Where it is looked up: its namespace and (final) name.
+    namespace: Option<String>,
+    name: String,
 }
 
 /// How one reference in a pod spec resolved: what `graph` shows and stamping hashes.
@@ -215,6 +278,13 @@ pub struct Resolution {
     pub status: Status,
     /// Keys it names that the object does not have (non-optional references only).
     pub missing_keys: Vec<String>,
+    /// The namespace it is looked up in.
+    pub namespace: Option<String>,
+    /// Named by a workload annotation, not the pod spec.
+    pub extra: bool,
+    /// Who makes the object, when not itself (see [`crate::graph::made_by`]).
+    pub producer: Option<ResourceId>,
+    pub runtime: bool,
 }
 
 fn stamp_workload(
@@ -232,6 +302,26 @@ fn stamp_workload(
         .and_then(|t| Some((t, tree.get(t, "spec")?)))
         .filter(|&(t, s)| tree.is_map(t) && tree.is_map(s))
     else {
+        let delegate = kind.delegate.and_then(|path| {
+            let node = tree.get_path(item, path).filter(|&n| tree.is_map(n))?;
+            let field = |k: &str| tree.get(node, k).and_then(|n| tree.str(n)).unwrap_or("");
+            Some((path.join("."), field("kind"), field("name")))
+        });
+        if let Some((at, k, n)) = delegate {
+            let k = if k.is_empty() { "Deployment" } else { k };
+            out.notes.push(Note::Result(
+                KrmResult::new(
+                    Severity::Info,
+                    format!(
+                        "{id}: {at} names {k} {n}, whose pod template is the one that runs: that {k} is the one to stamp (it is, when it is in the input), and this {} is left as it is",
+                        id.kind
+                    ),
+                )
+                .about(tree, item)
+                .at_field(at),
+            ));
+            return;
+        }
         if let Some(at) = &kind.declared_at {
             out.notes.push(Note::Result(
                 KrmResult::new(
@@ -249,7 +339,34 @@ fn stamp_workload(
         return;
     };
     let spec_path = kind.spec_field();
-    let refs = references::find(tree, spec, &spec_path, &ctx.catalog.pod_sites);
+    let mut refs = references::find(tree, spec, &spec_path, &ctx.catalog.pod_sites);
+    // Reloader annotations config-hash wrote itself are its output, not dependencies.
+    let written = flag_present(tree, item, RELOADER_WRITTEN_ANNOTATION);
+    let sites: Vec<_> = ctx
+        .catalog
+        .annotation_sites
+        .iter()
+        .filter(|s| !(written && RELOADER_KEYS.iter().any(|(_, k)| *k == s.key)))
+        .copied()
+        .collect();
+    let (extra, regexes) = references::find_annotations(tree, item, &sites);
+    refs.extend(extra);
+    for r in regexes {
+        out.notes.push(Note::Result(
+            KrmResult::new(
+                Severity::Warning,
+                format!(
+                    "{id}: {} entry {:?} looks like a regular expression; {} accepts those, but config-hash reads exact names only, so it is not read (list the {} names it should match)",
+                    r.field,
+                    r.entry,
+                    r.site.tool,
+                    r.site.kind.as_str()
+                ),
+            )
+            .about(tree, item)
+            .at_field(r.field),
+        ));
+    }
     let shifted = shifted_env_lists(
         tree,
         spec,
@@ -276,7 +393,103 @@ fn stamp_workload(
         return;
     }
 
+    // The `__data` convention: env vars that receive the hash of a whole object.
+    let mut data = DataRefs::find(tree, spec, template, &kind.spec_field());
+    for d in &mut data.refs {
+        let ns = id.namespace.clone();
+        let name = renames
+            .final_name(d.named, &ns, &d.name)
+            .unwrap_or(&d.name)
+            .to_string();
+        let other = match d.named {
+            SourceKind::ConfigMap => SourceKind::Secret,
+            _ => SourceKind::ConfigMap,
+        };
+        let Some((kind, content)) = [d.named, other].into_iter().find_map(|k| {
+            let s = index.get(&(k, ns.clone(), name.clone()))?;
+            Some((k, s.content.as_ref().ok()))
+        }) else {
+            if d.value_from.is_none() {
+                out.notes.push(Note::Result(
+                    KrmResult::new(
+                        Severity::Warning,
+                        format!(
+                            "{id}: env {} of container {} held the hash of {} {name} (recorded in {DATA_REFS_ANNOTATION}), which is not in the input any more; the value is left as it is and the record dropped",
+                            d.var,
+                            d.container,
+                            d.named.as_str()
+                        ),
+                    )
+                    .about(tree, item)
+                    .at_field(d.container_field.clone()),
+                ));
+            }
+            continue;
+        };
+        let one = [Seen {
+            kind,
+            name: &name,
+            content,
+            keys: &Keys::All,
+        }];
+        let hash = hashing::pod_hash(&one, config.hash_key.as_ref());
+        d.resolved = Some((kind, name, hash));
+    }
+    let handled: Vec<NodeId> = data
+        .refs
+        .iter()
+        .filter(|d| d.resolved.is_some())
+        .filter_map(|d| d.name_node)
+        .collect();
+    refs.retain(|r| !handled.contains(&r.name_node));
+
     let mut seen: BTreeMap<(SourceKind, String), Acc> = BTreeMap::new();
+    for d in &data.refs {
+        let Some((kind, name, _)) = &d.resolved else {
+            continue;
+        };
+        seen.insert(
+            (*kind, name.clone()),
+            Acc {
+                keys: None,
+                present: true,
+                namespace: id.namespace.clone(),
+                name: name.clone(),
+            },
+        );
+        let (producer, runtime) = crate::graph::made_by(
+            *kind,
+            index.get(&(*kind, id.namespace.clone(), name.clone())),
+        );
+        if ctx.resolutions {
+            out.resolutions.push(Resolution {
+                kind: *kind,
+                name: name.clone(),
+                field: d.field.clone(),
+                keys: Keys::All,
+                optional: false,
+                status: Status::Found,
+                missing_keys: Vec::new(),
+                namespace: id.namespace.clone(),
+                extra: false,
+                producer,
+                runtime,
+            });
+        }
+        out.notes.push(Note::Result(
+            KrmResult::new(
+                Severity::Info,
+                format!(
+                    "{id}: env {} of container {} is the hash of the whole {} {name} (the {WHOLE_OBJECT_KEY} convention: written as its value, and recorded in annotation {DATA_REFS_ANNOTATION} so that a later run refreshes it)",
+                    d.var,
+                    d.container,
+                    kind.as_str()
+                ),
+            )
+            .about(tree, item)
+            .at_field(d.container_field.clone()),
+        ));
+    }
     let mut broken = false;
     for r in &refs {
         // Results describe the output: a reference after an inserted env hash moved down.
@@ -288,11 +501,18 @@ fn stamp_workload(
             }
             None => r,
         };
+        let namespace = r.namespace.clone().or_else(|| id.namespace.clone());
         let name = renames
-            .final_name(r.kind, &id.namespace, &r.name)
+            .final_name(r.kind, &namespace, &r.name)
             .unwrap_or(&r.name)
             .to_string();
-        let key = (r.kind, id.namespace.clone(), name.clone());
+        let key = (r.kind, namespace.clone(), name.clone());
+        // Another namespace's object is hashed under `namespace/name`, which no name
+        // in the workload's own namespace can equal.
+        let shown = match &r.namespace {
+            Some(ns) if r.namespace != id.namespace => format!("{ns}/{name}"),
+            _ => name.clone(),
+        };
         let source = index.get(&key);
         let mut missing_keys = Vec::new();
         if ctx.resolutions {
@@ -307,11 +527,14 @@ fn stamp_workload(
             {
                 missing_keys = ks
                     .iter()
-                    .filter(|k| !content.entries.contains_key(k))
+                    .filter(|k| !content.open && !content.entries.contains_key(k))
                     .cloned()
                     .collect();
             }
+            let (producer, runtime) = crate::graph::made_by(r.kind, source);
             out.resolutions.push(Resolution {
+                producer,
+                runtime,
                 kind: r.kind,
                 name: name.clone(),
                 field: r.field.clone(),
@@ -319,6 +542,8 @@ fn stamp_workload(
                 optional: r.optional,
                 status,
                 missing_keys,
+                namespace: namespace.clone(),
+                extra: r.extra,
             });
         }
         if source.is_some_and(|s| s.ignored) {
@@ -328,16 +553,14 @@ fn stamp_workload(
             Some(Ok(content)) => {
                 if let Keys::Some(ks) = &r.keys {
                     for k in ks {
-                        if !content.entries.contains_key(k) && !r.optional {
+                        if !content.open && !content.entries.contains_key(k) && !r.optional {
+                            let missing = Missing {
+                                name: &name,
+                                key: Some(k),
+                                other: None,
+                            };
                             out.counts.missing += usize::from(report_missing(
-                                tree,
-                                item,
-                                id,
-                                r,
-                                &name,
-                                Some(k),
-                                config,
-                                out,
+                                tree, item, id, r, &missing, config, out,
                             ));
                         }
                     }
@@ -348,14 +571,22 @@ fn stamp_workload(
                 out.notes.push(Note::SourceError(key.0, key.1, key.2));
             }
             None if !r.optional => {
+                let other = other_kind(index, r.kind, &namespace, &name);
+                let missing = Missing {
+                    name: &shown,
+                    key: None,
+                    other,
+                };
                 out.counts.missing +=
-                    usize::from(report_missing(tree, item, id, r, &name, None, config, out));
+                    usize::from(report_missing(tree, item, id, r, &missing, config, out));
             }
             None => {}
         }
-        let acc = seen.entry((r.kind, name)).or_insert(Acc {
+        let acc = seen.entry((r.kind, shown)).or_insert(Acc {
             keys: Some(BTreeSet::new()),
             present: source.is_some(),
+            namespace,
+            name,
         });
         match (&mut acc.keys, config.granularity, &r.keys) {
             (None, _, _) => {}
@@ -370,18 +601,26 @@ fn stamp_workload(
 
     let layout = with_seq_indent(tree, spec, Layout::for_item(tree, item));
     let mut ed = Editor::new(tree, layout);
-    let env_applies = kind.env_allowed && config.writes_env();
+    let in_place = kind.restart == Restart::DownwardApi;
+    let env_applies = kind.env_allowed && (config.writes_env() || in_place);
+    let annotates = config.writes_annotation() || in_place;
     let result_about =
         |message: String| Note::Result(KrmResult::new(Severity::Info, message).about(tree, item));
-    if !seen.is_empty() && !env_applies && !config.writes_annotation() {
+    if !seen.is_empty() && !env_applies && !annotates {
         out.notes.push(result_about(format!(
             "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone (use mode: annotation or both)",
             id.kind
         )));
         return;
     }
+    let mut stamped_hash = String::new();
     let result = if seen.is_empty() {
-        clear(&mut ed, template, spec, config, kind.env_allowed)
+        clear(&mut ed, template, spec, config, kind.env_allowed).and_then(|()| {
+            if data.had_record {
+                remove_annotation(&mut ed, template, DATA_REFS_ANNOTATION)?;
+            }
+            Ok(())
+        })
     } else {
         let keys: Vec<Keys> = seen
             .values()
@@ -391,18 +630,19 @@ fn stamp_workload(
             })
             .collect();
         let seen_list: Vec<Seen<'_>> = seen
-            .keys()
+            .iter()
             .zip(&keys)
-            .map(|((k, name), keys)| Seen {
+            .map(|(((k, name), acc), keys)| Seen {
                 kind: *k,
                 name,
                 content: index
-                    .get(&(*k, id.namespace.clone(), name.clone()))
+                    .get(&(*k, acc.namespace.clone(), acc.name.clone()))
                     .and_then(|s| s.content.as_ref().ok()),
                 keys,
             })
             .collect();
         let hash = hashing::pod_hash(&seen_list, config.hash_key.as_ref());
+        stamped_hash.clone_from(&hash);
         if config.hash_key.is_none() {
             if let Some(place) = keyed_stamp(tree, template, spec, config) {
                 out.counts.failed += 1;
@@ -415,20 +655,71 @@ fn stamp_workload(
                 return;
             }
         }
-        apply(&mut ed, template, spec, config, kind.env_allowed, &hash).map(|()| {
+        let record = data.record();
+        data.rewrite(&mut ed).and_then(|()| {
+            // Removing the record's entry while inserting the hash annotation after
+            // it would be two edits at one place: where the hash annotation is not
+            // there yet, the record's entry becomes it instead.
+            let annotations = tree.get_path(template, &["metadata", "annotations"]);
+            let hash_there = annotations
+                .and_then(|a| tree.get(a, &config.annotation_key))
+                .is_some();
+            let mut hash_written = false;
+            if record.is_empty() && data.had_record {
+                let entry = annotations.and_then(|a| {
+                    tree.own_entries(a)
+                        .iter()
+                        .copied()
+                        .find(|&(k, v)| tree.str(k) == Some(DATA_REFS_ANNOTATION) && tree.str(v).is_some())
+                });
+                match entry {
+                    Some((k, v)) if annotates && !hash_there && !tree.is_alias(v) => {
+                        let src = tree.src;
+                        let start = tree.node(k).span.start;
+                        let end = tree.node(v).span.end;
+                        let key = if src[start..].starts_with('"') {
+                            double_quoted(&config.annotation_key)
+                        } else {
+                            config.annotation_key.clone()
+                        };
+                        ed.splices
+                            .replace(start, end, format!("{key}: {}", double_quoted(&hash)));
+                        hash_written = true;
+                    }
+                    _ => remove_annotation(&mut ed, template, DATA_REFS_ANNOTATION)?,
+                }
+            }
+            let data = DataStamp {
+                record: &record,
+                hash_written,
+            };
+            apply(&mut ed, template, spec, config, kind, &hash, &data)
+        })
+        .map(|()| {
             out.counts.stamped += 1;
             let names: Vec<String> = seen
                 .iter()
                 .map(|((k, name), acc)| {
+                    let source = index.get(&(*k, acc.namespace.clone(), acc.name.clone()));
                     let absent = if acc.present { "" } else { " (absent)" };
-                    format!("{} {name}{absent}", k.as_str())
+                    let by = source
+                        .and_then(|s| s.producer.as_ref())
+                        .filter(|p| p.id.kind != k.as_str())
+                        .map(|p| format!(" (made by {} {})", p.id.kind, p.id.name))
+                        .unwrap_or_default();
+                    format!("{} {name}{absent}{by}", k.as_str())
                 })
                 .collect();
             let mut what = Vec::new();
-            if config.writes_annotation() {
+            if annotates {
                 what.push(format!("annotation {}", config.annotation_key));
             }
-            if env_applies {
+            if env_applies && in_place {
+                what.push(format!(
+                    "env {} reading it through the downward API",
+                    config.env_name
+                ));
+            } else if env_applies {
                 what.push(format!("env {}", config.env_name));
             }
             out.notes.push(result_about(format!(
@@ -436,6 +727,38 @@ fn stamp_workload(
                 what.join(" and "),
                 names.join(", ")
             )));
+            if in_place {
+                out.notes.push(result_about(format!(
+                    "{id}: OpenKruise updates a {} in place when only its template's metadata changes (InPlaceIfPossible, InPlaceOnly), which restarts no container; it restarts a container in place when an env var of it reads a changed annotation through the downward API, so every container (not init containers) reads {} as env {} (whatever the mode; under ReCreate the changed annotation replaces the pods)",
+                    id.kind, config.annotation_key, config.env_name
+                )));
+            }
+            for ((k, name), acc) in &seen {
+                let Some(p) = index
+                    .get(&(*k, acc.namespace.clone(), acc.name.clone()))
+                    .and_then(|s| s.producer.as_ref())
+                    .filter(|p| p.runtime)
+                else {
+                    continue;
+                };
+                let what = if p.id.kind == k.as_str() {
+                    format!("{} {name} reads values from an external store", k.as_str())
+                } else {
+                    format!(
+                        "{} {name} is made by {} from values in an external store",
+                        k.as_str(),
+                        p.id
+                    )
+                };
+                let hint = match config.runtime_reload {
+                    RuntimeReload::None => " (runtimeReload: reloader hands it to Reloader)",
+                    RuntimeReload::Reloader => "",
+                };
+                out.notes.push(result_about(format!(
+                    "{id}: {what}, which cannot be seen at build time: the hash covers what git holds (the {}'s spec), so changing that rolls the pods, but a changed external value does not{hint}",
+                    p.id.kind
+                )));
+            }
             if config.writes_env() && !kind.env_allowed {
                 out.notes.push(result_about(format!(
                     "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone{}",
@@ -449,13 +772,210 @@ fn stamp_workload(
             }
         })
     };
+    let result = result.and_then(|()| {
+        // runtimeReload: reloader: Reloader's explicit annotations, listing exactly the
+        // sources that change outside git.
+        let mut wanted: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        if config.runtime_reload == RuntimeReload::Reloader {
+            for ((k, name), acc) in &seen {
+                let runtime = index
+                    .get(&(*k, acc.namespace.clone(), acc.name.clone()))
+                    .and_then(|s| s.producer.as_ref())
+                    .is_some_and(|p| p.runtime);
+                let key = RELOADER_KEYS.iter().find(|(kind, _)| kind == k);
+                if let (true, Some((_, key))) = (runtime, key) {
+                    wanted.entry(key).or_default().push(name);
+                }
+            }
+        }
+        let before: Vec<&str> = crate::krm::annotation(tree, item, RELOADER_WRITTEN_ANNOTATION)
+            .unwrap_or("")
+            .split(',')
+            .filter(|k| RELOADER_KEYS.iter().any(|(_, r)| r == k))
+            .collect();
+        // A list the user wrote (not marked as ours) is theirs: read as extra
+        // dependencies above, never rewritten.
+        wanted.retain(|key, names| {
+            let theirs = crate::krm::annotation(tree, item, key)
+                .filter(|_| !before.contains(key));
+            if let Some(value) = theirs {
+                let listed: Vec<&str> = value.split(',').map(str::trim).collect();
+                let missing: Vec<&str> =
+                    names.iter().copied().filter(|n| !listed.contains(n)).collect();
+                if !missing.is_empty() {
+                    out.notes.push(result_about(format!(
+                        "{id}: runtimeReload: reloader: annotation {key} was written by hand, so config-hash leaves it as it is; add {} to it for Reloader to restart the pods when their content changes outside git",
+                        missing.join(",")
+                    )));
+                }
+            }
+            theirs.is_none()
+        });
+        let stale: Vec<&str> = before
+            .iter()
+            .copied()
+            .filter(|k| !wanted.contains_key(k))
+            .collect();
+        if wanted.is_empty() {
+            if written {
+                let mut gone = stale;
+                gone.push(RELOADER_WRITTEN_ANNOTATION);
+                remove_annotations(&mut ed, item, &gone)?;
+            }
+            return Ok(());
+        }
+        let values: Vec<(String, String)> = wanted
+            .iter()
+            .map(|(k, names)| (k.to_string(), names.join(",")))
+            .collect();
+        let keys: Vec<&str> = wanted.keys().copied().collect();
+        let mark = keys.join(",");
+        let mut pairs: Vec<(&str, &str)> =
+            values.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        pairs.push((RELOADER_WRITTEN_ANNOTATION, &mark));
+        if !stale.is_empty() {
+            remove_annotations(&mut ed, item, &stale)?;
+        }
+        set_annotations(&mut ed, item, &pairs)?;
+        for (k, v) in &values {
+            out.notes.push(result_about(format!(
+                "{id}: runtimeReload: reloader: annotation {k} lists {v}, whose content changes outside git, so Reloader restarts the pods when it does (build-time hashing covers the rest)"
+            )));
+        }
+        Ok(())
+    });
+    let result = result.map_err(Some).and_then(|()| {
+        if kind.restart != Restart::NewObject {
+            return Ok(());
+        }
+        let opted_in = crate::krm::annotation(tree, item, NAME_SUFFIX_ANNOTATION) == Some("true");
+        if !opted_in {
+            if !seen.is_empty() {
+                out.notes.push(result_about(format!(
+                    "{id}: a {}'s pod template cannot change once it exists, so applying a changed hash fails with \"field is immutable\" unless the old {} is deleted first; annotate it {NAME_SUFFIX_ANNOTATION}: \"true\" to give it a hashed name instead, so that a change makes a new {}",
+                    id.kind, id.kind, id.kind
+                )));
+            }
+            return Ok(());
+        }
+        let (base, new_name) = job_name(tree, item, id, template, spec, config, &stamped_hash);
+        if new_name.len() > JOB_NAME_MAX {
+            out.counts.failed += 1;
+            out.notes.push(Note::Result(
+                KrmResult::new(
+                    Severity::Error,
+                    format!(
+                        "{id}: not stamped: the hashed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or remove {NAME_SUFFIX_ANNOTATION}",
+                        new_name.len(),
+                        JOB_NAME_MAX
+                    ),
+                )
+                .about(tree, item)
+                .at_field("metadata.name"),
+            ));
+            return Err(None);
+        }
+        if new_name != id.name {
+            if let Some(node) = tree.get_path(item, &["metadata", "name"]) {
+                if tree.is_alias(node) {
+                    return Err(Some(EditError::ThroughAlias {
+                        pos: tree.node(node).span.start,
+                    }));
+                }
+                crate::suffix::replace_name(tree, node, &new_name, &mut ed.splices);
+            }
+        }
+        ed.set_string(
+            item,
+            &["metadata", "annotations"],
+            crate::suffix::BASE_NAME_ANNOTATION,
+            &base,
+        )
+        .map_err(Some)?;
+        // Results describe the output: the Job under its new name.
+        let renamed = ResourceId {
+            name: new_name.clone(),
+            ..id.clone()
+        };
+        let (old, new) = (id.to_string(), renamed.to_string());
+        for note in &mut out.notes {
+            if let Note::Result(r) = note {
+                if r.resource.as_ref() == Some(id) {
+                    r.resource = Some(renamed.clone());
+                }
+                if let Some(rest) = r.message.strip_prefix(&old) {
+                    r.message = format!("{new}{rest}");
+                }
+            }
+        }
+        out.notes.push(result_about(format!(
+            "{renamed}: hashed name for base name {base}, from its pod template and what it reads, so a change makes a new {} rather than an immutable-field error (references to it are not rewritten)",
+            id.kind
+        )));
+        if let Some(Note::Result(r)) = out.notes.last_mut() {
+            r.resource = Some(renamed.clone());
+        }
+        out.renamed = Some(renamed);
+        Ok(())
+    });
     match result {
         Ok(()) => out.splices = std::mem::take(&mut ed.splices),
-        Err(e) => {
+        Err(None) => {}
+        Err(Some(e)) => {
             out.counts.failed += 1;
             out.notes.push(Note::Result(edit_error(tree, item, id, &e)));
         }
     }
+}
+
+/// The longest Job name: the Job controller copies it into the `job-name` label of its
+/// pods, and label values stop at 63 characters.
+const JOB_NAME_MAX: usize = 63;
+
+/// A Job's hashed name: its base name (recorded by an earlier run, or its name) and 10
+/// characters, in kustomize's suffix alphabet, of the hash of its pod template apart
+/// from the stamp, and of the stamped hash. The same on the function's own output.
+fn job_name(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    template: NodeId,
+    spec: NodeId,
+    config: &Config,
+    stamped: &str,
+) -> (String, String) {
+    use sha2::{Digest, Sha256};
+    let mut skip = Vec::new();
+    if let Some(v) = tree
+        .get_path(template, &["metadata", "annotations"])
+        .and_then(|a| tree.get(a, &config.annotation_key))
+    {
+        skip.push(v);
+    }
+    for list in &CONTAINER_LISTS[..2] {
+        for &c in tree.get(spec, list).map_or(&[][..], |s| tree.items(s)) {
+            if let Some(env) = tree.get(c, "env") {
+                let items = tree.items(env);
+                skip.extend(
+                    env_indices(tree, env, &config.env_name)
+                        .iter()
+                        .map(|&i| items[i]),
+                );
+            }
+        }
+    }
+    let mut h = Sha256::new();
+    h.update(b"config-hash.dev/job-name/v1\n");
+    h.update((stamped.len() as u64).to_be_bytes());
+    h.update(stamped.as_bytes());
+    h.update(crate::produced::canonical_without(tree, template, &skip));
+    let suffix = crate::naming::suffix_of_digest(&h.finalize());
+    let base = crate::krm::annotation(tree, item, crate::suffix::BASE_NAME_ANNOTATION)
+        .filter(|b| !b.is_empty())
+        .unwrap_or(&id.name)
+        .to_string();
+    let new_name = format!("{base}-{suffix}");
+    (base, new_name)
 }
 
 /// Matches new block sequences to the indentation of the pod's `containers` list.
@@ -486,19 +1006,40 @@ fn apply(
     template: NodeId,
     spec: NodeId,
     config: &Config,
-    env_allowed: bool,
+    kind: &WorkloadKind,
     hash: &str,
+    data: &DataStamp<'_>,
 ) -> Result<(), EditError> {
+    let (record, hash_written) = (data.record, data.hash_written);
+    let env_allowed = kind.env_allowed;
+    let mut annotations = vec![(config.annotation_key.as_str(), hash)];
+    if hash_written {
+        annotations.clear();
+    }
+    if !record.is_empty() {
+        annotations.push((DATA_REFS_ANNOTATION, record));
+    }
+    if kind.restart == Restart::DownwardApi {
+        set_annotations(ed, template, &annotations)?;
+        // Init containers have run by the time an in-place update comes.
+        for c in containers(ed.tree, spec)? {
+            if own(ed.tree, spec, "containers").is_some_and(|seq| ed.tree.items(seq).contains(&c)) {
+                set_env_from_annotation(ed, c, &config.env_name, &config.annotation_key)?;
+            }
+        }
+        return Ok(());
+    }
     if config.writes_annotation() {
-        ed.set_string(
-            template,
-            &["metadata", "annotations"],
-            &config.annotation_key,
-            hash,
-        )?;
+        set_annotations(ed, template, &annotations)?;
     } else {
         // The mode left the annotation out: one an earlier run wrote is stale now.
         remove_annotation(ed, template, &config.annotation_key)?;
+        let others: Vec<(&str, &str)> = annotations
+            .iter()
+            .copied()
+            .filter(|(k, _)| *k != config.annotation_key)
+            .collect();
+        set_annotations(ed, template, &others)?;
     }
     if env_allowed && config.writes_env() {
         for c in containers(ed.tree, spec)? {
@@ -508,6 +1049,279 @@ fn apply(
         remove_env(ed, spec, &config.env_name)?;
     }
     Ok(())
+}
+
+/// What the `__data` convention adds to a stamp: the record to write, and whether the
+/// hash annotation was written already (in place of a stale record).
+struct DataStamp<'r> {
+    record: &'r str,
+    hash_written: bool,
+}
+
+/// One env var under the `__data` convention.
+struct DataRef {
+    container: String,
+    var: String,
+    /// The env entry.
+    entry: NodeId,
+    /// The `valueFrom` key and value of a reference not yet rewritten; `None` for one an
+    /// earlier run rewrote (and recorded).
+    value_from: Option<(NodeId, NodeId)>,
+    /// The name scalar of the reference, to take it out of the ordinary references.
+    name_node: Option<NodeId>,
+    /// The kind the reference (or record) names, and the name.
+    named: SourceKind,
+    name: String,
+    field: String,
+    /// The container's field path, for results: env indices move when the stamp's env
+    /// var is inserted, so a result naming one would not read the same on the output.
+    container_field: String,
+    /// The kind found under that name, the final name and the object's hash.
+    resolved: Option<(SourceKind, String, String)>,
+}
+
+/// The `__data` env vars of one pod template.
+struct DataRefs {
+    refs: Vec<DataRef>,
+    /// The template carries a record from an earlier run.
+    had_record: bool,
+}
+
+impl DataRefs {
+    fn find(tree: &Tree<'_>, spec: NodeId, template: NodeId, spec_path: &str) -> DataRefs {
+        let record = tree
+            .get_path(template, &["metadata", "annotations"])
+            .and_then(|a| tree.get(a, DATA_REFS_ANNOTATION))
+            .and_then(|v| tree.str(v));
+        let recorded: Vec<(&str, &str, SourceKind, &str)> = record
+            .unwrap_or("")
+            .split(',')
+            .filter_map(|e| {
+                let (at, what) = e.trim().split_once('=')?;
+                let (c, var) = at.split_once('/')?;
+                let (k, name) = what.split_once('/')?;
+                Some((c, var, SourceKind::from_name(k)?, name))
+            })
+            .collect();
+        let mut refs = Vec::new();
+        for list in &CONTAINER_LISTS[..2] {
+            for (i, &c) in tree
+                .get(spec, list)
+                .map_or(&[][..], |s| tree.items(s))
+                .iter()
+                .enumerate()
+            {
+                let cname = tree.get(c, "name").and_then(|n| tree.str(n)).unwrap_or("");
+                let Some(env) = tree.get(c, "env") else {
+                    continue;
+                };
+                for (j, &entry) in tree.items(env).iter().enumerate() {
+                    let Some(var) = tree.get(entry, "name").and_then(|n| tree.str(n)) else {
+                        continue;
+                    };
+                    let field = format!("{spec_path}.{list}[{i}].env[{j}]");
+                    let container_field = format!("{spec_path}.{list}[{i}]");
+                    let value_from = tree
+                        .own_entries(entry)
+                        .iter()
+                        .copied()
+                        .find(|&(k, _)| tree.str(k) == Some("valueFrom"));
+                    let fresh = value_from.and_then(|(_, vf)| {
+                        [
+                            ("configMapKeyRef", SourceKind::ConfigMap),
+                            ("secretKeyRef", SourceKind::Secret),
+                        ]
+                        .into_iter()
+                        .find_map(|(site, kind)| {
+                            let r = tree.get(vf, site)?;
+                            let key = tree.get(r, "key").and_then(|k| tree.str(k))?;
+                            let name_node = tree.get(r, "name")?;
+                            let name = tree.str(name_node)?;
+                            (key == WHOLE_OBJECT_KEY).then_some((kind, name, name_node))
+                        })
+                    });
+                    if let Some((named, name, name_node)) = fresh {
+                        refs.push(DataRef {
+                            container: cname.to_string(),
+                            var: var.to_string(),
+                            entry,
+                            value_from,
+                            name_node: Some(name_node),
+                            named,
+                            name: name.to_string(),
+                            field,
+                            container_field,
+                            resolved: None,
+                        });
+                        continue;
+                    }
+                    let has_value = tree
+                        .get(entry, "value")
+                        .is_some_and(|v| tree.str(v).is_some());
+                    if let Some(&(_, _, named, name)) = recorded
+                        .iter()
+                        .find(|(rc, rv, _, _)| *rc == cname && *rv == var)
+                        .filter(|_| has_value && value_from.is_none())
+                    {
+                        refs.push(DataRef {
+                            container: cname.to_string(),
+                            var: var.to_string(),
+                            entry,
+                            value_from: None,
+                            name_node: None,
+                            named,
+                            name: name.to_string(),
+                            field,
+                            container_field,
+                            resolved: None,
+                        });
+                    }
+                }
+            }
+        }
+        DataRefs {
+            refs,
+            had_record: record.is_some(),
+        }
+    }
+
+    /// The record to write: every resolved entry, sorted.
+    fn record(&self) -> String {
+        let mut entries: Vec<String> = self
+            .refs
+            .iter()
+            .filter_map(|d| {
+                let (kind, name, _) = d.resolved.as_ref()?;
+                Some(format!(
+                    "{}/{}={}/{name}",
+                    d.container,
+                    d.var,
+                    kind.as_str()
+                ))
+            })
+            .collect();
+        entries.sort();
+        entries.dedup();
+        entries.join(",")
+    }
+
+    /// Writes each resolved hash as its env var's value.
+    fn rewrite(&self, ed: &mut Editor<'_, '_>) -> Result<(), EditError> {
+        for d in &self.refs {
+            let Some((_, _, hash)) = &d.resolved else {
+                continue;
+            };
+            match d.value_from {
+                Some((k, v)) => {
+                    let tree = ed.tree;
+                    let src = tree.src;
+                    let start = tree.node(k).span.start;
+                    // A block node's span may run on over blank and comment lines to
+                    // the next entry: those stay.
+                    let mut end = src[..tree.node(v).span.end].trim_end().len().max(start);
+                    while let Some(nl) = src[start..end].rfind('\n') {
+                        let line = src[start + nl + 1..end].trim_start();
+                        if !line.starts_with('#') {
+                            break;
+                        }
+                        end = src[..start + nl].trim_end().len().max(start);
+                    }
+                    let key = if src[start..].starts_with('"') {
+                        "\"value\""
+                    } else {
+                        "value"
+                    };
+                    ed.splices
+                        .replace(start, end, format!("{key}: {}", double_quoted(hash)));
+                }
+                None => ed.set_string(d.entry, &[], "value", hash)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether an annotation is there at all (whatever its value).
+fn flag_present(tree: &Tree<'_>, item: NodeId, key: &str) -> bool {
+    crate::krm::annotation(tree, item, key).is_some()
+}
+
+/// Removes several annotations of `owner` (an object or a pod template); when they are
+/// all it has, the `annotations:` block goes, as [`remove_annotation`] does for one.
+fn remove_annotations(
+    ed: &mut Editor<'_, '_>,
+    owner: NodeId,
+    keys: &[&str],
+) -> Result<(), EditError> {
+    let tree = ed.tree;
+    let Some(ann) = tree.get_path(owner, &["metadata", "annotations"]) else {
+        return Ok(());
+    };
+    let present: Vec<&str> = keys
+        .iter()
+        .copied()
+        .filter(|k| tree.get(ann, k).is_some())
+        .collect();
+    if present.len() == 1 {
+        return remove_annotation(ed, owner, present[0]);
+    }
+    if present.len() > 1 && present.len() == tree.own_entries(ann).len() {
+        let block = |m: NodeId| tree.is_map(m) && !tree.is_flow(m) && !tree.is_alias(m);
+        let key_of = |map: NodeId, name: &str| {
+            tree.own_entries(map)
+                .iter()
+                .find(|&&(k, _)| tree.str(k) == Some(name))
+                .map(|&(k, _)| k)
+        };
+        if let Some(meta) = tree
+            .get(owner, "metadata")
+            .filter(|&m| block(m) && block(ann))
+        {
+            let from = if tree.own_entries(meta).len() == 1 {
+                key_of(owner, "metadata")
+            } else {
+                key_of(meta, "annotations")
+            };
+            if let Some((s, e)) = from.and_then(|from| {
+                whole_lines(
+                    tree.src,
+                    tree.node(from).span.start,
+                    tree.node(ann).span.end,
+                )
+            }) {
+                ed.splices.delete(s, e);
+                return Ok(());
+            }
+        }
+    }
+    for k in present {
+        ed.remove(owner, &["metadata", "annotations"], k)?;
+    }
+    Ok(())
+}
+
+/// Sets several pod-template annotations, creating the `annotations:` mapping once
+/// when it is not there.
+fn set_annotations(
+    ed: &mut Editor<'_, '_>,
+    template: NodeId,
+    pairs: &[(&str, &str)],
+) -> Result<(), EditError> {
+    let tree = ed.tree;
+    let exists = tree
+        .get_path(template, &["metadata", "annotations"])
+        .is_some_and(|a| tree.is_map(a));
+    if exists || pairs.len() < 2 {
+        for (k, v) in pairs {
+            ed.set_string(template, &["metadata", "annotations"], k, v)?;
+        }
+        return Ok(());
+    }
+    let map = pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), NewValue::Str((*v).to_string())))
+        .collect();
+    ed.set_value(template, &["metadata", "annotations"], NewValue::Map(map))
 }
 
 /// Where a keyed hash is already stamped (the annotation or an env var), if anywhere.
@@ -820,19 +1634,105 @@ fn set_env(
     }
 }
 
+/// Gives a container env var `name` reading pod annotation `key` through the downward
+/// API; one already doing exactly that is left as written.
+fn set_env_from_annotation(
+    ed: &mut Editor<'_, '_>,
+    container: NodeId,
+    name: &str,
+    key: &str,
+) -> Result<(), EditError> {
+    let tree = ed.tree;
+    let path = format!("metadata.annotations['{key}']");
+    let entry = || {
+        NewValue::Map(vec![
+            ("name".into(), NewValue::Plain(name.into())),
+            (
+                "valueFrom".into(),
+                NewValue::nested(&["fieldRef", "fieldPath"], NewValue::Str(path.clone())),
+            ),
+        ])
+    };
+    match own(tree, container, "env") {
+        None => ed.insert_entry(container, "env", &NewValue::Seq(vec![entry()])),
+        Some(v) if tree.is_null(v) => {
+            ed.set_value(container, &["env"], NewValue::Seq(vec![entry()]))
+        }
+        Some(seq) if tree.is_seq(seq) && !tree.is_alias(seq) => {
+            let found = env_indices(tree, seq, name);
+            if found.is_empty() {
+                return ed.insert_item(seq, &entry());
+            }
+            for idx in found {
+                let var = tree.items(seq)[idx];
+                let reads = tree
+                    .get_path(var, &["valueFrom", "fieldRef", "fieldPath"])
+                    .and_then(|p| tree.str(p));
+                if reads != Some(path.as_str()) {
+                    return Err(EditError::WrongType {
+                        pos: tree.node(var).span.start,
+                        field: format!("env {name}"),
+                        expected: "valueFrom.fieldRef reading the hash annotation (remove that variable, or rename envName)",
+                    });
+                }
+            }
+            Ok(())
+        }
+        Some(seq) if tree.is_alias(seq) => Err(EditError::ThroughAlias {
+            pos: tree.node(seq).span.start,
+        }),
+        Some(v) => Err(EditError::WrongType {
+            pos: tree.node(v).span.start,
+            field: "env".into(),
+            expected: "a list",
+        }),
+    }
+}
+
+/// What a reference names that is not there.
+struct Missing<'m> {
+    /// The object's final name.
+    name: &'m str,
+    /// The key, when the object is there but lacks it.
+    key: Option<&'m str>,
+    /// What the input has under that name as the other kind (ConfigMap for Secret and
+    /// back), described for the message.
+    other: Option<String>,
+}
+
+/// A ConfigMap of this name where a Secret is missing, or back, described.
+fn other_kind(
+    index: &SourceIndex,
+    kind: SourceKind,
+    namespace: &Option<String>,
+    name: &str,
+) -> Option<String> {
+    let other = match kind {
+        SourceKind::ConfigMap => SourceKind::Secret,
+        SourceKind::Secret => SourceKind::ConfigMap,
+        SourceKind::SecretProviderClass => return None,
+    };
+    let found = index.get(&(other, namespace.clone(), name.to_string()))?;
+    let by = found
+        .producer
+        .as_ref()
+        .map(|p| format!(" (made by {} {})", p.id.kind, p.id.name))
+        .unwrap_or_default();
+    Some(format!("a {} of that name{by}", other.as_str()))
+}
+
 /// Reports a missing object or key under its final name (after any rename), so that a
 /// second run on the output words it the same.
-#[allow(clippy::too_many_arguments)]
 fn report_missing(
     tree: &Tree<'_>,
     item: NodeId,
     id: &ResourceId,
     r: &Reference,
-    name: &str,
-    key: Option<&str>,
+    m: &Missing<'_>,
     config: &Config,
     out: &mut ItemOutcome,
 ) -> bool {
+    let (name, key) = (m.name, m.key);
     let severity = match config.on_missing {
         OnMissing::Ignore => return false,
         OnMissing::Warn => Severity::Warning,
@@ -843,22 +1743,35 @@ fn report_missing(
         .as_ref()
         .map(|c| format!(" container {c:?}"))
         .unwrap_or_default();
-    let what = match key {
-        None => format!("{} {:?}, which is not in the input", r.kind.as_str(), name),
-        Some(k) => format!(
+    let what = match (key, &m.other) {
+        (None, Some(other)) => format!(
+            "{} {:?}, which is not in the input; there is {other}, which a {} reference cannot read",
+            r.kind.as_str(),
+            name,
+            r.kind.as_str()
+        ),
+        (None, None) => format!("{} {:?}, which is not in the input", r.kind.as_str(), name),
+        (Some(k), _) => format!(
             "key {k:?} of {} {:?}, which has no such key",
             r.kind.as_str(),
             name
         ),
     };
     // Env references stop the container; volume references stop the mount.
-    let failure = if r.field.contains(".volumes[") {
+    let failure = if r.extra {
+        "the app reads it through the API, so it would not find it"
+    } else if r.field.contains(".volumes[") {
         "the pod would not start: its volume cannot be mounted"
     } else {
         "the pod would fail with CreateContainerConfigError"
     };
+    let fix = if r.extra {
+        "add it, or take it out of the annotation, or set onMissing: ignore"
+    } else {
+        "mark it optional: true, or add it, or set onMissing: ignore"
+    };
     let message = format!(
-        "{id}{container}: {} refers to {what} ({failure}; mark it optional: true, or add it, or set onMissing: ignore)",
+        "{id}{container}: {} refers to {what} ({failure}; {fix})",
         r.field
     );
     out.notes.push(Note::Result(

@@ -331,7 +331,8 @@ fn hash_input<'t>(tree: &'t Tree<'_>, item: NodeId, kind: SourceKind) -> HashInp
             string_data: None,
             secret_type: None,
         },
-        SourceKind::Secret => HashInput {
+        // Only v1 ConfigMaps and Secrets are renamed.
+        SourceKind::Secret | SourceKind::SecretProviderClass => HashInput {
             kind: ConfigKind::Secret,
             data: map("data"),
             binary_data: None,
@@ -513,7 +514,7 @@ fn walk_fieldspec(
 
 /// Writes `new` over the scalar `node`, in a quoting style that keeps the document valid
 /// (JSON stays double-quoted) and keeps the name a string for every reader.
-fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices) {
+pub fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices) {
     let n = tree.node(node);
     let text = match &n.kind {
         NodeKind::Scalar {

@@ -62,14 +62,23 @@ fn graph_check_and_stamping_agree_on_every_golden_case() {
             let shown: BTreeSet<String> = edges
                 .iter()
                 .filter(|e| {
-                    e.via == Via::Pod
+                    (e.via == Via::Pod || e.via == Via::Extra)
                         && e.workload.to_string() == workload
                         && e.status != Status::Ignored
                 })
                 .map(|e| {
                     let absent = matches!(e.status, Status::Missing | Status::OptionalAbsent);
+                    let by = e
+                        .producer
+                        .as_ref()
+                        .map(|p| format!(" (made by {} {})", p.kind, p.name))
+                        .unwrap_or_default();
+                    let ns = match &e.namespace {
+                        Some(ns) if e.namespace != e.workload.namespace => format!("{ns}/"),
+                        _ => String::new(),
+                    };
                     format!(
-                        "{} {}{}",
+                        "{} {ns}{}{}{by}",
                         e.kind.as_str(),
                         e.name,
                         if absent { " (absent)" } else { "" }

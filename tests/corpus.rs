@@ -682,3 +682,108 @@ fn checks_catch_changes_outside_the_item_edits() {
     // The unchanged outcome passes.
     assert_eq!(check(&good.output, &good.item_edits), Vec::<String>::new());
 }
+
+/// The corpus's files under `dir`, as one manifest stream (what a package of them is).
+fn package_stream(dir: &Path) -> Option<String> {
+    if !dir.is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but {} is missing",
+            dir.display()
+        );
+        eprintln!("\n*** SKIPPED: {} not found ***\n", dir.display());
+        return None;
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    files.sort();
+    let texts: Vec<String> = files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .map(|p| fs::read_to_string(p).expect("read a corpus file"))
+        .collect();
+    Some(texts.join("\n---\n"))
+}
+
+/// Warnings about references to objects that are not in the input.
+fn missing_object_warnings(outcome: &config_hash::Outcome) -> Vec<&str> {
+    outcome
+        .results
+        .iter()
+        .map(|r| r.message.as_str())
+        .filter(|m| m.contains("which is not in the input"))
+        .collect()
+}
+
+#[test]
+fn sealed_secrets_example_resolves_through_its_sealed_secret() {
+    let dir = corpus_dir().join("bitnami-labs__sealed-secrets/docs/examples/config-template");
+    let Some(stream) = package_stream(&dir) else {
+        return;
+    };
+    let out = config_hash::run(&stream, &config_hash::Options::default()).unwrap();
+    assert_eq!(missing_object_warnings(&out), Vec::<&str>::new());
+    let stamped: Vec<&str> = out
+        .results
+        .iter()
+        .map(|r| r.message.as_str())
+        .filter(|m| m.starts_with("Deployment example: annotation"))
+        .collect();
+    assert_eq!(
+        stamped,
+        [
+            "Deployment example: annotation config-hash.dev/hash from Secret example (made by SealedSecret example)"
+        ]
+    );
+    // Without the SealedSecret, the same Deployment reads a missing Secret.
+    let alone = fs::read_to_string(dir.join("deployment.yaml")).unwrap();
+    let out = config_hash::run(&alone, &config_hash::Options::default()).unwrap();
+    assert_eq!(missing_object_warnings(&out).len(), 1);
+}
+
+#[test]
+fn external_secrets_examples_resolve_their_targets() {
+    let dir = corpus_dir().join("external-secrets__external-secrets/docs/snippets");
+    let Some(stream) = package_stream(&dir) else {
+        return;
+    };
+    // A Deployment per ExternalSecret reading the Secret it makes, named as ESO's docs
+    // say (`spec.target.name`, else the ExternalSecret's own name), read independently
+    // of the function with yaml_serde.
+    let mut targets = Vec::new();
+    for doc in split_documents(&stream) {
+        let Ok(v) = parse_one(&doc) else { continue };
+        if v["kind"].as_str() != Some("ExternalSecret") {
+            continue;
+        }
+        let own = v["metadata"]["name"].as_str().unwrap_or_default();
+        let target = v["spec"]["target"]["name"].as_str().unwrap_or(own);
+        targets.push(target.to_string());
+    }
+    assert!(targets.len() >= 6, "{targets:?}");
+    let mut input = stream.clone();
+    for (i, t) in targets.iter().enumerate() {
+        write!(
+            input,
+            "\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: reads-{i}}}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        envFrom: [{{secretRef: {{name: {t}}}}}]\n"
+        )
+        .unwrap();
+    }
+    let out = config_hash::run(&input, &config_hash::Options::default()).unwrap();
+    let missing = missing_object_warnings(&out);
+    for t in &targets {
+        assert!(
+            !missing.iter().any(|m| m.contains(&format!("Secret {t:?}"))),
+            "{t}: {missing:?}"
+        );
+    }
+    // The corpus's own proxy reads a Secret nothing in it makes: still reported.
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert!(missing[0].contains("\"cloak-key\""), "{missing:?}");
+    let external = out
+        .results
+        .iter()
+        .filter(|r| r.message.contains("cannot be seen at build time"))
+        .count();
+    assert_eq!(external, targets.len());
+}

@@ -1307,3 +1307,44 @@ fn a_mode_switch_removes_the_stale_stamp_and_check_flags_it() {
     assert_eq!(switched, annotation_only);
     assert!(!switched.contains("CONFIG_HASH"));
 }
+
+#[test]
+fn runtime_reload_flag_writes_and_removes_reloaders_annotation() {
+    let input = "apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: db}
+spec: {target: {name: db-credentials}, data: [{secretKey: password, remoteRef: {key: db}}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        envFrom:
+        - secretRef: {name: db-credentials}
+";
+    let on = expect_exit(
+        &run(&["--runtime-reload", "reloader"], input),
+        0,
+        "--runtime-reload reloader",
+    );
+    assert!(
+        on.contains(
+            "  annotations:\n    secret.reloader.stakater.com/reload: \"db-credentials\"\n"
+        ),
+        "{on}"
+    );
+    // Idempotent, and the written list is not read back as an extra dependency.
+    let again = expect_exit(&run(&["--runtime-reload", "reloader"], &on), 0, "again");
+    assert_eq!(again, on);
+    // Without the flag, it goes again, byte for byte back to a plain stamp.
+    let off = expect_exit(&run(&[], &on), 0, "without the flag");
+    let plain = expect_exit(&run(&[], input), 0, "plain");
+    assert_eq!(off, plain);
+    let bad = run(&["--runtime-reload", "wave"], input);
+    assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));
+}

@@ -1,5 +1,5 @@
 //! A run with options drawn from the input's first two bytes: mode, granularity,
-//! onMissing, name suffixes, immutable, a hash key, and the whole input as one chunk.
+//! onMissing, name suffixes, immutable, runtimeReload, a hash key, and the one-chunk path.
 #![no_main]
 
 mod promises;
@@ -37,6 +37,9 @@ fn options(a: u8, b: u8) -> Options {
     }
     if b & 2 != 0 {
         set("envName", "H");
+    }
+    if b & 8 != 0 {
+        set("runtimeReload", "reloader");
     }
     Options {
         overrides,

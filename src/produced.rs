@@ -1,0 +1,286 @@
+//! What a producer (a SealedSecret, an ExternalSecret, a SecretProviderClass) yields as
+//! a source: the objects it makes, read from the catalog's producer rows, with the
+//! content the hash covers. Pass 1 indexes them like ConfigMaps and Secrets.
+
+use crate::catalog::{Hashed, KeysAt, Open, Producer, SourceKind};
+use crate::hashing::{Content, ContentError, Entries, Origin};
+use crate::krm::ResourceId;
+use crate::yaml::scalar::double_quoted;
+use crate::yaml::{NodeId, Tree};
+
+/// One object a producer makes.
+pub struct Made {
+    pub kind: SourceKind,
+    /// The produced object: its kind, the producer's namespace, the produced name.
+    pub id: ResourceId,
+    pub content: Result<Content, ContentError>,
+}
+
+/// Every object the producer row `p` says `item` makes.
+pub fn read(tree: &Tree<'_>, item: NodeId, id: &ResourceId, p: &Producer) -> Vec<Made> {
+    if let Some((path, values)) = p.unless {
+        let value = tree.get_path(item, path).and_then(|v| tree.str(v));
+        if value.is_some_and(|v| values.contains(&v)) {
+            return Vec::new();
+        }
+    }
+    let spec = tree.get(item, "spec").map(|s| canonical(tree, s));
+    let bases: Vec<NodeId> = match p.each {
+        None => vec![item],
+        Some(path) => tree
+            .get_path(item, path)
+            .map(|l| tree.items(l).to_vec())
+            .unwrap_or_default(),
+    };
+    let mut out = Vec::new();
+    for base in bases {
+        let name = p
+            .name
+            .and_then(|path| tree.get_path(base, path))
+            .and_then(|n| tree.str(n))
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&id.name);
+        if name.is_empty() {
+            continue;
+        }
+        let made_id = ResourceId {
+            api_version: "v1".to_string(),
+            kind: p.produces.as_str().to_string(),
+            namespace: id.namespace.clone(),
+            name: name.to_string(),
+        };
+        out.push(Made {
+            kind: p.produces,
+            id: made_id,
+            content: content(tree, item, base, p, spec.as_ref()),
+        });
+    }
+    out
+}
+
+fn content(
+    tree: &Tree<'_>,
+    item: NodeId,
+    base: NodeId,
+    p: &Producer,
+    spec: Option<&Vec<u8>>,
+) -> Result<Content, ContentError> {
+    let mut entries = Vec::new();
+    for at in p.keys {
+        match *at {
+            KeysAt::MapKeys(path) => {
+                let Some(map) = tree.get_path(base, path).filter(|&m| !tree.is_null(m)) else {
+                    continue;
+                };
+                if !tree.is_map(map) {
+                    return Err(ContentError::NotAMap {
+                        field: path.join("."),
+                    });
+                }
+                for (k, v) in tree.entries(map) {
+                    let key = tree.str(k).ok_or_else(|| ContentError::NotAString {
+                        field: format!("a key of {}", path.join(".")),
+                    })?;
+                    let bytes = match p.hashed {
+                        Hashed::Spec => Vec::new(),
+                        // Never printed: only hashed.
+                        Hashed::Values => tree.str(v).unwrap_or("").as_bytes().to_vec(),
+                    };
+                    entries.push((key.to_string(), Origin::Data, bytes));
+                }
+            }
+            KeysAt::ItemField(path, field) => {
+                let Some(list) = tree.get_path(base, path) else {
+                    continue;
+                };
+                for &i in tree.items(list) {
+                    if let Some(key) = tree.get(i, field).and_then(|k| tree.str(k)) {
+                        entries.push((key.to_string(), Origin::Data, Vec::new()));
+                    }
+                }
+            }
+        }
+    }
+    let secret_type = match p.produces {
+        SourceKind::Secret => p
+            .secret_type
+            .and_then(|path| tree.get_path(base, path))
+            .filter(|&t| !tree.is_null(t))
+            .and_then(|t| tree.str(t))
+            .unwrap_or("Opaque")
+            .to_string(),
+        _ => String::new(),
+    };
+    let open = match p.open {
+        Open::Never => false,
+        Open::When(path) => tree.get_path(item, path).is_some_and(|n| !tree.is_null(n)),
+    };
+    Ok(Content {
+        secret_type,
+        entries: Entries::from_pairs(entries),
+        spec: match p.hashed {
+            Hashed::Spec => Some(spec.cloned().unwrap_or_default()),
+            Hashed::Values => None,
+        },
+        open,
+    })
+}
+
+/// A node's canonical text: mappings with keys sorted, every scalar a quoted string, so
+/// that reformatting, reordering keys or changing quotes does not change it.
+pub fn canonical(tree: &Tree<'_>, node: NodeId) -> Vec<u8> {
+    let mut out = String::new();
+    write_canonical(tree, node, &mut out, &[]);
+    out.into_bytes()
+}
+
+/// [`canonical`] without the nodes in `skip` (mapping values or list items), and without
+/// mappings and lists that are then empty: what a pod template is apart from a stamp,
+/// whether or not the stamp (and the `annotations:` / `env:` around it) is there.
+pub fn canonical_without(tree: &Tree<'_>, node: NodeId, skip: &[NodeId]) -> Vec<u8> {
+    let mut out = String::new();
+    write_canonical(tree, node, &mut out, skip);
+    out.into_bytes()
+}
+
+fn is_empty_text(t: &str) -> bool {
+    matches!(t, "{}" | "[]" | "null")
+}
+
+fn write_canonical(tree: &Tree<'_>, node: NodeId, out: &mut String, skip: &[NodeId]) {
+    if tree.is_map(node) {
+        let mut entries: Vec<(String, NodeId)> = tree
+            .entries(node)
+            .into_iter()
+            .map(|(k, v)| (tree.str(k).unwrap_or("").to_string(), v))
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        out.push('{');
+        let mut first = true;
+        for (k, v) in &entries {
+            if skip.contains(v) {
+                continue;
+            }
+            let mut value = String::new();
+            write_canonical(tree, *v, &mut value, skip);
+            if !skip.is_empty() && is_empty_text(&value) {
+                continue;
+            }
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(&double_quoted(k));
+            out.push(':');
+            out.push_str(&value);
+        }
+        out.push('}');
+    } else if tree.is_seq(node) {
+        out.push('[');
+        let mut first = true;
+        for &v in tree.items(node).iter().filter(|v| !skip.contains(v)) {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            write_canonical(tree, v, out, skip);
+        }
+        out.push(']');
+    } else if tree.is_null(node) {
+        out.push_str("null");
+    } else {
+        out.push_str(&double_quoted(tree.str(node).unwrap_or("")));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    fn made(src: &str) -> Vec<Made> {
+        let tree = Tree::parse(src).unwrap();
+        let item = tree.docs[0].root;
+        let id = ResourceId::of(&tree, item);
+        let catalog = Catalog::builtin();
+        catalog
+            .producers_for(&id.api_version, &id.kind)
+            .flat_map(|p| read(&tree, item, &id, p))
+            .collect()
+    }
+
+    #[test]
+    fn a_sealed_secret_makes_its_namesake_with_ciphertext_and_template_keys() {
+        let m = made(
+            "apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata: {name: s, namespace: ns}\nspec:\n  encryptedData: {a: AgB1}\n  template: {type: kubernetes.io/tls, data: {t: 'x {{ .a }}'}}\n",
+        );
+        assert_eq!(m.len(), 1);
+        assert_eq!(
+            (
+                m[0].kind,
+                m[0].id.namespace.as_deref(),
+                m[0].id.name.as_str()
+            ),
+            (SourceKind::Secret, Some("ns"), "s")
+        );
+        let c = m[0].content.as_ref().unwrap();
+        assert_eq!(c.secret_type, "kubernetes.io/tls");
+        assert_eq!(c.entries.get("a").unwrap().1, b"AgB1");
+        assert_eq!(c.entries.get("t").unwrap().1, b"x {{ .a }}");
+        assert!(c.spec.is_none() && !c.open);
+    }
+
+    #[test]
+    fn an_external_secret_makes_its_target_hashed_by_spec() {
+        let m = made(
+            "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: es}\nspec:\n  target: {name: t}\n  data: [{secretKey: k, remoteRef: {key: r}}]\n  dataFrom: [{extract: {key: x}}]\n",
+        );
+        assert_eq!(m[0].id.name, "t");
+        let c = m[0].content.as_ref().unwrap();
+        assert!(c.entries.contains_key("k") && c.open);
+        assert!(c.spec.as_ref().unwrap().starts_with(b"{\"data\":"));
+        // Without a target name, its own name; without dataFrom, closed.
+        let m = made(
+            "apiVersion: external-secrets.io/v1beta1\nkind: ExternalSecret\nmetadata: {name: es}\nspec: {data: []}\n",
+        );
+        assert_eq!(m[0].id.name, "es");
+        assert!(!m[0].content.as_ref().unwrap().open);
+        // Merge and None write into a Secret made elsewhere: nothing is made.
+        for policy in ["Merge", "None"] {
+            let m = made(&format!(
+                "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {{name: es}}\nspec: {{target: {{creationPolicy: {policy}}}}}\n"
+            ));
+            assert!(m.is_empty(), "{policy}");
+        }
+        let m = made(
+            "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: es}\nspec: {target: {creationPolicy: Orphan}}\n",
+        );
+        assert_eq!(m.len(), 1);
+    }
+
+    #[test]
+    fn a_secret_provider_class_is_a_source_and_makes_its_secret_objects() {
+        let m = made(
+            "apiVersion: secrets-store.csi.x-k8s.io/v1\nkind: SecretProviderClass\nmetadata: {name: spc}\nspec:\n  provider: vault\n  secretObjects:\n  - {secretName: a, type: Opaque, data: [{objectName: o, key: k}]}\n  - {secretName: b, data: []}\n",
+        );
+        let got: Vec<(SourceKind, &str)> = m.iter().map(|m| (m.kind, m.id.name.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                (SourceKind::SecretProviderClass, "spc"),
+                (SourceKind::Secret, "a"),
+                (SourceKind::Secret, "b")
+            ]
+        );
+        assert!(m[1].content.as_ref().unwrap().entries.contains_key("k"));
+    }
+
+    #[test]
+    fn canonical_text_ignores_layout_order_and_quoting() {
+        let a = Tree::parse("b: [1, 'x']\na: {c: ~}\n").unwrap();
+        let b = Tree::parse("a:\n  c: null\nb:\n- \"1\"\n- x\n").unwrap();
+        assert_eq!(canonical(&a, a.docs[0].root), canonical(&b, b.docs[0].root));
+        let c = Tree::parse("a: {c: ~}\nb: [1, y]\n").unwrap();
+        assert_ne!(canonical(&a, a.docs[0].root), canonical(&c, c.docs[0].root));
+    }
+}
