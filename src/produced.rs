@@ -130,7 +130,15 @@ fn content(
 /// that reformatting, reordering keys or changing quotes does not change it.
 pub fn canonical(tree: &Tree<'_>, node: NodeId) -> Vec<u8> {
     let mut out = String::new();
-    write_canonical(tree, node, &mut out, &[]);
+    write_canonical(
+        tree,
+        node,
+        &mut out,
+        &Canon {
+            skip: &[],
+            replaced: &[],
+        },
+    );
     out.into_bytes()
 }
 
@@ -138,16 +146,35 @@ pub fn canonical(tree: &Tree<'_>, node: NodeId) -> Vec<u8> {
 /// mappings and lists that are then empty: what a pod template is apart from a stamp,
 /// whether or not the stamp (and the `annotations:` / `env:` around it) is there.
 pub fn canonical_without(tree: &Tree<'_>, node: NodeId, skip: &[NodeId]) -> Vec<u8> {
+    canonical_as_written(tree, node, skip, &[])
+}
+
+/// [`canonical_without`], reading each scalar in `replaced` as the text it will have
+/// in the output (a reference rewritten to a renamed object), so the canonical text of
+/// the output equals that of the input.
+pub fn canonical_as_written(
+    tree: &Tree<'_>,
+    node: NodeId,
+    skip: &[NodeId],
+    replaced: &[(NodeId, String)],
+) -> Vec<u8> {
     let mut out = String::new();
-    write_canonical(tree, node, &mut out, skip);
+    write_canonical(tree, node, &mut out, &Canon { skip, replaced });
     out.into_bytes()
+}
+
+/// What the canonical text leaves out or reads otherwise.
+struct Canon<'c> {
+    skip: &'c [NodeId],
+    replaced: &'c [(NodeId, String)],
 }
 
 fn is_empty_text(t: &str) -> bool {
     matches!(t, "{}" | "[]" | "null")
 }
 
-fn write_canonical(tree: &Tree<'_>, node: NodeId, out: &mut String, skip: &[NodeId]) {
+fn write_canonical(tree: &Tree<'_>, node: NodeId, out: &mut String, canon: &Canon<'_>) {
+    let skip = canon.skip;
     if tree.is_map(node) {
         let mut entries: Vec<(String, NodeId)> = tree
             .entries(node)
@@ -162,7 +189,7 @@ fn write_canonical(tree: &Tree<'_>, node: NodeId, out: &mut String, skip: &[Node
                 continue;
             }
             let mut value = String::new();
-            write_canonical(tree, *v, &mut value, skip);
+            write_canonical(tree, *v, &mut value, canon);
             if !skip.is_empty() && is_empty_text(&value) {
                 continue;
             }
@@ -183,11 +210,13 @@ fn write_canonical(tree: &Tree<'_>, node: NodeId, out: &mut String, skip: &[Node
                 out.push(',');
             }
             first = false;
-            write_canonical(tree, v, out, skip);
+            write_canonical(tree, v, out, canon);
         }
         out.push(']');
     } else if tree.is_null(node) {
         out.push_str("null");
+    } else if let Some((_, text)) = canon.replaced.iter().find(|(n, _)| *n == node) {
+        out.push_str(&double_quoted(text));
     } else {
         out.push_str(&double_quoted(tree.str(node).unwrap_or("")));
     }

@@ -858,7 +858,18 @@ fn stamp_workload(
             }
             return Ok(());
         }
-        let (base, new_name) = job_name(tree, item, id, template, spec, config, &stamped_hash);
+        // The name comes from the template as written out: references to renamed
+        // objects read as their new names, so a run on the output gives the same name.
+        let replaced: Vec<(NodeId, String)> =
+            references::find_all(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites)
+                .into_iter()
+                .filter_map(|r| {
+                    let new = ctx.renames.final_name(r.kind, &id.namespace, &r.name)?;
+                    (new != r.name).then(|| (r.name_node, new.to_string()))
+                })
+                .collect();
+        let (base, new_name) =
+            job_name(tree, item, id, (template, spec), config, &stamped_hash, &replaced);
         if new_name.len() > JOB_NAME_MAX {
             out.counts.failed += 1;
             out.notes.push(Note::Result(
@@ -939,10 +950,10 @@ fn job_name(
     tree: &Tree<'_>,
     item: NodeId,
     id: &ResourceId,
-    template: NodeId,
-    spec: NodeId,
+    (template, spec): (NodeId, NodeId),
     config: &Config,
     stamped: &str,
+    replaced: &[(NodeId, String)],
 ) -> (String, String) {
     use sha2::{Digest, Sha256};
     let mut skip = Vec::new();
@@ -968,7 +979,9 @@ fn job_name(
     h.update(b"config-hash.dev/job-name/v1\n");
     h.update((stamped.len() as u64).to_be_bytes());
     h.update(stamped.as_bytes());
-    h.update(crate::produced::canonical_without(tree, template, &skip));
+    h.update(crate::produced::canonical_as_written(
+        tree, template, &skip, replaced,
+    ));
     let suffix = crate::naming::suffix_of_digest(&h.finalize());
     let base = crate::krm::annotation(tree, item, crate::suffix::BASE_NAME_ANNOTATION)
         .filter(|b| !b.is_empty())
