@@ -1132,6 +1132,12 @@ impl DataRefs {
                     let Some(var) = tree.get(entry, "name").and_then(|n| tree.str(n)) else {
                         continue;
                     };
+                    // The record is `container/VAR=Kind/name,...`: a name holding `=` or
+                    // `,` (which Kubernetes refuses anyway) could not be read back, so
+                    // such a variable is left as written.
+                    if var.contains(['=', ',']) {
+                        continue;
+                    }
                     let field = format!("{spec_path}.{list}[{i}].env[{j}]");
                     let container_field = format!("{spec_path}.{list}[{i}]");
                     let value_from = tree
