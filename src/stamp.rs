@@ -367,13 +367,7 @@ fn stamp_workload(
             .at_field(r.field),
         ));
     }
-    let shifted = shifted_env_lists(
-        tree,
-        spec,
-        &spec_path,
-        kind.env_allowed && config.writes_env(),
-        config,
-    );
+    let shifted = shifted_env_lists(tree, spec, &spec_path, env_lists(kind, config), config);
     let unreadable =
         references::unreadable_names(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
     if !unreadable.is_empty() {
@@ -1530,14 +1524,11 @@ fn shifted_env_lists(
     tree: &Tree<'_>,
     spec: NodeId,
     spec_path: &str,
-    env_applies: bool,
+    lists: &[&str],
     config: &Config,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    if !env_applies {
-        return out;
-    }
-    for list in &CONTAINER_LISTS[..2] {
+    for list in lists {
         let Some(seq) = own(tree, spec, list) else {
             continue;
         };
@@ -1568,7 +1559,8 @@ pub(crate) fn output_field_of(
 ) -> Option<String> {
     let id = ResourceId::of(tree, item);
     let kind = catalog.workload(&id.api_version, &id.kind)?;
-    if !(kind.env_allowed && config.writes_env()) || flag(tree, item, SKIP_ANNOTATION) {
+    let lists = env_lists(kind, config);
+    if lists.is_empty() || flag(tree, item, SKIP_ANNOTATION) {
         return None;
     }
     let template: Vec<&str> = kind.template.iter().map(String::as_str).collect();
@@ -1580,8 +1572,23 @@ pub(crate) fn output_field_of(
     }
     output_field(
         field,
-        &shifted_env_lists(tree, spec, &spec_path, true, config),
+        &shifted_env_lists(tree, spec, &spec_path, lists, config),
     )
+}
+
+/// The container lists where stamping inserts the env var: containers and init
+/// containers in env mode; regular containers only for a kind restarted in place
+/// through the downward API (whatever the mode); none otherwise.
+fn env_lists(kind: &WorkloadKind, config: &Config) -> &'static [&'static str] {
+    if !kind.env_allowed {
+        &[]
+    } else if kind.restart == Restart::DownwardApi {
+        &CONTAINER_LISTS[..1]
+    } else if config.writes_env() {
+        &CONTAINER_LISTS[..2]
+    } else {
+        &[]
+    }
 }
 
 /// A reference's field path as it reads in the output, when the hash entry moves it:
