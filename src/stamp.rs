@@ -342,11 +342,12 @@ fn stamp_workload(
     let mut refs = references::find(tree, spec, &spec_path, &ctx.catalog.pod_sites);
     // Reloader annotations config-hash wrote itself are its output, not dependencies.
     let written = flag_present(tree, item, RELOADER_WRITTEN_ANNOTATION);
+    let ours = reloader_keys_written(tree, item);
     let sites: Vec<_> = ctx
         .catalog
         .annotation_sites
         .iter()
-        .filter(|s| !(written && RELOADER_KEYS.iter().any(|(_, k)| *k == s.key)))
+        .filter(|s| !ours.contains(&s.key))
         .copied()
         .collect();
     let (extra, regexes) = references::find_annotations(tree, item, &sites);
@@ -782,11 +783,7 @@ fn stamp_workload(
                 }
             }
         }
-        let before: Vec<&str> = crate::krm::annotation(tree, item, RELOADER_WRITTEN_ANNOTATION)
-            .unwrap_or("")
-            .split(',')
-            .filter(|k| RELOADER_KEYS.iter().any(|(_, r)| r == k))
-            .collect();
+        let before = reloader_keys_written(tree, item);
         // A list the user wrote (not marked as ours) is theirs: read as extra
         // dependencies above, never rewritten.
         wanted.retain(|key, names| {
@@ -983,6 +980,17 @@ fn job_name(
         .to_string();
     let new_name = format!("{base}-{suffix}");
     (base, new_name)
+}
+
+/// The Reloader annotation keys the marker says config-hash wrote (entries trimmed, so
+/// reading and rewriting agree on what is ours): those are output, not dependencies.
+fn reloader_keys_written<'t>(tree: &'t Tree<'_>, item: NodeId) -> Vec<&'t str> {
+    crate::krm::annotation(tree, item, RELOADER_WRITTEN_ANNOTATION)
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|k| RELOADER_KEYS.iter().any(|(_, r)| r == k))
+        .collect()
 }
 
 /// Matches new block sequences to the indentation of the pod's `containers` list.
