@@ -51,6 +51,9 @@ pub enum Coarser {
     JsonArray,
     /// A byte-order mark after the start of the input.
     InnerBom,
+    /// U+2028, U+2029 or NEL in an input where some chunk alone would read as JSON and
+    /// the whole as YAML, or the other way round.
+    JsonOrYamlBreaks,
     /// Flow-style or unusually laid-out ResourceList that the splitter does not cut.
     UnusualList { line: usize, what: &'static str },
     /// A single document that mentions ResourceList but is not one the splitter reads.
@@ -90,6 +93,10 @@ impl std::fmt::Display for Coarser {
                 "the configuration has errors, so the input is read as one chunk"
             ),
             Coarser::JsonArray => write!(f, "a top-level JSON array is read as one chunk"),
+            Coarser::JsonOrYamlBreaks => write!(
+                f,
+                "line separators (U+2028, U+2029, NEL) where a chunk alone would read as JSON and the input as YAML (or the other way round): read as one chunk"
+            ),
             Coarser::InnerBom => write!(
                 f,
                 "a byte-order mark after the start of the input: read as one chunk"
@@ -194,6 +201,26 @@ fn is_entry(rest: &str) -> bool {
 
 /// Splits `body` into chunks of single items where it can.
 pub fn split(body: &str) -> Split {
+    let split = cut(body);
+    // U+2028, U+2029 and NEL are line breaks in YAML text and characters in JSON text
+    // (kubectl reads a text that starts with `{` or `[` as JSON): a chunk must not be
+    // read as the other of the two.
+    let breaks = ["\u{85}", "\u{2028}", "\u{2029}"];
+    if split.frame != Frame::Whole && breaks.iter().any(|b| body.contains(b)) {
+        let json = |t: &str| matches!(t.trim_start().as_bytes().first(), Some(b'{' | b'['));
+        let whole = json(body);
+        if split
+            .chunks
+            .iter()
+            .any(|c| json(&body[c.start..c.end]) != whole)
+        {
+            return Split::whole(body, Coarser::JsonOrYamlBreaks);
+        }
+    }
+    split
+}
+
+fn cut(body: &str) -> Split {
     // A BOM after the start is legal in some places and not in others (the parser
     // decides per document): read the input whole so chunks cannot decide otherwise.
     if body.contains('\u{feff}') {
