@@ -769,6 +769,20 @@ items:
     }
 
     #[test]
+    fn a_paragraph_separator_before_the_first_key_is_a_line_break() {
+        // Found by the fuzz smoke: go-yaml breaks the line at U+2029, so the key after
+        // it is at column 0 and so are the results.
+        let text = format!("\u{2029}{LIST}");
+        let out = run(&text, &Options::default()).unwrap();
+        assert!(out.output.contains("\nresults:\n"), "{}", out.output);
+        assert!(
+            crate::yaml::Tree::parse(&out.output).is_ok(),
+            "{}",
+            out.output
+        );
+    }
+
+    #[test]
     fn a_second_byte_order_mark_is_not_indentation() {
         // Found by the fuzz target: results were written at column 1, so the output
         // did not parse.

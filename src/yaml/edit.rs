@@ -831,11 +831,14 @@ fn after_eol(src: &str, pos: usize) -> usize {
 
 /// Column (in characters) of `pos` on its line.
 pub fn column(src: &str, pos: usize) -> usize {
+    let line = &src[line_start(src, pos)..pos];
+    // go-yaml (and the dialect layer) break lines at U+2028, U+2029 and NEL too.
+    let line = match line.rfind(['\u{2028}', '\u{2029}', '\u{85}']) {
+        Some(i) => &line[i + line[i..].chars().next().map_or(1, char::len_utf8)..],
+        None => line,
+    };
     // A byte-order mark before a document's first key is not indentation.
-    src[line_start(src, pos)..pos]
-        .chars()
-        .filter(|&c| c != '\u{feff}')
-        .count()
+    line.chars().filter(|&c| c != '\u{feff}').count()
 }
 
 /// The `:` that follows a key ending at `key_end`.
