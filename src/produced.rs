@@ -137,6 +137,7 @@ pub fn canonical(tree: &Tree<'_>, node: NodeId) -> Vec<u8> {
         &Canon {
             skip: &[],
             replaced: &[],
+            drop_empty: false,
         },
     );
     out.into_bytes()
@@ -159,7 +160,18 @@ pub fn canonical_as_written(
     replaced: &[(NodeId, String)],
 ) -> Vec<u8> {
     let mut out = String::new();
-    write_canonical(tree, node, &mut out, &Canon { skip, replaced });
+    // Empty maps and lists are dropped whether or not the stamp was there to skip, so
+    // the text before and after stamping is the same.
+    write_canonical(
+        tree,
+        node,
+        &mut out,
+        &Canon {
+            skip,
+            replaced,
+            drop_empty: true,
+        },
+    );
     out.into_bytes()
 }
 
@@ -167,6 +179,7 @@ pub fn canonical_as_written(
 struct Canon<'c> {
     skip: &'c [NodeId],
     replaced: &'c [(NodeId, String)],
+    drop_empty: bool,
 }
 
 fn is_empty_text(t: &str) -> bool {
@@ -190,7 +203,7 @@ fn write_canonical(tree: &Tree<'_>, node: NodeId, out: &mut String, canon: &Cano
             }
             let mut value = String::new();
             write_canonical(tree, *v, &mut value, canon);
-            if !skip.is_empty() && is_empty_text(&value) {
+            if canon.drop_empty && is_empty_text(&value) {
                 continue;
             }
             if !first {
