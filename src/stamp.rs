@@ -1627,45 +1627,21 @@ fn set_env(
     name: &str,
     hash: &str,
 ) -> Result<(), EditError> {
-    let tree = ed.tree;
-    let entry = || {
-        NewValue::Map(vec![
-            ("name".into(), NewValue::Plain(name.into())),
-            ("value".into(), NewValue::Str(hash.into())),
-        ])
-    };
-    match own(tree, container, "env") {
-        None => ed.insert_entry(container, "env", &NewValue::Seq(vec![entry()])),
-        Some(v) if tree.is_null(v) => {
-            ed.set_value(container, &["env"], NewValue::Seq(vec![entry()]))
+    let entry = NewValue::Map(vec![
+        ("name".into(), NewValue::Plain(name.into())),
+        ("value".into(), NewValue::Str(hash.into())),
+    ]);
+    upsert_env(ed, container, name, &entry, |ed, var| {
+        let tree = ed.tree;
+        if own(tree, var, "valueFrom").is_some() {
+            return Err(EditError::WrongType {
+                pos: tree.node(var).span.start,
+                field: format!("env {name}"),
+                expected: "a plain value, not valueFrom (rename envName or remove that variable)",
+            });
         }
-        Some(seq) if tree.is_seq(seq) && !tree.is_alias(seq) => {
-            let found = env_indices(tree, seq, name);
-            if found.is_empty() {
-                return ed.insert_item(seq, &entry());
-            }
-            for idx in found {
-                let var = tree.items(seq)[idx];
-                if own(tree, var, "valueFrom").is_some() {
-                    return Err(EditError::WrongType {
-                        pos: tree.node(var).span.start,
-                        field: format!("env {name}"),
-                        expected: "a plain value, not valueFrom (rename envName or remove that variable)",
-                    });
-                }
-                ed.set_string(var, &[], "value", hash)?;
-            }
-            Ok(())
-        }
-        Some(seq) if tree.is_alias(seq) => Err(EditError::ThroughAlias {
-            pos: tree.node(seq).span.start,
-        }),
-        Some(v) => Err(EditError::WrongType {
-            pos: tree.node(v).span.start,
-            field: "env".into(),
-            expected: "a list",
-        }),
-    }
+        ed.set_string(var, &[], "value", hash)
+    })
 }
 
 /// Gives a container env var `name` reading pod annotation `key` through the downward
@@ -1676,39 +1652,53 @@ fn set_env_from_annotation(
     name: &str,
     key: &str,
 ) -> Result<(), EditError> {
-    let tree = ed.tree;
     let path = format!("metadata.annotations['{key}']");
-    let entry = || {
-        NewValue::Map(vec![
-            ("name".into(), NewValue::Plain(name.into())),
-            (
-                "valueFrom".into(),
-                NewValue::nested(&["fieldRef", "fieldPath"], NewValue::Str(path.clone())),
-            ),
-        ])
-    };
+    let entry = NewValue::Map(vec![
+        ("name".into(), NewValue::Plain(name.into())),
+        (
+            "valueFrom".into(),
+            NewValue::nested(&["fieldRef", "fieldPath"], NewValue::Str(path.clone())),
+        ),
+    ]);
+    upsert_env(ed, container, name, &entry, |ed, var| {
+        let tree = ed.tree;
+        let reads = tree
+            .get_path(var, &["valueFrom", "fieldRef", "fieldPath"])
+            .and_then(|p| tree.str(p));
+        if reads != Some(path.as_str()) {
+            return Err(EditError::WrongType {
+                pos: tree.node(var).span.start,
+                field: format!("env {name}"),
+                expected: "valueFrom.fieldRef reading the hash annotation (remove that variable, or rename envName)",
+            });
+        }
+        Ok(())
+    })
+}
+
+/// Adds `entry` as env var `name` of a container, creating the list if needed, or
+/// hands every existing entry of that name to `existing` (Kubernetes uses the last of
+/// several, so all are kept in step).
+fn upsert_env(
+    ed: &mut Editor<'_, '_>,
+    container: NodeId,
+    name: &str,
+    entry: &NewValue,
+    mut existing: impl FnMut(&mut Editor<'_, '_>, NodeId) -> Result<(), EditError>,
+) -> Result<(), EditError> {
+    let tree = ed.tree;
     match own(tree, container, "env") {
-        None => ed.insert_entry(container, "env", &NewValue::Seq(vec![entry()])),
+        None => ed.insert_entry(container, "env", &NewValue::Seq(vec![entry.clone()])),
         Some(v) if tree.is_null(v) => {
-            ed.set_value(container, &["env"], NewValue::Seq(vec![entry()]))
+            ed.set_value(container, &["env"], NewValue::Seq(vec![entry.clone()]))
         }
         Some(seq) if tree.is_seq(seq) && !tree.is_alias(seq) => {
             let found = env_indices(tree, seq, name);
             if found.is_empty() {
-                return ed.insert_item(seq, &entry());
+                return ed.insert_item(seq, entry);
             }
             for idx in found {
-                let var = tree.items(seq)[idx];
-                let reads = tree
-                    .get_path(var, &["valueFrom", "fieldRef", "fieldPath"])
-                    .and_then(|p| tree.str(p));
-                if reads != Some(path.as_str()) {
-                    return Err(EditError::WrongType {
-                        pos: tree.node(var).span.start,
-                        field: format!("env {name}"),
-                        expected: "valueFrom.fieldRef reading the hash annotation (remove that variable, or rename envName)",
-                    });
-                }
+                existing(ed, tree.items(seq)[idx])?;
             }
             Ok(())
         }
