@@ -612,19 +612,28 @@ mod json {
             return None;
         }
         c.i += 1;
+        // Separators as a YAML flow collection has them: one comma between entries, one
+        // optional trailing comma, none leading. A looser reading here would cut an input
+        // into chunks that parse while the whole does not.
+        let mut first = true;
         loop {
             c.ws();
-            match c.peek()? {
-                b'}' => {
+            if c.peek()? == b'}' {
+                c.i += 1;
+                break;
+            }
+            if !first {
+                if c.peek()? != b',' {
+                    return None;
+                }
+                c.i += 1;
+                c.ws();
+                if c.peek()? == b'}' {
                     c.i += 1;
                     break;
                 }
-                b',' => {
-                    c.i += 1;
-                    continue;
-                }
-                _ => {}
             }
+            first = false;
             let (ks, ke) = c.string()?;
             let key = &src[ks..ke];
             c.ws();
@@ -641,15 +650,22 @@ mod json {
                 "items" if c.peek() == Some(b'[') => {
                     c.i += 1;
                     let inner_start = c.i;
+                    let mut first = true;
                     loop {
                         c.ws();
+                        if c.peek()? != b']' && !first {
+                            if c.peek()? != b',' {
+                                return None;
+                            }
+                            c.i += 1;
+                            c.ws();
+                        }
                         match c.peek()? {
                             b']' => {
                                 out.items_inner = Some((inner_start, c.i));
                                 c.i += 1;
                                 break;
                             }
-                            b',' => c.i += 1,
                             b'{' => {
                                 let s = c.i;
                                 c.value()?;
@@ -657,6 +673,7 @@ mod json {
                             }
                             _ => return None,
                         }
+                        first = false;
                     }
                 }
                 _ => c.value()?,
@@ -769,6 +786,19 @@ mod tests {
         // Not plain JSON (a YAML flow key), or a JSON array: one chunk.
         assert_eq!(split("{kind: ResourceList, items: []}").frame, Frame::Whole);
         assert_eq!(split("[{\"a\": 1}]").frame, Frame::Whole);
+        // Separators as YAML reads a flow collection: a missing or doubled comma is not
+        // cut (the whole input then reports it); a trailing one is fine.
+        for bad in [
+            "{\"kind\": \"ResourceList\", \"items\": [{\"a\": 1} {\"b\": 2}]}",
+            "{\"kind\": \"ResourceList\", \"items\": [{\"a\": 1},, {\"b\": 2}]}",
+            "{\"kind\": \"ResourceList\", \"items\": [, {\"a\": 1}]}",
+            "{\"kind\": \"ResourceList\" \"items\": [{\"a\": 1}]}",
+            "{, \"kind\": \"ResourceList\", \"items\": [{\"a\": 1}]}",
+        ] {
+            assert_eq!(split(bad).frame, Frame::Whole, "{bad}");
+        }
+        let trailing = "{\"kind\": \"ResourceList\", \"items\": [{\"a\": 1}, {\"b\": 2},],}";
+        assert_eq!(texts(trailing, &split(trailing)).len(), 2);
     }
 
     #[test]
