@@ -29,4 +29,15 @@ if [ -d "$shared" ]; then
     add "$f"
   done < <(find "$shared" -type f \( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
 fi
+# Every input a fuzz run ever failed on, kept per target (krm_options inputs keep their
+# two option bytes), so each later run starts from them.
+for target in krm_default krm_options graph; do
+  if [ -d "regressions/$target" ]; then
+    for f in "regressions/$target"/*; do
+      [ -f "$f" ] || continue
+      n=$((n + 1))
+      cp "$f" "corpus/$target/regression-$(basename "$f")"
+    done
+  fi
+done
 echo "seeded $n inputs into fuzz/corpus/{krm_default,krm_options,graph}"
