@@ -201,13 +201,24 @@ fn is_entry(rest: &str) -> bool {
 
 /// Splits `body` into chunks of single items where it can.
 pub fn split(body: &str) -> Split {
-    let split = cut(body);
+    let json = |t: &str| matches!(t.trim_start().as_bytes().first(), Some(b'{' | b'['));
+    let breaks = ["\u{85}", "\u{2028}", "\u{2029}"];
+    let has_breaks = breaks.iter().any(|b| body.contains(b));
+    // In YAML text go-yaml ends a line at each of them (a comment too), so the splitter
+    // must see lines where the parser does: it reads a copy of the same length with the
+    // break at the end of each (blanks before a line break change no line's meaning).
+    let split = if has_breaks && !json(body) {
+        let copy = body
+            .replace('\u{85}', " \n")
+            .replace(['\u{2028}', '\u{2029}'], "  \n");
+        cut(&copy)
+    } else {
+        cut(body)
+    };
     // U+2028, U+2029 and NEL are line breaks in YAML text and characters in JSON text
     // (kubectl reads a text that starts with `{` or `[` as JSON): a chunk must not be
     // read as the other of the two.
-    let breaks = ["\u{85}", "\u{2028}", "\u{2029}"];
-    if split.frame != Frame::Whole && breaks.iter().any(|b| body.contains(b)) {
-        let json = |t: &str| matches!(t.trim_start().as_bytes().first(), Some(b'{' | b'['));
+    if split.frame != Frame::Whole && has_breaks {
         let whole = json(body);
         if split
             .chunks

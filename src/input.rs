@@ -359,9 +359,10 @@ pub fn kpt_config(paths: &[PathBuf]) -> Result<(Option<String>, Vec<PathBuf>), S
 /// config-hash`) leaves exactly this, and passing it on as "nothing to stamp" would
 /// hide the failure.
 pub fn is_blank(text: &str) -> bool {
-    // A lone CR is a line break too (go-yaml reads it so): `# c\rkind: X` is not a comment.
+    // A lone CR is a line break too (go-yaml reads it so): `# c\rkind: X` is not a
+    // comment; so are NEL, LS and PS in YAML text.
     text.trim_start_matches('\u{feff}')
-        .split(['\n', '\r'])
+        .split(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'])
         .all(|line| {
             let line = line.trim();
             line.is_empty()
@@ -665,7 +666,14 @@ mod tests {
         for blank in ["", "\n \n", "# c\n---\n  # d\n...\n", "\u{feff}--- # x\n"] {
             assert!(is_blank(blank), "{blank:?}");
         }
-        for content in ["a: 1", "--- a: 1\n", "# c\n{}\n", "[]", "--- !tag\n"] {
+        for content in [
+            "a: 1",
+            "--- a: 1\n",
+            "# c\n{}\n",
+            "[]",
+            "--- !tag\n",
+            "# c\u{2029}a: 1\n",
+        ] {
             assert!(!is_blank(content), "{content:?}");
         }
     }
