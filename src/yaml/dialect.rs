@@ -156,16 +156,22 @@ pub fn repair_quoted(
         .filter(|&(_, &c)| c == b'\t')
         .map(|(i, _)| at + i)
         .collect();
-    if tabs.is_empty() {
+    blank_out(copy, src, patched, &tabs)
+}
+
+/// Turns the ASCII bytes at `at` (tabs or line breaks) of `copy` into spaces and records
+/// where they are in `src`; false when there are none.
+fn blank_out(copy: &mut String, src: &str, patched: &mut Vec<usize>, at: &[usize]) -> bool {
+    if at.is_empty() {
         return false;
     }
     let mut bytes = std::mem::take(copy).into_bytes();
-    for &t in &tabs {
-        bytes[t] = b' ';
+    for &i in at {
+        bytes[i] = b' ';
     }
     // Only ASCII bytes were replaced by ASCII bytes.
     *copy = String::from_utf8(bytes).expect("still UTF-8");
-    patched.extend(same_chars_in(copy, src, &tabs));
+    patched.extend(same_chars_in(copy, src, at));
     patched.sort_unstable();
     true
 }
@@ -205,18 +211,7 @@ pub fn unfold_quoted(
         }
         i += 1;
     }
-    if breaks.is_empty() {
-        return false;
-    }
-    let mut bytes = std::mem::take(copy).into_bytes();
-    for &at in &breaks {
-        bytes[at] = b' ';
-    }
-    // Only ASCII bytes were replaced by ASCII bytes.
-    *copy = String::from_utf8(bytes).expect("still UTF-8");
-    patched.extend(same_chars_in(copy, src, &breaks));
-    patched.sort_unstable();
-    true
+    blank_out(copy, src, patched, &breaks)
 }
 
 /// The byte offset of a 1-based line and column (in characters) in `text`, counting
