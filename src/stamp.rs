@@ -1,7 +1,7 @@
 //! The core pass: for each workload, resolve the ConfigMaps and Secrets its pod template
 //! sees, hash exactly that, and stamp the template (annotation and/or env var).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::catalog::{Catalog, RELOADER_KEYS, RELOADER_WRITTEN_ANNOTATION, Restart, WorkloadKind};
 use crate::config::RuntimeReload;
@@ -489,7 +489,7 @@ fn stamp_workload(
     for r in &refs {
         // Results describe the output: a reference after an inserted env hash moved down.
         let r_out;
-        let r = match output_field(&r.field, &shifted) {
+        let r = match shifted.output_field(&r.field) {
             Some(field) => {
                 r_out = Reference { field, ..r.clone() };
                 &r_out
@@ -1534,8 +1534,8 @@ fn shifted_env_lists(
     spec_path: &str,
     lists: &[&str],
     config: &Config,
-) -> Vec<String> {
-    let mut out = Vec::new();
+) -> Shifted {
+    let mut out = HashSet::new();
     for list in lists {
         let Some(seq) = own(tree, spec, list) else {
             continue;
@@ -1548,23 +1548,22 @@ fn shifted_env_lists(
                 && !tree.is_alias(env)
                 && env_indices(tree, env, &config.env_name).is_empty()
             {
-                out.push(format!("{spec_path}.{list}[{i}].env"));
+                out.insert(format!("{spec_path}.{list}[{i}].env"));
             }
         }
     }
-    out
+    Shifted(out)
 }
 
-/// For messages about any field of `item`: its path as it reads in the output, where
-/// env mode will insert the hash ahead of it in a workload's env list (`None`: as in
-/// the input). Results describe the output, so a second run must word them the same.
-pub(crate) fn output_field_of(
+/// For messages about the fields of one item: where env mode will insert the hash ahead
+/// of them in a workload's env list (`None`: nothing moves). Results describe the
+/// output, so a second run must word them the same.
+pub(crate) fn shifted_fields_of(
     tree: &Tree<'_>,
     item: NodeId,
     config: &Config,
     catalog: &Catalog,
-    field: &str,
-) -> Option<String> {
+) -> Option<Shifted> {
     let id = ResourceId::of(tree, item);
     let kind = catalog.workload(&id.api_version, &id.kind)?;
     let lists = env_lists(kind, config);
@@ -1578,10 +1577,7 @@ pub(crate) fn output_field_of(
     if references::find(tree, spec, &spec_path, &catalog.pod_sites).is_empty() {
         return None;
     }
-    output_field(
-        field,
-        &shifted_env_lists(tree, spec, &spec_path, lists, config),
-    )
+    Some(shifted_env_lists(tree, spec, &spec_path, lists, config))
 }
 
 /// The container lists where stamping inserts the env var: containers and init
@@ -1599,15 +1595,27 @@ fn env_lists(kind: &WorkloadKind, config: &Config) -> &'static [&'static str] {
     }
 }
 
-/// A reference's field path as it reads in the output, when the hash entry moves it:
-/// results describe the output, so a second run must word them the same.
-fn output_field(field: &str, shifted: &[String]) -> Option<String> {
-    shifted.iter().find_map(|list| {
-        let rest = field.strip_prefix(list.as_str())?.strip_prefix('[')?;
-        let (idx, tail) = rest.split_once(']')?;
-        let idx: usize = idx.parse().ok()?;
-        Some(format!("{list}[{}]{tail}", idx + 1))
-    })
+/// The env lists (by field path) that gain the hash as their first entry.
+pub(crate) struct Shifted(HashSet<String>);
+
+impl Shifted {
+    /// A field's path as it reads in the output, when the hash entry moves it (`None`:
+    /// it does not move). One look-up per `[` of the path, so many fields of one item
+    /// cost no more than reading their paths.
+    pub(crate) fn output_field(&self, field: &str) -> Option<String> {
+        if self.0.is_empty() {
+            return None;
+        }
+        field.match_indices('[').find_map(|(at, _)| {
+            let list = &field[..at];
+            if !self.0.contains(list) {
+                return None;
+            }
+            let (idx, tail) = field[at + 1..].split_once(']')?;
+            let idx: usize = idx.parse().ok()?;
+            Some(format!("{list}[{}]{tail}", idx + 1))
+        })
+    }
 }
 
 /// Every entry of an env list with this name: Kubernetes uses the last, so all of them

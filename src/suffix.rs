@@ -561,10 +561,17 @@ pub fn warn_unknown_mentions(
             }
         }
     });
+    // Results describe the output: a field after an inserted env hash moved down.
+    let shifted = if hits.is_empty() {
+        None
+    } else {
+        crate::stamp::shifted_fields_of(tree, item, config, catalog)
+    };
     for (field, text, new) in hits {
-        // Results describe the output: a field after an inserted env hash moved down.
-        let field =
-            crate::stamp::output_field_of(tree, item, config, catalog, &field).unwrap_or(field);
+        let field = shifted
+            .as_ref()
+            .and_then(|s| s.output_field(&field))
+            .unwrap_or(field);
         results.push(
             KrmResult::new(
                 Severity::Warning,

@@ -109,3 +109,30 @@ fn merge_key_chains_end_quickly() {
     let err = within(30, move || run(input)).unwrap_err();
     assert!(err.contains("alias expansion limit"), "{err}");
 }
+
+/// Each old-name warning in env mode looked up every env list of its workload again, so
+/// many mentions in one workload took quadratic time (20,000: 65 s in a release build).
+#[test]
+fn many_old_name_mentions_in_env_mode_are_reported_in_linear_time() {
+    let n = 40_000;
+    let mut input = String::from(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: fn}\n  data: {mode: env, nameSuffix: \"true\"}\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cfg}\n  data: {a: \"1\"}\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}\n  spec:\n    template:\n      spec:\n        containers:\n        - name: web\n          envFrom: [{configMapRef: {name: cfg}}]\n          env:\n",
+    );
+    for i in 0..n {
+        input.push_str(&format!("          - {{name: V{i}, value: cfg}}\n"));
+    }
+    let out = within(60, move || run(input)).unwrap();
+    assert_eq!(out.exit_code, 0);
+    let fields: Vec<&str> = out
+        .results
+        .iter()
+        .filter(|r| r.message.contains("the old name of an object"))
+        .filter_map(|r| r.field.as_deref())
+        .collect();
+    assert_eq!(fields.len(), n);
+    // The hash entry goes first, so the last mention is one further down in the output.
+    assert_eq!(
+        fields[n - 1],
+        format!("spec.template.spec.containers[0].env[{n}].value")
+    );
+}
