@@ -1315,10 +1315,7 @@ fn remove_annotations(
             }
         }
     }
-    for k in present {
-        ed.remove(owner, &["metadata", "annotations"], k)?;
-    }
-    Ok(())
+    ed.remove_keys(owner, &["metadata", "annotations"], &present)
 }
 
 /// Sets several pod-template annotations, creating the `annotations:` mapping once
@@ -1487,11 +1484,7 @@ fn remove_env(ed: &mut Editor<'_, '_>, spec: NodeId, name: &str) -> Result<(), E
             .flatten();
         match lines {
             Some((start, end)) => ed.splices.delete(start, end),
-            None => {
-                for idx in found {
-                    ed.remove_item(seq, idx)?;
-                }
-            }
+            None => ed.remove_items(seq, &found)?,
         }
     }
     Ok(())

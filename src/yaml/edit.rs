@@ -350,6 +350,17 @@ impl<'t, 'a> Editor<'t, 'a> {
     /// Removes `path.../key` under `map` if present. Only single-line scalar entries are
     /// removed (the function only ever removes what it wrote).
     pub fn remove(&mut self, map: NodeId, path: &[&str], key: &str) -> Result<(), EditError> {
+        self.remove_keys(map, path, &[key])
+    }
+
+    /// Removes every key of `keys` present under `path...` in `map`, at once: neighbours
+    /// in a flow mapping share the separators between them.
+    pub fn remove_keys(
+        &mut self,
+        map: NodeId,
+        path: &[&str],
+        keys: &[&str],
+    ) -> Result<(), EditError> {
         let mut cur = map;
         for seg in path {
             match self.own_get(cur, seg) {
@@ -358,51 +369,50 @@ impl<'t, 'a> Editor<'t, 'a> {
             }
         }
         let entries = self.tree.own_entries(cur);
-        let Some(idx) = entries
+        let idxs: Vec<usize> = entries
             .iter()
-            .position(|&(k, _)| self.tree.str(k) == Some(key))
-        else {
+            .enumerate()
+            .filter(|&(_, &(k, _))| self.tree.str(k).is_some_and(|k| keys.contains(&k)))
+            .map(|(i, _)| i)
+            .collect();
+        if idxs.is_empty() {
             return Ok(());
-        };
-        self.remove_entry_at(cur, idx)?;
-        Ok(())
-    }
-
-    fn remove_entry_at(&mut self, map: NodeId, idx: usize) -> Result<(), EditError> {
-        let entries = self.tree.own_entries(map);
-        let (k, v) = entries[idx];
+        }
         let src = self.src();
-        if self.tree.subtree_has_anchor(k) || self.tree.subtree_has_anchor(v) {
-            return Err(anchored(self.tree.node(k).span.start));
+        for &idx in &idxs {
+            let (k, v) = entries[idx];
+            if self.tree.subtree_has_anchor(k) || self.tree.subtree_has_anchor(v) {
+                return Err(anchored(self.tree.node(k).span.start));
+            }
         }
-        if self.tree.is_flow(map) {
-            let (start, end) = flow_removal(self.tree, map, entries, idx);
-            self.splices.delete(start, end);
+        if self.tree.is_flow(cur) {
+            for (start, end) in flow_removals(self.tree, cur, entries, &idxs) {
+                self.splices.delete(start, end);
+            }
             return Ok(());
         }
-        if !self.removable_entry(k, v) {
-            return Err(EditError::Layout {
-                pos: self.tree.node(k).span.start,
-                what: "only single-line entries can be removed",
-            });
+        for idx in idxs {
+            let (k, v) = entries[idx];
+            if !self.removable_entry(k, v) {
+                return Err(EditError::Layout {
+                    pos: self.tree.node(k).span.start,
+                    what: "only single-line entries can be removed",
+                });
+            }
+            let ks = self.tree.node(k).span.start;
+            let ls = line_start(src, ks);
+            if !src[ls..ks].bytes().all(|b| b == b' ') {
+                return Err(EditError::Layout {
+                    pos: ks,
+                    what: "the entry shares its line with other content",
+                });
+            }
+            let le = line_end(src, self.tree.node(v).span.end);
+            self.splices.delete(ls, after_eol(src, le));
         }
-        let ks = self.tree.node(k).span.start;
-        let ls = line_start(src, ks);
-        if !src[ls..ks].bytes().all(|b| b == b' ') {
-            return Err(EditError::Layout {
-                pos: ks,
-                what: "the entry shares its line with other content",
-            });
-        }
-        let le = line_end(src, self.tree.node(v).span.end);
-        self.splices.delete(ls, after_eol(src, le));
         Ok(())
     }
 
-    /// True for `key: value` whose lines can go whole: a scalar key and a value that is a
-    /// flow scalar (over one line or several: a quoted string folded by a writer) or an
-    /// alias (one token, whatever its anchor holds). Block scalars and collections are
-    /// not removed line by line.
     fn removable_entry(&self, k: NodeId, v: NodeId) -> bool {
         let (kn, vn) = (self.tree.node(k), self.tree.node(v));
         let flow_scalar = |id: NodeId| {
@@ -631,21 +641,31 @@ impl<'t, 'a> Editor<'t, 'a> {
         Ok(())
     }
 
-    /// Removes item `idx` of a sequence; the item must be a mapping of one-line entries
-    /// or a one-line scalar.
-    pub fn remove_item(&mut self, seq: NodeId, idx: usize) -> Result<(), EditError> {
-        let src = self.src();
-        let items = self.tree.items(seq).to_vec();
-        let item = items[idx];
-        if self.tree.subtree_has_anchor(item) {
-            return Err(anchored(self.tree.node(item).span.start));
+    /// Removes items `idxs` (sorted, distinct) of a sequence; each must be a mapping of
+    /// one-line entries, or any item of a flow sequence.
+    pub fn remove_items(&mut self, seq: NodeId, idxs: &[usize]) -> Result<(), EditError> {
+        let items = self.tree.items(seq);
+        for &idx in idxs {
+            if self.tree.subtree_has_anchor(items[idx]) {
+                return Err(anchored(self.tree.node(items[idx]).span.start));
+            }
         }
         if self.tree.is_flow(seq) {
             let pairs: Vec<(NodeId, NodeId)> = items.iter().map(|&i| (i, i)).collect();
-            let (start, end) = flow_removal(self.tree, seq, &pairs, idx);
-            self.splices.delete(start, end);
+            for (start, end) in flow_removals(self.tree, seq, &pairs, idxs) {
+                self.splices.delete(start, end);
+            }
             return Ok(());
         }
+        for &idx in idxs {
+            self.remove_block_item(items[idx])?;
+        }
+        Ok(())
+    }
+
+    /// Removes an item of a block sequence: a mapping of one-line entries.
+    fn remove_block_item(&mut self, item: NodeId) -> Result<(), EditError> {
+        let src = self.src();
         let start = self.tree.node(item).span.start;
         let dash = dash_before(src, start).ok_or(EditError::Layout {
             pos: start,
@@ -766,32 +786,45 @@ pub fn flow_value(value: &NewValue, json: bool) -> String {
     }
 }
 
-/// The byte range to delete to remove element `idx` of a flow collection, given each
-/// element's first and last node (key and value, or the item twice).
-fn flow_removal(
+/// The byte ranges to delete to remove elements `idxs` (sorted, distinct) of a flow
+/// collection, given each element's first and last node (key and value, or the item
+/// twice). A run of neighbours goes as one range with the separators around it, so
+/// the ranges never overlap.
+fn flow_removals(
     tree: &Tree<'_>,
     collection: NodeId,
     elems: &[(NodeId, NodeId)],
-    idx: usize,
-) -> (usize, usize) {
-    if elems.len() == 1 {
-        // The only element: empty the brackets, leaving no stray whitespace.
+    idxs: &[usize],
+) -> Vec<(usize, usize)> {
+    if idxs.len() == elems.len() {
+        // Every element: empty the brackets, leaving no stray whitespace.
         let span = tree.node(collection).span;
-        return (
+        return vec![(
             span.start + 1,
             span.end.saturating_sub(1).max(span.start + 1),
-        );
+        )];
     }
-    let (first, last) = elems[idx];
-    let start = tree.node(first).span.start;
-    let end = tree.node(last).span.end;
-    if let Some(&(next, _)) = elems.get(idx + 1) {
-        (start, tree.node(next).span.start)
-    } else if idx > 0 {
-        (tree.node(elems[idx - 1].1).span.end, end)
-    } else {
-        (start, end)
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < idxs.len() {
+        let first = idxs[i];
+        let mut last = first;
+        while i + 1 < idxs.len() && idxs[i + 1] == last + 1 {
+            i += 1;
+            last = idxs[i];
+        }
+        i += 1;
+        let start = tree.node(elems[first].0).span.start;
+        let end = tree.node(elems[last].1).span.end;
+        out.push(if let Some(&(next, _)) = elems.get(last + 1) {
+            (start, tree.node(next).span.start)
+        } else if first > 0 {
+            (tree.node(elems[first - 1].1).span.end, end)
+        } else {
+            (start, end)
+        });
     }
+    out
 }
 
 pub fn spaces(n: usize) -> String {
@@ -966,7 +999,7 @@ mod tests {
         let out = edit(src, |ed, root| {
             ed.remove(root, &["a"], "k").unwrap();
             let seq = ed.tree.get(root, "l").unwrap();
-            ed.remove_item(seq, 0).unwrap();
+            ed.remove_items(seq, &[0]).unwrap();
         });
         assert_eq!(out, "a:\n  x: 1\nl:\n- name: B\n");
         // An entry whose value is an alias, or a quoted string folded over two lines, goes
