@@ -631,19 +631,31 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
                 .collect();
             if !replaced.is_empty() && !report.splices.is_empty() {
                 let mut kept = Splices::new();
+                let mut moot: HashMap<String, usize> = HashMap::new();
                 for (s, e, text) in report.splices.edits() {
-                    let inside = replaced
-                        .iter()
-                        .any(|&(a, b)| a <= s && e <= b && (s, e) != (a, b));
+                    // The stamp's edits are sorted and disjoint: only the last one that
+                    // starts at or before `s` can hold this edit.
+                    let at = replaced.partition_point(|&(a, _)| a <= s);
+                    let inside = at > 0 && {
+                        let (a, b) = replaced[at - 1];
+                        e <= b && (s, e) != (a, b)
+                    };
                     if !inside {
                         kept.replace(s, e, text);
                     } else {
                         // Nor does that reference point at the renamed object any more.
                         let name = text.trim_matches(|c| c == '"' || c == '\'');
-                        if let Some(i) = report.pointed.iter().position(|p| p == name) {
-                            report.pointed.remove(i);
-                        }
+                        *moot.entry(name.to_string()).or_default() += 1;
                     }
+                }
+                if !moot.is_empty() {
+                    report.pointed.retain(|p| match moot.get_mut(p.as_str()) {
+                        Some(n) if *n > 0 => {
+                            *n -= 1;
+                            false
+                        }
+                        _ => true,
+                    });
                 }
                 report.splices = kept;
             }

@@ -136,3 +136,24 @@ fn many_old_name_mentions_in_env_mode_are_reported_in_linear_time() {
         format!("spec.template.spec.containers[0].env[{n}].value")
     );
 }
+
+/// Each reference rewritten by a rename was checked against every edit of the stamp
+/// (here: each container's two CONFIG_HASH entries, removed in annotation mode), so one
+/// workload with many containers took quadratic time.
+#[test]
+fn a_rename_beside_many_stamp_edits_in_one_workload_takes_linear_time() {
+    let n = 150_000;
+    let mut input = String::from(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: fn}\n  data: {nameSuffix: \"true\"}\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cfg}\n  data: {a: \"1\"}\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}\n  spec:\n    template:\n      spec:\n        containers:\n",
+    );
+    for _ in 0..n {
+        input.push_str(
+            "        - {env: [{name: CONFIG_HASH}], envFrom: [{configMapRef: {name: cfg}}]}\n",
+        );
+    }
+    let out = within(60, move || run(input)).unwrap();
+    assert_eq!(out.exit_code, 0, "{:?}", out.results.first());
+    let renamed = out.output.matches("configMapRef: {name: cfg-").count();
+    assert_eq!(renamed, n);
+    assert!(!out.output.contains("CONFIG_HASH"));
+}
