@@ -487,18 +487,25 @@ fn split_json(body: &str) -> Option<Split> {
             },
         ));
     };
+    let mut floor = list.0;
     let mut chunks: Vec<Chunk> = scan
         .items
         .iter()
         .map(|&(s, e)| {
             // Start at the line's start when only indentation precedes the item, so that
-            // columns read in the chunk are the input's columns.
-            let ls = body[..s].rfind('\n').map_or(0, |i| i + 1);
-            let start = if body[ls..s].bytes().all(|b| b == b' ' || b == b'\t') && ls >= list.0 {
-                ls
-            } else {
-                s
+            // columns read in the chunk are the input's columns. The search stops at the
+            // previous item: on a one-line list it would otherwise rescan the line.
+            let start = match body[floor..s].rfind('\n') {
+                Some(i)
+                    if body[floor + i + 1..s]
+                        .bytes()
+                        .all(|b| b == b' ' || b == b'\t') =>
+                {
+                    floor + i + 1
+                }
+                _ => s,
             };
+            floor = e;
             Chunk {
                 start,
                 end: e,

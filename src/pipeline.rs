@@ -15,6 +15,7 @@ use crate::krm::{self, InputError, KrmResult, ResourceId, ResourceList, is_local
 use crate::references::SourceKind;
 use crate::stamp::{self, ItemOutcome, SourceEntry, SourceIndex, SourceKey};
 use crate::suffix::{self, Decision, Renames, Renaming};
+use crate::yaml::tree::InputStyle;
 use crate::yaml::{NodeId, Splices, Tree};
 use crate::{Concluding, Options, Prepared};
 
@@ -148,6 +149,7 @@ fn attempt<'a>(
     split: Split,
 ) -> Result<Prepared<'a>, Stop> {
     let want_edges = want == Want::Edges;
+    let style = InputStyle::of(body);
     let coarser = split.coarser.clone();
     let skeleton_text = match split.frame {
         Frame::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
@@ -161,7 +163,7 @@ fn attempt<'a>(
                     what: "not separable from the list around them",
                 })
             })?;
-            tree.whole = body;
+            tree.whole = style;
             if !crate::stream::is_resource_list(&tree) {
                 return Err(Stop::Coarser(Coarser::PossibleResourceList));
             }
@@ -232,7 +234,7 @@ fn attempt<'a>(
                 if !chunks::may_matter_before_stamping(text) {
                     return Ok(Pass1::Unparsed);
                 }
-                let tree = parse_chunk(body, chunk)?;
+                let tree = parse_chunk(body, chunk, style)?;
                 let items = items_of(&tree, chunk)?;
                 Ok(first_pass(&tree, &items, &config, &catalog))
             })
@@ -322,7 +324,7 @@ fn attempt<'a>(
                     if !busy && !everything && !want_edges {
                         return Ok(Vec::new());
                     }
-                    let tree = parse_chunk(body, chunk)?;
+                    let tree = parse_chunk(body, chunk, style)?;
                     let items = items_of(&tree, chunk)?;
                     Ok(second_pass(&tree, &items, chunk.start, &shared))
                 })
@@ -453,13 +455,13 @@ fn finish_with_config_errors<'a>(
 
 /// Parses one chunk; a chunk that does not parse makes the whole input one chunk, which
 /// reports the error as the whole input's.
-fn parse_chunk<'a>(body: &'a str, chunk: &Chunk) -> Result<Tree<'a>, Stop> {
+fn parse_chunk<'a>(body: &'a str, chunk: &Chunk, style: InputStyle) -> Result<Tree<'a>, Stop> {
     let mut tree = Tree::parse(&body[chunk.start..chunk.end]).map_err(|_| {
         Stop::Coarser(Coarser::ChunkUnreadable {
             line: chunk.line_base + 1,
         })
     })?;
-    tree.whole = body;
+    tree.whole = style;
     tree.line_base = chunk.line_base;
     Ok(tree)
 }

@@ -157,3 +157,31 @@ fn a_rename_beside_many_stamp_edits_in_one_workload_takes_linear_time() {
     assert_eq!(renamed, n);
     assert!(!out.output.contains("CONFIG_HASH"));
 }
+
+/// A JSON ResourceList on one line (as `json.dumps` or `jq -c` writes it): each item
+/// looked for the input's first line break, and for the start of its own line, from
+/// the start of the input, so the run was quadratic (40,000 workloads: 66 s).
+#[test]
+fn a_one_line_json_resource_list_is_read_in_linear_time() {
+    let n = 80_000;
+    let mut items = Vec::new();
+    for i in 0..n {
+        items.push(format!(
+            "{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"c{i}\"}}, \"data\": {{\"a\": \"1\"}}}}"
+        ));
+        items.push(format!(
+            "{{\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\", \"metadata\": {{\"name\": \"w{i}\"}}, \"spec\": {{\"template\": {{\"spec\": {{\"containers\": [{{\"envFrom\": [{{\"configMapRef\": {{\"name\": \"c{i}\"}}}}]}}]}}}}}}}}"
+        ));
+    }
+    let input = format!(
+        "{{\"apiVersion\": \"config.kubernetes.io/v1\", \"kind\": \"ResourceList\", \"items\": [{}]}}",
+        items.join(", ")
+    );
+    let out = within(120, move || run(input)).unwrap();
+    assert_eq!(out.exit_code, 0);
+    assert_eq!(out.item_edits.len(), n);
+    assert!(
+        !out.output.contains('\n'),
+        "still one line (JSON in, JSON out)"
+    );
+}

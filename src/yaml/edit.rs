@@ -3,7 +3,7 @@
 
 use super::scalar::{double_quoted, key as key_text};
 use super::splice::Splices;
-use super::tree::{NodeId, NodeKind, Style, Tree};
+use super::tree::{InputStyle, NodeId, NodeKind, Style, Tree};
 
 /// A value the function writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,16 +79,16 @@ pub struct Layout {
 
 impl Layout {
     pub fn detect(src: &str) -> Layout {
-        let eol = match src.find('\n') {
-            Some(i) if i > 0 && src.as_bytes()[i - 1] == b'\r' => "\r\n",
-            _ => "\n",
-        };
+        Layout::of_input(InputStyle::of(src))
+    }
+
+    fn of_input(style: InputStyle) -> Layout {
         Layout {
-            eol,
+            eol: style.eol,
             seq_indent: 0,
             item_gap: 2,
             indent: 2,
-            json: src.trim_start().starts_with(['{', '[']),
+            json: style.json,
         }
     }
 
@@ -96,7 +96,7 @@ impl Layout {
     /// its first block mapping nested under a key. Per item, because an orchestrator
     /// gathers items from files that each have their own style.
     pub fn for_item(tree: &Tree<'_>, item: NodeId) -> Layout {
-        let mut layout = Layout::detect(tree.whole);
+        let mut layout = Layout::of_input(tree.whole);
         layout.eol = eol_at(tree.src, tree.node(item).span.start, layout.eol);
         // JSON when the item itself is written as JSON (a flow mapping whose first key
         // is double-quoted), not merely when the text starts with `{`: a `{a: 1}`

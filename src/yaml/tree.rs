@@ -79,14 +79,35 @@ impl std::fmt::Display for YamlError {
     }
 }
 
+/// What belongs to a whole input rather than to one chunk of it: its first line ending,
+/// and whether it is JSON (kubectl reads a text that starts with `{` or `[` as JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputStyle {
+    pub eol: &'static str,
+    pub json: bool,
+}
+
+impl InputStyle {
+    pub fn of(text: &str) -> InputStyle {
+        let eol = match text.find('\n') {
+            Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
+            _ => "\n",
+        };
+        InputStyle {
+            eol,
+            json: text.trim_start().starts_with(['{', '[']),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Tree<'a> {
     pub src: &'a str,
     pub nodes: Vec<Node<'a>>,
     pub docs: Vec<Document>,
-    /// The whole input, when `src` is one chunk of it: conventions that belong to the
-    /// input (JSON or YAML) are read there, so a chunk is edited as the whole would be.
-    pub whole: &'a str,
+    /// Conventions of the whole input, when `src` is one chunk of it: a chunk is edited
+    /// as the whole would be. Read once per input, not once per chunk.
+    pub whole: InputStyle,
     /// Lines of the whole input before `src`: messages give line numbers of the whole.
     pub line_base: usize,
     /// Where each line of `src` starts, built on the first message that needs a line
@@ -485,7 +506,7 @@ impl<'a> Tree<'a> {
             src,
             nodes,
             docs,
-            whole: src,
+            whole: InputStyle::of(src),
             line_base: 0,
             line_starts: std::sync::OnceLock::new(),
         })
