@@ -493,12 +493,15 @@ fn split_json(body: &str) -> Option<Split> {
         .map(|&(s, e)| {
             // Start at the line's start when only indentation precedes the item, so that
             // columns read in the chunk are the input's columns.
-            let ls = body[..s].rfind('\n').map_or(0, |i| i + 1);
-            let start = if body[ls..s].bytes().all(|b| b == b' ' || b == b'\t') && ls >= list.0 {
-                ls
-            } else {
-                s
-            };
+            // Only blanks are looked at, never the rest of the line: one-line JSON
+            // would otherwise be scanned back to its start once per item.
+            let b = body.as_bytes();
+            let mut ls = s;
+            while ls > 0 && matches!(b[ls - 1], b' ' | b'\t') {
+                ls -= 1;
+            }
+            let line_start = ls == 0 || b[ls - 1] == b'\n';
+            let start = if line_start && ls >= list.0 { ls } else { s };
             Chunk {
                 start,
                 end: e,

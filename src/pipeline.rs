@@ -148,6 +148,7 @@ fn attempt<'a>(
     split: Split,
 ) -> Result<Prepared<'a>, Stop> {
     let want_edges = want == Want::Edges;
+    let body_eol = crate::yaml::edit::first_eol(body);
     let coarser = split.coarser.clone();
     let skeleton_text = match split.frame {
         Frame::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
@@ -162,6 +163,7 @@ fn attempt<'a>(
                 })
             })?;
             tree.whole = body;
+            tree.whole_eol = body_eol;
             if !crate::stream::is_resource_list(&tree) {
                 return Err(Stop::Coarser(Coarser::PossibleResourceList));
             }
@@ -232,7 +234,7 @@ fn attempt<'a>(
                 if !chunks::may_matter_before_stamping(text) {
                     return Ok(Pass1::Unparsed);
                 }
-                let tree = parse_chunk(body, chunk)?;
+                let tree = parse_chunk(body, body_eol, chunk)?;
                 let items = items_of(&tree, chunk)?;
                 Ok(first_pass(&tree, &items, &config, &catalog))
             })
@@ -322,7 +324,7 @@ fn attempt<'a>(
                     if !busy && !everything && !want_edges {
                         return Ok(Vec::new());
                     }
-                    let tree = parse_chunk(body, chunk)?;
+                    let tree = parse_chunk(body, body_eol, chunk)?;
                     let items = items_of(&tree, chunk)?;
                     Ok(second_pass(&tree, &items, chunk.start, &shared))
                 })
@@ -453,13 +455,14 @@ fn finish_with_config_errors<'a>(
 
 /// Parses one chunk; a chunk that does not parse makes the whole input one chunk, which
 /// reports the error as the whole input's.
-fn parse_chunk<'a>(body: &'a str, chunk: &Chunk) -> Result<Tree<'a>, Stop> {
+fn parse_chunk<'a>(body: &'a str, body_eol: &'static str, chunk: &Chunk) -> Result<Tree<'a>, Stop> {
     let mut tree = Tree::parse(&body[chunk.start..chunk.end]).map_err(|_| {
         Stop::Coarser(Coarser::ChunkUnreadable {
             line: chunk.line_base + 1,
         })
     })?;
     tree.whole = body;
+    tree.whole_eol = body_eol;
     tree.line_base = chunk.line_base;
     Ok(tree)
 }

@@ -73,6 +73,26 @@ fn many_json_surrogate_pairs_are_read_in_linear_time() {
     assert_eq!(out.exit_code, 0);
 }
 
+/// One-line JSON: each item's chunk looked for its line's start, and its layout for the
+/// input's first line break, by a scan over the whole input.
+#[test]
+fn a_one_line_json_list_is_read_in_linear_time() {
+    let items: Vec<String> = (0..40_000)
+        .map(|i| {
+            format!(
+                "{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"c{i}\"}}, \"data\": {{\"A\": \"1\"}}}}, {{\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\", \"metadata\": {{\"name\": \"w{i}\"}}, \"spec\": {{\"template\": {{\"spec\": {{\"containers\": [{{\"envFrom\": [{{\"configMapRef\": {{\"name\": \"c{i}\"}}}}]}}]}}}}}}}}"
+            )
+        })
+        .collect();
+    let input = format!(
+        "{{\"apiVersion\": \"config.kubernetes.io/v1\", \"kind\": \"ResourceList\", \"items\": [{}]}}",
+        items.join(", ")
+    );
+    let out = within(60, move || run(input)).unwrap();
+    assert_eq!(out.exit_code, 0);
+    assert_eq!(out.item_edits.len(), 40_000, "{:?}", out.results.last());
+}
+
 /// F4: aliases that multiply a pod spec are refused before any walk, for a run and for
 /// `graph`, naming the limit.
 #[test]

@@ -79,10 +79,13 @@ pub struct Layout {
 
 impl Layout {
     pub fn detect(src: &str) -> Layout {
-        let eol = match src.find('\n') {
-            Some(i) if i > 0 && src.as_bytes()[i - 1] == b'\r' => "\r\n",
-            _ => "\n",
-        };
+        Layout::detect_with_eol(src, first_eol(src))
+    }
+
+    /// [`Layout::detect`] when the text's first line break is known already: a chunk
+    /// reads its whole input's once, not once per item (a one-line JSON input has none,
+    /// and finding that out is a scan of the whole).
+    fn detect_with_eol(src: &str, eol: &'static str) -> Layout {
         Layout {
             eol,
             seq_indent: 0,
@@ -96,7 +99,7 @@ impl Layout {
     /// its first block mapping nested under a key. Per item, because an orchestrator
     /// gathers items from files that each have their own style.
     pub fn for_item(tree: &Tree<'_>, item: NodeId) -> Layout {
-        let mut layout = Layout::detect(tree.whole);
+        let mut layout = Layout::detect_with_eol(tree.whole, tree.whole_eol);
         layout.eol = eol_at(tree.src, tree.node(item).span.start, layout.eol);
         // JSON when the item itself is written as JSON (a flow mapping whose first key
         // is double-quoted), not merely when the text starts with `{`: a `{a: 1}`
@@ -143,6 +146,14 @@ fn first_indent(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<usize> {
             items.iter().find_map(|&i| first_indent(tree, i, depth + 1))
         }
         _ => None,
+    }
+}
+
+/// The line break of the text's first line (`\n` when it has none).
+pub fn first_eol(src: &str) -> &'static str {
+    match src.find('\n') {
+        Some(i) if i > 0 && src.as_bytes()[i - 1] == b'\r' => "\r\n",
+        _ => "\n",
     }
 }
 

@@ -87,6 +87,8 @@ pub struct Tree<'a> {
     /// The whole input, when `src` is one chunk of it: conventions that belong to the
     /// input (JSON or YAML) are read there, so a chunk is edited as the whole would be.
     pub whole: &'a str,
+    /// The line break of the whole input's first line, found once for the input.
+    pub whole_eol: &'static str,
     /// Lines of the whole input before `src`: messages give line numbers of the whole.
     pub line_base: usize,
     /// Where each line of `src` starts, built on the first message that needs a line
@@ -486,6 +488,7 @@ impl<'a> Tree<'a> {
             nodes,
             docs,
             whole: src,
+            whole_eol: super::edit::first_eol(src),
             line_base: 0,
             line_starts: std::sync::OnceLock::new(),
         })
