@@ -14,7 +14,7 @@ use crate::graph::{self, Edge};
 use crate::krm::{self, InputError, KrmResult, ResourceId, ResourceList, is_local_config};
 use crate::references::SourceKind;
 use crate::stamp::{self, ItemOutcome, SourceEntry, SourceIndex, SourceKey};
-use crate::suffix::{self, Decision, Renames, Renaming};
+use crate::suffix::{self, Decision, RenameId, Renames, Renaming};
 use crate::yaml::{NodeId, Splices, Tree};
 use crate::{Concluding, Options, Prepared};
 
@@ -96,8 +96,8 @@ struct ItemReport {
     splices: Splices,
     rename_error: Option<Box<KrmResult>>,
     mentions: Vec<KrmResult>,
-    /// Final names of the renamed objects this item's references point at.
-    pointed: Vec<String>,
+    /// The renamed objects this item's references point at.
+    pointed: Vec<RenameId>,
     stamp: Option<ItemOutcome>,
     /// Name references outside pod specs, for `graph`.
     names: Vec<Edge>,
@@ -120,8 +120,9 @@ struct Shared<'c> {
     catalog: &'c Catalog,
     renames: &'c Renames,
     index: &'c SourceIndex,
-    /// Objects being renamed: (kind, namespace, name) -> (base, new name).
-    renamed: HashMap<SourceKey, (String, String)>,
+    /// Objects being renamed: (kind, namespace, name) -> base and new name, borrowed
+    /// from the list of renames rather than copied (a large input renames thousands).
+    renamed: HashMap<(SourceKind, Option<&'c str>, &'c str), &'c Renaming>,
     edges: bool,
 }
 
@@ -246,22 +247,21 @@ fn attempt<'a>(
     let mut rename_results = Vec::new();
     let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
     let mut generated = 0usize;
-    for p in &pass1 {
+    let mut pass1 = pass1;
+    for p in &mut pass1 {
         let Pass1::Parsed { sources, .. } = p else {
             continue;
         };
         for s in sources {
             let id = &s.entry.id;
-            match &s.decision {
+            // Taken, not copied: nothing after this reads a decision.
+            match std::mem::replace(&mut s.decision, Decision::Keep) {
                 Decision::Keep => {}
                 Decision::Generated => generated += 1,
-                Decision::Refused(r) => rename_results.push((**r).clone()),
+                Decision::Refused(r) => rename_results.push(*r),
                 Decision::Rename(r) => {
                     renames.add(s.kind, &id.namespace, &id.name, &r.base, &r.new_name);
-                    renamed_list.push((
-                        (s.kind, id.namespace.clone(), id.name.clone()),
-                        (**r).clone(),
-                    ));
+                    renamed_list.push(((s.kind, id.namespace.clone(), id.name.clone()), *r));
                 }
             }
         }
@@ -276,9 +276,9 @@ fn attempt<'a>(
             }
         }
     }
-    let renamed: HashMap<SourceKey, (String, String)> = renamed_list
+    let renamed: HashMap<(SourceKind, Option<&str>, &str), &Renaming> = renamed_list
         .iter()
-        .map(|(key, r)| (key.clone(), (r.base.clone(), r.new_name.clone())))
+        .map(|((kind, ns, name), r)| ((*kind, ns.as_deref(), name.as_str()), r))
         .collect();
     let mut index = SourceIndex::default();
     let mut early = Vec::new();
@@ -335,15 +335,24 @@ fn attempt<'a>(
 
     // Conclusion: results in a fixed order, edits, stale list, edges.
     let mut results = rename_results;
-    let mut counts: HashMap<String, usize> = HashMap::new();
+    // References per renamed object, then per final name (what the results count).
+    let mut pointed = vec![0usize; renames.len()];
     let mut item_edits = Splices::new();
     let mut stale = Vec::new();
     let mut mentions = Vec::new();
     let mut outcomes = Vec::new();
     let mut edges = Vec::new();
     for r in &reports {
-        for p in &r.pointed {
-            *counts.entry(p.clone()).or_default() += 1;
+        for &p in &r.pointed {
+            pointed[Renames::position(p)] += 1;
+        }
+    }
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for (i, n) in pointed.into_iter().enumerate() {
+        if n > 0 {
+            *counts
+                .entry(renamed_list[i].1.new_name.as_str())
+                .or_default() += n;
         }
     }
     for mut r in reports {
@@ -370,7 +379,7 @@ fn attempt<'a>(
     }
     results.append(&mut mentions);
     for ((kind, ns, _), r) in &renamed_list {
-        let n = counts.get(&r.new_name).copied().unwrap_or(0);
+        let n = counts.get(r.new_name.as_str()).copied().unwrap_or(0);
         if let Some(source) = index.get(&(*kind, ns.clone(), r.new_name.clone())) {
             results.push(suffix::renamed_result(source, &r.base, &r.new_name, n));
         }
@@ -570,10 +579,10 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
     let catalog = shared.catalog;
     let mut renamed_here = false;
     if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
-        let key = (kind, id.namespace.clone(), id.name.clone());
-        if let Some((base, new_name)) = shared.renamed.get(&key) {
+        let key = (kind, id.namespace.as_deref(), id.name.as_str());
+        if let Some(r) = shared.renamed.get(&key) {
             renamed_here = true;
-            match suffix::rename_object(tree, item, &id, base, new_name, shared.config) {
+            match suffix::rename_object(tree, item, &id, &r.base, &r.new_name, shared.config) {
                 Ok(splices) => splices.append_to(&mut report.splices),
                 Err(r) => report.rename_error = Some(r),
             }
@@ -643,7 +652,12 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
                     } else {
                         // Nor does that reference point at the renamed object any more.
                         let name = text.trim_matches(|c| c == '"' || c == '\'');
-                        if let Some(i) = report.pointed.iter().position(|p| p == name) {
+                        let renames = shared.renames;
+                        if let Some(i) = report
+                            .pointed
+                            .iter()
+                            .position(|&p| renames.final_of(p) == name)
+                        {
                             report.pointed.remove(i);
                         }
                     }
