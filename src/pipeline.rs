@@ -73,7 +73,8 @@ pub(crate) fn prepare<'a>(
 /// A ConfigMap or Secret as pass 1 saw it.
 struct SourceSeen {
     kind: SourceKind,
-    entry: SourceEntry,
+    /// Boxed, to move into the index as it is.
+    entry: Box<SourceEntry>,
     decision: Decision,
 }
 
@@ -98,7 +99,9 @@ struct ItemReport {
     mentions: Vec<KrmResult>,
     /// The renamed objects this item's references point at.
     pointed: Vec<RenameId>,
-    stamp: Option<ItemOutcome>,
+    /// Boxed: most items of a large input are not workloads, and the report of each
+    /// is kept until the conclusion.
+    stamp: Option<Box<ItemOutcome>>,
     /// Name references outside pod specs, for `graph`.
     names: Vec<Edge>,
 }
@@ -313,24 +316,23 @@ fn attempt<'a>(
         edges: want_edges,
     };
     let everything = !renames.is_empty();
-    let reports: Vec<ItemReport> = match &framing {
-        Framing::Whole { tree, items, .. } => second_pass(tree, items, 0, &shared),
-        _ => {
-            let per_chunk: Vec<Vec<ItemReport>> = split
-                .chunks
-                .par_iter()
-                .zip(busy.par_iter())
-                .map(|(chunk, &busy)| {
-                    if !busy && !everything && !want_edges {
-                        return Ok(Vec::new());
-                    }
-                    let tree = parse_chunk(body, body_eol, chunk)?;
-                    let items = items_of(&tree, chunk)?;
-                    Ok(second_pass(&tree, &items, chunk.start, &shared))
-                })
-                .collect::<Result<_, Stop>>()?;
-            per_chunk.into_iter().flatten().collect()
-        }
+    // Per chunk, in input order; not flattened into one vector, which would hold every
+    // report twice for a moment.
+    let reports: Vec<Vec<ItemReport>> = match &framing {
+        Framing::Whole { tree, items, .. } => vec![second_pass(tree, items, 0, &shared)],
+        _ => split
+            .chunks
+            .par_iter()
+            .zip(busy.par_iter())
+            .map(|(chunk, &busy)| {
+                if !busy && !everything && !want_edges {
+                    return Ok(Vec::new());
+                }
+                let tree = parse_chunk(body, body_eol, chunk)?;
+                let items = items_of(&tree, chunk)?;
+                Ok(second_pass(&tree, &items, chunk.start, &shared))
+            })
+            .collect::<Result<_, Stop>>()?,
     };
 
     // Conclusion: results in a fixed order, edits, stale list, edges.
@@ -342,7 +344,7 @@ fn attempt<'a>(
     let mut mentions = Vec::new();
     let mut outcomes = Vec::new();
     let mut edges = Vec::new();
-    for r in &reports {
+    for r in reports.iter().flatten() {
         for &p in &r.pointed {
             pointed[Renames::position(p)] += 1;
         }
@@ -355,14 +357,14 @@ fn attempt<'a>(
                 .or_default() += n;
         }
     }
-    for mut r in reports {
+    for mut r in reports.into_iter().flatten() {
         if let Some(e) = r.rename_error.take() {
             results.push(*e);
         }
         mentions.append(&mut r.mentions);
         let id = r.id.take();
-        if !r.splices.is_empty() {
-            stale.extend(id.clone());
+        let edited = !r.splices.is_empty();
+        if edited {
             r.splices.append_to(&mut item_edits);
         }
         if let Some(mut o) = r.stamp.take() {
@@ -376,6 +378,9 @@ fn attempt<'a>(
             outcomes.push(o);
         }
         edges.append(&mut r.names);
+        if edited {
+            stale.extend(id);
+        }
     }
     results.append(&mut mentions);
     for ((kind, ns, _), r) in &renamed_list {
@@ -387,7 +392,7 @@ fn attempt<'a>(
     if generated > 0 {
         results.push(suffix::generated_result(generated));
     }
-    let stamped = stamp::finish(early, outcomes, &index);
+    let stamped = stamp::finish(early, outcomes.into_iter().map(|o| *o), &index);
     results.extend(stamped.results);
 
     let resource_list = !matches!(framing, Framing::Stream)
@@ -517,7 +522,7 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
         let id = ResourceId::of(tree, item);
         if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
             let decision = suffix::decide(tree, item, &id, kind, config);
-            let entry = SourceEntry::read(tree, item, id, kind);
+            let entry = Box::new(SourceEntry::read(tree, item, id, kind));
             sources.push(SourceSeen {
                 kind,
                 entry,
@@ -532,7 +537,7 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
                 for made in crate::produced::read(tree, item, &id, p) {
                     sources.push(SourceSeen {
                         kind: made.kind,
-                        entry: SourceEntry::produced(tree, item, &id, made, p.runtime),
+                        entry: Box::new(SourceEntry::produced(tree, item, &id, made, p.runtime)),
                         decision: Decision::Keep,
                     });
                 }
@@ -666,7 +671,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
             }
             std::mem::take(&mut o.splices).append_to(&mut report.splices);
             o.notes.shrink_to_fit();
-            report.stamp = Some(o);
+            report.stamp = Some(Box::new(o));
         }
     }
     report.id = Some(id);
