@@ -211,8 +211,12 @@ pub struct KrmResult {
 
 impl KrmResult {
     pub fn new(severity: Severity, message: impl Into<String>) -> Self {
+        // `format!` leaves room to grow; a run with a result per reference keeps
+        // every message until the end.
+        let mut message = message.into();
+        message.shrink_to_fit();
         KrmResult {
-            message: message.into(),
+            message,
             severity,
             resource: None,
             field: None,
