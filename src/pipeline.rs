@@ -344,11 +344,15 @@ fn attempt<'a>(
     let mut mentions = Vec::new();
     let mut outcomes = Vec::new();
     let mut edges = Vec::new();
+    let mut edit_count = 0;
     for r in reports.iter().flatten() {
         for &p in &r.pointed {
             pointed[Renames::position(p)] += 1;
         }
+        edit_count += r.splices.len();
     }
+    // Every item edit, and the few that write `results`: one allocation, no spare room.
+    item_edits.reserve(edit_count + 4);
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for (i, n) in pointed.into_iter().enumerate() {
         if n > 0 {
