@@ -487,25 +487,21 @@ fn split_json(body: &str) -> Option<Split> {
             },
         ));
     };
-    let mut floor = list.0;
     let mut chunks: Vec<Chunk> = scan
         .items
         .iter()
         .map(|&(s, e)| {
             // Start at the line's start when only indentation precedes the item, so that
-            // columns read in the chunk are the input's columns. The search stops at the
-            // previous item: on a one-line list it would otherwise rescan the line.
-            let start = match body[floor..s].rfind('\n') {
-                Some(i)
-                    if body[floor + i + 1..s]
-                        .bytes()
-                        .all(|b| b == b' ' || b == b'\t') =>
-                {
-                    floor + i + 1
-                }
-                _ => s,
-            };
-            floor = e;
+            // columns read in the chunk are the input's columns.
+            // Only blanks are looked at, never the rest of the line: one-line JSON
+            // would otherwise be scanned back to its start once per item.
+            let b = body.as_bytes();
+            let mut ls = s;
+            while ls > 0 && matches!(b[ls - 1], b' ' | b'\t') {
+                ls -= 1;
+            }
+            let line_start = ls == 0 || b[ls - 1] == b'\n';
+            let start = if line_start && ls >= list.0 { ls } else { s };
             Chunk {
                 start,
                 end: e,

@@ -32,6 +32,7 @@
 //! Secret lets anyone who reads the Deployment test guesses offline; with one, they
 //! cannot.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use base64::Engine as _;
@@ -113,32 +114,46 @@ struct EntryAt {
 impl Entries {
     /// Builds the entries; a later value for a key replaces an earlier one (as the API
     /// server merges a Secret's stringData over data).
-    pub fn from_pairs(pairs: Vec<(String, Origin, Vec<u8>)>) -> Entries {
-        let mut pairs = pairs;
-        // Stable: among equal keys the last one stays last, and is the one kept.
-        pairs.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut kept: Vec<(String, Origin, Vec<u8>)> = Vec::with_capacity(pairs.len());
-        for p in pairs {
-            match kept.last_mut() {
-                Some(last) if last.0 == p.0 => *last = p,
-                _ => kept.push(p),
-            }
-        }
-        let total: usize = kept.iter().map(|(k, _, v)| k.len() + v.len()).sum();
+    pub fn from_pairs<K: AsRef<str>, V: AsRef<[u8]>>(pairs: Vec<(K, Origin, V)>) -> Entries {
+        // Positions sorted by key, then by position: among equal keys the last one is
+        // last, and is the one kept. Sorting positions, not the pairs, needs neither a
+        // stable sort's scratch copy nor a second vector of the kept pairs (a ConfigMap
+        // with a million keys held its pairs three times).
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        let key = |i: usize| pairs[i].0.as_ref();
+        order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+        let last_of_key = |n: usize| {
+            order
+                .get(n + 1)
+                .is_none_or(|&next| key(next) != key(order[n]))
+        };
+        let kept = || {
+            (0..order.len())
+                .filter(|&n| last_of_key(n))
+                .map(|n| &pairs[order[n]])
+        };
+        let total: usize = kept()
+            .map(|(k, _, v)| k.as_ref().len() + v.as_ref().len())
+            .sum();
         let mut bytes = Vec::with_capacity(total);
-        let mut at = Vec::with_capacity(kept.len());
+        let mut at = Vec::with_capacity(kept().count());
         let span = |bytes: &Vec<u8>, len: usize| {
             (
                 u32::try_from(bytes.len() - len).unwrap_or(u32::MAX),
                 u32::try_from(len).unwrap_or(u32::MAX),
             )
         };
-        for (k, origin, v) in kept {
+        for (k, origin, v) in kept() {
+            let (k, v) = (k.as_ref(), v.as_ref());
             bytes.extend_from_slice(k.as_bytes());
             let key = span(&bytes, k.len());
-            bytes.extend_from_slice(&v);
+            bytes.extend_from_slice(v);
             let value = span(&bytes, v.len());
-            at.push(EntryAt { key, value, origin });
+            at.push(EntryAt {
+                key,
+                value,
+                origin: *origin,
+            });
         }
         Entries {
             bytes: bytes.into_boxed_slice(),
@@ -210,32 +225,34 @@ impl std::fmt::Display for ContentError {
 
 /// Reads the content of a ConfigMap or Secret item.
 pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Content, ContentError> {
-    let mut entries = Vec::new();
+    // Keys and plain values borrowed from the tree: only the entries' one buffer is
+    // allocated, not two strings per key.
+    let mut entries: Vec<(&str, Origin, Cow<'_, [u8]>)> = Vec::new();
     let mut secret_type = String::new();
     match kind {
         SourceKind::ConfigMap => {
             for (k, v) in string_map(tree, item, "data")? {
-                entries.push((k, Origin::Data, v.into_bytes()));
+                entries.push((k, Origin::Data, Cow::Borrowed(v.as_bytes())));
             }
             for (k, v) in string_map(tree, item, "binaryData")? {
-                let bytes = decode(&v).ok_or_else(|| ContentError::BadBase64 {
+                let bytes = decode(v).ok_or_else(|| ContentError::BadBase64 {
                     field: format!("binaryData.{k}"),
                 })?;
-                entries.push((k, Origin::BinaryData, bytes));
+                entries.push((k, Origin::BinaryData, Cow::Owned(bytes)));
             }
         }
         // Read from its producer's spec (`produced.rs`), never as a v1 object.
         SourceKind::SecretProviderClass => {}
         SourceKind::Secret => {
             for (k, v) in string_map(tree, item, "data")? {
-                let bytes = decode(&v).ok_or_else(|| ContentError::BadBase64 {
+                let bytes = decode(v).ok_or_else(|| ContentError::BadBase64 {
                     field: format!("data.{k}"),
                 })?;
-                entries.push((k, Origin::Data, bytes));
+                entries.push((k, Origin::Data, Cow::Owned(bytes)));
             }
             // The API server merges stringData over data, key by key.
             for (k, v) in string_map(tree, item, "stringData")? {
-                entries.push((k, Origin::Data, v.into_bytes()));
+                entries.push((k, Origin::Data, Cow::Borrowed(v.as_bytes())));
             }
             secret_type = match tree.get(item, "type") {
                 Some(t) if !tree.is_null(t) => tree
@@ -256,11 +273,11 @@ pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Conten
     })
 }
 
-fn string_map(
-    tree: &Tree<'_>,
+fn string_map<'t>(
+    tree: &'t Tree<'_>,
     item: NodeId,
     field: &str,
-) -> Result<Vec<(String, String)>, ContentError> {
+) -> Result<Vec<(&'t str, &'t str)>, ContentError> {
     let Some(map) = tree.get(item, field) else {
         return Ok(Vec::new());
     };
@@ -285,7 +302,7 @@ fn string_map(
                 field: format!("{field}.{key}"),
             })?
         };
-        out.push((key.to_string(), value.to_string()));
+        out.push((key, value));
     }
     Ok(out)
 }

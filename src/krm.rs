@@ -211,8 +211,12 @@ pub struct KrmResult {
 
 impl KrmResult {
     pub fn new(severity: Severity, message: impl Into<String>) -> Self {
+        // `format!` leaves room to grow; a run with a result per reference keeps
+        // every message until the end.
+        let mut message = message.into();
+        message.shrink_to_fit();
         KrmResult {
-            message: message.into(),
+            message,
             severity,
             resource: None,
             field: None,
@@ -341,36 +345,48 @@ fn render_scalar(key: &str, v: &str) -> String {
     }
 }
 
-/// `results` as a JSON array.
+/// `results` as a JSON array, written into one string: on a large input it holds a
+/// result per item, and a string per result joined at the end held them twice.
 pub fn render_results_flow(results: &[KrmResult]) -> String {
-    let items: Vec<String> = results
-        .iter()
-        .map(|r| {
-            let parts: Vec<String> = r
-                .fields()
-                .into_iter()
-                .map(|(key, field)| match field {
-                    Field::Value(v) => format!("\"{key}\": {}", double_quoted(&v)),
-                    Field::Pairs(pairs) => {
-                        let inner: Vec<String> = pairs
-                            .iter()
-                            .map(|(k, v)| {
-                                let value = if *k == "index" {
-                                    render_scalar(k, v)
-                                } else {
-                                    double_quoted(v)
-                                };
-                                format!("\"{k}\": {value}")
-                            })
-                            .collect();
-                        format!("\"{key}\": {{{}}}", inner.join(", "))
+    let mut out = String::with_capacity(2 + results.len() * 160);
+    out.push('[');
+    for (i, r) in results.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('{');
+        for (j, (key, field)) in r.fields().into_iter().enumerate() {
+            if j > 0 {
+                out.push_str(", ");
+            }
+            out.push('"');
+            out.push_str(key);
+            out.push_str("\": ");
+            match field {
+                Field::Value(v) => out.push_str(&double_quoted(&v)),
+                Field::Pairs(pairs) => {
+                    out.push('{');
+                    for (n, (k, v)) in pairs.iter().enumerate() {
+                        if n > 0 {
+                            out.push_str(", ");
+                        }
+                        out.push('"');
+                        out.push_str(k);
+                        out.push_str("\": ");
+                        if *k == "index" {
+                            out.push_str(&render_scalar(k, v));
+                        } else {
+                            out.push_str(&double_quoted(v));
+                        }
                     }
-                })
-                .collect();
-            format!("{{{}}}", parts.join(", "))
-        })
-        .collect();
-    format!("[{}]", items.join(", "))
+                    out.push('}');
+                }
+            }
+        }
+        out.push('}');
+    }
+    out.push(']');
+    out
 }
 
 /// Adds edits that replace (or add) the ResourceList's `results`.

@@ -14,7 +14,7 @@ use crate::graph::{self, Edge};
 use crate::krm::{self, InputError, KrmResult, ResourceId, ResourceList, is_local_config};
 use crate::references::SourceKind;
 use crate::stamp::{self, ItemOutcome, SourceEntry, SourceIndex, SourceKey};
-use crate::suffix::{self, Decision, Renames, Renaming};
+use crate::suffix::{self, Decision, RenameId, Renames, Renaming};
 use crate::yaml::tree::InputStyle;
 use crate::yaml::{NodeId, Splices, Tree};
 use crate::{Concluding, Options, Prepared};
@@ -74,7 +74,8 @@ pub(crate) fn prepare<'a>(
 /// A ConfigMap or Secret as pass 1 saw it.
 struct SourceSeen {
     kind: SourceKind,
-    entry: SourceEntry,
+    /// Boxed, to move into the index as it is.
+    entry: Box<SourceEntry>,
     decision: Decision,
 }
 
@@ -97,9 +98,11 @@ struct ItemReport {
     splices: Splices,
     rename_error: Option<Box<KrmResult>>,
     mentions: Vec<KrmResult>,
-    /// Final names of the renamed objects this item's references point at.
-    pointed: Vec<String>,
-    stamp: Option<ItemOutcome>,
+    /// The renamed objects this item's references point at.
+    pointed: Vec<RenameId>,
+    /// Boxed: most items of a large input are not workloads, and the report of each
+    /// is kept until the conclusion.
+    stamp: Option<Box<ItemOutcome>>,
     /// Name references outside pod specs, for `graph`.
     names: Vec<Edge>,
 }
@@ -121,8 +124,9 @@ struct Shared<'c> {
     catalog: &'c Catalog,
     renames: &'c Renames,
     index: &'c SourceIndex,
-    /// Objects being renamed: (kind, namespace, name) -> (base, new name).
-    renamed: HashMap<SourceKey, (String, String)>,
+    /// Objects being renamed: (kind, namespace, name) -> base and new name, borrowed
+    /// from the list of renames rather than copied (a large input renames thousands).
+    renamed: HashMap<(SourceKind, Option<&'c str>, &'c str), &'c Renaming>,
     edges: bool,
 }
 
@@ -246,22 +250,21 @@ fn attempt<'a>(
     let mut rename_results = Vec::new();
     let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
     let mut generated = 0usize;
-    for p in &pass1 {
+    let mut pass1 = pass1;
+    for p in &mut pass1 {
         let Pass1::Parsed { sources, .. } = p else {
             continue;
         };
         for s in sources {
             let id = &s.entry.id;
-            match &s.decision {
+            // Taken, not copied: nothing after this reads a decision.
+            match std::mem::replace(&mut s.decision, Decision::Keep) {
                 Decision::Keep => {}
                 Decision::Generated => generated += 1,
-                Decision::Refused(r) => rename_results.push((**r).clone()),
+                Decision::Refused(r) => rename_results.push(*r),
                 Decision::Rename(r) => {
                     renames.add(s.kind, &id.namespace, &id.name, &r.base, &r.new_name);
-                    renamed_list.push((
-                        (s.kind, id.namespace.clone(), id.name.clone()),
-                        (**r).clone(),
-                    ));
+                    renamed_list.push(((s.kind, id.namespace.clone(), id.name.clone()), *r));
                 }
             }
         }
@@ -276,9 +279,9 @@ fn attempt<'a>(
             }
         }
     }
-    let renamed: HashMap<SourceKey, (String, String)> = renamed_list
+    let renamed: HashMap<(SourceKind, Option<&str>, &str), &Renaming> = renamed_list
         .iter()
-        .map(|(key, r)| (key.clone(), (r.base.clone(), r.new_name.clone())))
+        .map(|((kind, ns, name), r)| ((*kind, ns.as_deref(), name.as_str()), r))
         .collect();
     let mut index = SourceIndex::default();
     let mut early = Vec::new();
@@ -313,47 +316,59 @@ fn attempt<'a>(
         edges: want_edges,
     };
     let everything = !renames.is_empty();
-    let reports: Vec<ItemReport> = match &framing {
-        Framing::Whole { tree, items, .. } => second_pass(tree, items, 0, &shared),
-        _ => {
-            let per_chunk: Vec<Vec<ItemReport>> = split
-                .chunks
-                .par_iter()
-                .zip(busy.par_iter())
-                .map(|(chunk, &busy)| {
-                    if !busy && !everything && !want_edges {
-                        return Ok(Vec::new());
-                    }
-                    let tree = parse_chunk(body, chunk, style)?;
-                    let items = items_of(&tree, chunk)?;
-                    Ok(second_pass(&tree, &items, chunk.start, &shared))
-                })
-                .collect::<Result<_, Stop>>()?;
-            per_chunk.into_iter().flatten().collect()
-        }
+    // Per chunk, in input order; not flattened into one vector, which would hold every
+    // report twice for a moment.
+    let reports: Vec<Vec<ItemReport>> = match &framing {
+        Framing::Whole { tree, items, .. } => vec![second_pass(tree, items, 0, &shared)],
+        _ => split
+            .chunks
+            .par_iter()
+            .zip(busy.par_iter())
+            .map(|(chunk, &busy)| {
+                if !busy && !everything && !want_edges {
+                    return Ok(Vec::new());
+                }
+                let tree = parse_chunk(body, chunk, style)?;
+                let items = items_of(&tree, chunk)?;
+                Ok(second_pass(&tree, &items, chunk.start, &shared))
+            })
+            .collect::<Result<_, Stop>>()?,
     };
 
     // Conclusion: results in a fixed order, edits, stale list, edges.
     let mut results = rename_results;
-    let mut counts: HashMap<String, usize> = HashMap::new();
+    // References per renamed object, then per final name (what the results count).
+    let mut pointed = vec![0usize; renames.len()];
     let mut item_edits = Splices::new();
     let mut stale = Vec::new();
     let mut mentions = Vec::new();
     let mut outcomes = Vec::new();
     let mut edges = Vec::new();
-    for r in &reports {
-        for p in &r.pointed {
-            *counts.entry(p.clone()).or_default() += 1;
+    let mut edit_count = 0;
+    for r in reports.iter().flatten() {
+        for &p in &r.pointed {
+            pointed[Renames::position(p)] += 1;
+        }
+        edit_count += r.splices.len();
+    }
+    // Every item edit, and the few that write `results`: one allocation, no spare room.
+    item_edits.reserve(edit_count + 4);
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for (i, n) in pointed.into_iter().enumerate() {
+        if n > 0 {
+            *counts
+                .entry(renamed_list[i].1.new_name.as_str())
+                .or_default() += n;
         }
     }
-    for mut r in reports {
+    for mut r in reports.into_iter().flatten() {
         if let Some(e) = r.rename_error.take() {
             results.push(*e);
         }
         mentions.append(&mut r.mentions);
         let id = r.id.take();
-        if !r.splices.is_empty() {
-            stale.extend(id.clone());
+        let edited = !r.splices.is_empty();
+        if edited {
             r.splices.append_to(&mut item_edits);
         }
         if let Some(mut o) = r.stamp.take() {
@@ -367,10 +382,13 @@ fn attempt<'a>(
             outcomes.push(o);
         }
         edges.append(&mut r.names);
+        if edited {
+            stale.extend(id);
+        }
     }
     results.append(&mut mentions);
     for ((kind, ns, _), r) in &renamed_list {
-        let n = counts.get(&r.new_name).copied().unwrap_or(0);
+        let n = counts.get(r.new_name.as_str()).copied().unwrap_or(0);
         if let Some(source) = index.get(&(*kind, ns.clone(), r.new_name.clone())) {
             results.push(suffix::renamed_result(source, &r.base, &r.new_name, n));
         }
@@ -378,7 +396,7 @@ fn attempt<'a>(
     if generated > 0 {
         results.push(suffix::generated_result(generated));
     }
-    let stamped = stamp::finish(early, outcomes, &index);
+    let stamped = stamp::finish(early, outcomes.into_iter().map(|o| *o), &index);
     results.extend(stamped.results);
 
     let resource_list = !matches!(framing, Framing::Stream)
@@ -507,7 +525,7 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
         let id = ResourceId::of(tree, item);
         if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
             let decision = suffix::decide(tree, item, &id, kind, config);
-            let entry = SourceEntry::read(tree, item, id, kind);
+            let entry = Box::new(SourceEntry::read(tree, item, id, kind));
             sources.push(SourceSeen {
                 kind,
                 entry,
@@ -522,7 +540,7 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
                 for made in crate::produced::read(tree, item, &id, p) {
                     sources.push(SourceSeen {
                         kind: made.kind,
-                        entry: SourceEntry::produced(tree, item, &id, made, p.runtime),
+                        entry: Box::new(SourceEntry::produced(tree, item, &id, made, p.runtime)),
                         decision: Decision::Keep,
                     });
                 }
@@ -569,10 +587,10 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
     let catalog = shared.catalog;
     let mut renamed_here = false;
     if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
-        let key = (kind, id.namespace.clone(), id.name.clone());
-        if let Some((base, new_name)) = shared.renamed.get(&key) {
+        let key = (kind, id.namespace.as_deref(), id.name.as_str());
+        if let Some(r) = shared.renamed.get(&key) {
             renamed_here = true;
-            match suffix::rename_object(tree, item, &id, base, new_name, shared.config) {
+            match suffix::rename_object(tree, item, &id, &r.base, &r.new_name, shared.config) {
                 Ok(splices) => splices.append_to(&mut report.splices),
                 Err(r) => report.rename_error = Some(r),
             }
@@ -651,19 +669,22 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
                     }
                 }
                 if !moot.is_empty() {
-                    report.pointed.retain(|p| match moot.get_mut(p.as_str()) {
-                        Some(n) if *n > 0 => {
-                            *n -= 1;
-                            false
-                        }
-                        _ => true,
-                    });
+                    let renames = shared.renames;
+                    report
+                        .pointed
+                        .retain(|&p| match moot.get_mut(renames.final_of(p)) {
+                            Some(n) if *n > 0 => {
+                                *n -= 1;
+                                false
+                            }
+                            _ => true,
+                        });
                 }
                 report.splices = kept;
             }
             std::mem::take(&mut o.splices).append_to(&mut report.splices);
             o.notes.shrink_to_fit();
-            report.stamp = Some(o);
+            report.stamp = Some(Box::new(o));
         }
     }
     report.id = Some(id);

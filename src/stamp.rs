@@ -107,13 +107,18 @@ impl SourceEntry {
 /// The ConfigMaps and Secrets of the input, by kind, namespace and (final) name.
 #[derive(Debug, Default)]
 pub struct SourceIndex {
-    by_id: HashMap<SourceKey, SourceEntry>,
+    /// Boxed: the table keeps room for more entries than it holds.
+    by_id: HashMap<SourceKey, Box<SourceEntry>>,
 }
 
 impl SourceIndex {
     /// Adds an entry read earlier (perhaps on another thread); a second object with the
     /// same identity is an error.
-    pub fn insert(&mut self, key: SourceKey, entry: SourceEntry) -> Result<(), Box<KrmResult>> {
+    pub fn insert(
+        &mut self,
+        key: SourceKey,
+        entry: Box<SourceEntry>,
+    ) -> Result<(), Box<KrmResult>> {
         if self.by_id.contains_key(&key) {
             let by = |e: &SourceEntry| {
                 e.producer
@@ -138,7 +143,7 @@ impl SourceIndex {
     }
 
     pub fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
-        self.by_id.get(key)
+        self.by_id.get(key).map(|e| &**e)
     }
 }
 

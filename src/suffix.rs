@@ -19,9 +19,30 @@ pub const NEEDS_HASH_ANNOTATION: &str = "kustomize.config.k8s.io/needs-hash";
 /// Set by kustomize on objects its generators made; it suffixes them itself later.
 pub const KUSTOMIZE_GENERATED_ANNOTATION: &str = "internal.config.kubernetes.io/needsHashSuffix";
 
-type Key = (SourceKind, Option<String>, String);
-
 use SourceKind::Secret;
+
+/// Kind, namespace and name as one string, so that a key is one allocation (a large
+/// input holds a few per renamed object). The namespace is length-prefixed: no two
+/// triples share a key.
+type Key = Box<str>;
+
+fn key(kind: SourceKind, ns: &Option<String>, name: &str) -> String {
+    use std::fmt::Write as _;
+    let mut k = String::with_capacity(name.len() + ns.as_ref().map_or(0, String::len) + 8);
+    k.push(match kind {
+        SourceKind::ConfigMap => 'c',
+        SourceKind::Secret => 's',
+        SourceKind::SecretProviderClass => 'p',
+    });
+    match ns {
+        Some(ns) => {
+            let _ = write!(k, "{}:{ns}", ns.len());
+        }
+        None => k.push('-'),
+    }
+    k.push_str(name);
+    k
+}
 
 /// Which names a reference may use for each renamed object, and its final name.
 #[derive(Debug, Default)]
@@ -36,17 +57,26 @@ pub struct Renames {
     existing: HashSet<Key>,
 }
 
+/// A renamed object: an index into [`Renames`]' final names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenameId(u32);
+
 impl Renames {
     /// The name `name` resolves to after renaming, if it names a renamed object.
     pub fn final_name(&self, kind: SourceKind, ns: &Option<String>, name: &str) -> Option<&str> {
+        self.resolve(kind, ns, name).map(|r| self.final_of(r))
+    }
+
+    /// The renamed object `name` resolves to, if any.
+    pub fn resolve(&self, kind: SourceKind, ns: &Option<String>, name: &str) -> Option<RenameId> {
         if self.names.is_empty() {
             return None;
         }
-        let key = (kind, ns.clone(), name.to_string());
-        if let Some(&i) = self.names.get(&key) {
-            return Some(&self.finals[i as usize]);
+        let k = key(kind, ns, name);
+        if let Some(&i) = self.names.get(k.as_str()) {
+            return Some(RenameId(i));
         }
-        if self.existing.contains(&key) {
+        if self.existing.contains(k.as_str()) {
             return None;
         }
         let (base, suffix) = name.rsplit_once('-')?;
@@ -54,18 +84,29 @@ impl Renames {
             return None;
         }
         self.bases
-            .get(&(kind, ns.clone(), base.to_string()))
-            .map(|&i| self.finals[i as usize].as_str())
+            .get(key(kind, ns, base).as_str())
+            .map(|&i| RenameId(i))
+    }
+
+    /// The final name of a renamed object.
+    pub fn final_of(&self, r: RenameId) -> &str {
+        &self.finals[r.0 as usize]
+    }
+
+    /// How many objects are renamed; [`RenameId`]s count from 0 in the order added.
+    pub fn len(&self) -> usize {
+        self.finals.len()
+    }
+
+    /// The position of a renamed object in the order added.
+    pub fn position(r: RenameId) -> usize {
+        r.0 as usize
     }
 
     /// The final name of the object last renamed from `old` (its base or its name) in
     /// namespace `ns`, of either kind: what the old-name warning looks for.
     fn renamed_from(&self, ns: &Option<String>, old: &str) -> Option<&str> {
-        let of = |kind| {
-            self.names
-                .get(&(kind, ns.clone(), old.to_string()))
-                .copied()
-        };
+        let of = |kind| self.names.get(key(kind, ns, old).as_str()).copied();
         let i = match (of(SourceKind::ConfigMap), of(SourceKind::Secret)) {
             (Some(a), Some(b)) => a.max(b),
             (a, b) => a.or(b)?,
@@ -80,7 +121,7 @@ impl Renames {
     /// Records a ConfigMap or Secret of the input (needed only when something is
     /// renamed).
     pub fn add_existing(&mut self, kind: SourceKind, ns: &Option<String>, name: &str) {
-        self.existing.insert((kind, ns.clone(), name.to_string()));
+        self.existing.insert(key(kind, ns, name).into_boxed_str());
     }
 
     /// Records that the object `name` (base name `base`) becomes `new_name`.
@@ -94,9 +135,10 @@ impl Renames {
     ) {
         let i = u32::try_from(self.finals.len()).unwrap_or(u32::MAX);
         self.finals.push(new_name.to_string());
-        self.names.insert((kind, ns.clone(), base.to_string()), i);
-        self.names.insert((kind, ns.clone(), name.to_string()), i);
-        self.bases.insert((kind, ns.clone(), base.to_string()), i);
+        let base_key: Key = key(kind, ns, base).into_boxed_str();
+        self.names.insert(base_key.clone(), i);
+        self.names.insert(key(kind, ns, name).into_boxed_str(), i);
+        self.bases.insert(base_key, i);
     }
 }
 
@@ -268,8 +310,8 @@ pub fn generated_result(count: usize) -> KrmResult {
 }
 
 /// Rewrites every reference in `item` the catalog knows to a renamed object. Returns the
-/// nodes it recognised as references (rewritten or already right) and the final names
-/// they point at.
+/// nodes it recognised as references (rewritten or already right) and the renamed
+/// objects they point at.
 pub fn rewrite_references(
     tree: &Tree<'_>,
     item: NodeId,
@@ -277,7 +319,7 @@ pub fn rewrite_references(
     catalog: &Catalog,
     renames: &Renames,
     splices: &mut Splices,
-) -> (HashSet<NodeId>, Vec<String>) {
+) -> (HashSet<NodeId>, Vec<RenameId>) {
     let mut rewritten = HashSet::new();
     let mut pointed = Vec::new();
     for NameRef {
@@ -297,11 +339,12 @@ pub fn rewrite_references(
             },
             Form::Name => (String::new(), text),
         };
-        let Some(new_name) = renames.final_name(kind, &namespace, name) else {
+        let Some(renamed) = renames.resolve(kind, &namespace, name) else {
             continue;
         };
+        let new_name = renames.final_of(renamed);
         rewritten.insert(node);
-        pointed.push(new_name.to_string());
+        pointed.push(renamed);
         if name == new_name {
             continue;
         }

@@ -57,8 +57,21 @@ impl Splices {
         self.replace(at, at, text);
     }
 
+    /// How many edits are pending.
+    pub fn len(&self) -> usize {
+        self.edits.len()
+    }
+
+    /// Room for `n` more edits, so that collecting many does not keep spare capacity.
+    pub fn reserve(&mut self, n: usize) {
+        self.edits.reserve_exact(n);
+    }
+
     fn dedup_replacements(&mut self) {
-        self.edits.sort_by_key(|e| (e.start, e.end, e.order));
+        // `order` is unique, so an unstable sort gives the same order, without the
+        // scratch buffer a stable sort of every edit of a large input takes.
+        self.edits
+            .sort_unstable_by_key(|e| (e.start, e.end, e.order));
         self.edits.dedup_by(|b, a| {
             a.end > a.start && (a.start, a.end) == (b.start, b.end) && a.text == b.text
         });
@@ -106,7 +119,8 @@ impl Splices {
     /// key) is one edit; two inserts at one point stay two.
     pub fn checked(mut self) -> Result<Checked, OverlapError> {
         self.dedup_replacements();
-        self.edits.sort_by_key(|e| (e.start, e.end, e.order));
+        self.edits
+            .sort_unstable_by_key(|e| (e.start, e.end, e.order));
         for pair in self.edits.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
             if b.start < a.end || (a.start == b.start && a.end > a.start && b.end > b.start) {

@@ -177,6 +177,39 @@ impl<'a, 's> Offsets<'a, 's> {
     }
 }
 
+/// A scalar's value, borrowed from `src` where the text of its span spells it as it is
+/// (most plain scalars; quoted ones without escapes or folded lines), else owned without
+/// spare capacity. saphyr hands over every scalar as its own `String` with room to
+/// grow: kept as it was, a million one-letter scalars held 129 MB.
+fn scalar_value<'a, 't>(
+    src: &'a str,
+    start: usize,
+    end: usize,
+    value: Cow<'t, str>,
+    own: &impl Fn(Cow<'t, str>) -> Cow<'a, str>,
+) -> Cow<'a, str> {
+    if value.is_empty() {
+        return Cow::Borrowed("");
+    }
+    if let Some(text) = src.get(start..end) {
+        // The span may begin with properties (`&a !t x`) and end with a closing quote;
+        // any equal text of `src` serves, wherever it is.
+        let closed = text.get(..text.len().saturating_sub(1));
+        for t in [Some(text), closed].into_iter().flatten() {
+            if t.ends_with(&*value) {
+                return Cow::Borrowed(&t[t.len() - value.len()..]);
+            }
+        }
+    }
+    match own(value) {
+        Cow::Owned(mut v) => {
+            v.shrink_to_fit();
+            Cow::Owned(v)
+        }
+        borrowed => borrowed,
+    }
+}
+
 /// A collection being read. Its children wait on a shared scratch stack from `base`
 /// on, so each collection gets one exactly sized allocation when it closes instead of a
 /// vector that grows.
@@ -334,7 +367,7 @@ impl<'a> Tree<'a> {
                         &mut nodes,
                         ByteSpan { start, end },
                         NodeKind::Scalar {
-                            value: own(value),
+                            value: scalar_value(src, start, end, value, &own),
                             style,
                             tagged: tag.is_some(),
                         },
