@@ -171,12 +171,19 @@ fn attempt<'a>(
             if !crate::stream::is_resource_list(&tree) {
                 return Err(Stop::Coarser(Coarser::PossibleResourceList));
             }
-            let list_at = ResourceList::locate(&tree).map_err(|_| {
+            let unusual = || {
                 Stop::Coarser(Coarser::UnusualList {
                     line: 1,
                     what: "not separable from the list around them",
                 })
-            })?;
+            };
+            let list_at = ResourceList::locate(&tree).map_err(|_| unusual())?;
+            // The cut must be where the frame's own `items` value was: a line that only
+            // looked like `items:` (inside a multi-line quoted scalar, say) would make
+            // chunks of text the whole input reads otherwise.
+            if !cut_at_items_key(&tree, list_at.root, text, list.0) || !list_at.items.is_empty() {
+                return Err(unusual());
+            }
             Framing::List {
                 tree,
                 list: list_at,
@@ -468,6 +475,32 @@ fn finish_with_config_errors<'a>(
     Prepared {
         coarser,
         ..prepared
+    }
+}
+
+/// Whether, in the frame's text (the input without its items), the root mapping's
+/// `items` key is followed by nothing but separators (`:`, `[`, blanks, a comment) up to
+/// `cut`, where the items were.
+fn cut_at_items_key(tree: &Tree<'_>, root: NodeId, text: &str, cut: usize) -> bool {
+    let Some(key_end) = tree
+        .own_entries(root)
+        .iter()
+        .find(|&&(k, _)| tree.str(k) == Some("items"))
+        .map(|&(k, _)| tree.node(k).span.end)
+    else {
+        return false;
+    };
+    let Some(mut rest) = text.get(key_end..cut) else {
+        return false;
+    };
+    // A quoted key's span may end before its closing quote.
+    rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+    loop {
+        rest = rest.trim_start_matches([' ', '\t', '\r', '\n', ':', '[']);
+        match rest.strip_prefix('#') {
+            Some(comment) => rest = comment.find('\n').map_or("", |i| &comment[i..]),
+            None => return rest.is_empty(),
+        }
     }
 }
 
