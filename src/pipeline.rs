@@ -344,7 +344,8 @@ fn attempt<'a>(
 
     // Conclusion: results in a fixed order, edits, stale list, edges.
     let mut results = rename_results;
-    // References per renamed object, then per final name (what the results count).
+    // References per renamed object: two objects of one name in two namespaces may get
+    // the same hashed name, and each result counts only the references to its object.
     let mut pointed = vec![0usize; renames.len()];
     let mut item_edits = Splices::new();
     let mut stale = Vec::new();
@@ -360,14 +361,6 @@ fn attempt<'a>(
     }
     // Every item edit, and the few that write `results`: one allocation, no spare room.
     item_edits.reserve(edit_count + 4);
-    let mut counts: HashMap<&str, usize> = HashMap::new();
-    for (i, n) in pointed.into_iter().enumerate() {
-        if n > 0 {
-            *counts
-                .entry(renamed_list[i].1.new_name.as_str())
-                .or_default() += n;
-        }
-    }
     for mut r in reports.into_iter().flatten() {
         if let Some(e) = r.rename_error.take() {
             results.push(*e);
@@ -394,8 +387,7 @@ fn attempt<'a>(
         }
     }
     results.append(&mut mentions);
-    for ((kind, ns, _), r) in &renamed_list {
-        let n = counts.get(r.new_name.as_str()).copied().unwrap_or(0);
+    for (((kind, ns, _), r), &n) in renamed_list.iter().zip(&pointed) {
         if let Some(source) = index.get(&(*kind, ns.clone(), r.new_name.clone())) {
             results.push(suffix::renamed_result(source, &r.base, &r.new_name, n));
         }
