@@ -196,7 +196,7 @@ pub fn finish(
         results: early,
     };
     let mut counts = Counts::default();
-    let mut reported: Vec<SourceKey> = Vec::new();
+    let mut reported: HashSet<SourceKey> = HashSet::new();
     for o in outcomes {
         o.splices.append_to(&mut out.splices);
         counts.add(o.counts);
@@ -213,7 +213,7 @@ pub fn finish(
                         let message = format!("{}: {e}", source.id);
                         out.results.push(source.result(Severity::Error, message));
                     }
-                    reported.push(key);
+                    reported.insert(key);
                 }
             }
         }
