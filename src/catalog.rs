@@ -3,6 +3,8 @@
 //! then sees, and where any object names one (what renaming rewrites). Users extend it
 //! from the functionConfig in kustomize's fieldSpec shape.
 
+use std::collections::HashMap;
+
 use crate::yaml::{NodeId, Tree};
 
 /// The kinds of object a pod reads configuration from: ConfigMaps and Secrets, and the
@@ -283,6 +285,15 @@ pub struct Catalog {
     pub name_sites: Vec<NameSite>,
     pub producers: Vec<Producer>,
     pub annotation_sites: Vec<AnnotationSite>,
+    /// Per kind, the rows of `workloads` and `name_sites` for it, in order: every item
+    /// looks itself up, so a long user catalog must not make each look-up a scan.
+    by_kind: HashMap<String, KindRows>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct KindRows {
+    workloads: Vec<usize>,
+    name_sites: Vec<usize>,
 }
 
 impl Default for Catalog {
@@ -443,36 +454,69 @@ impl Catalog {
             rule_resource: Some(resource),
             declared_at: None,
         }));
-        Catalog {
+        let mut catalog = Catalog {
             workloads,
             pod_sites: POD_SITES.to_vec(),
             name_sites,
             producers: PRODUCERS.to_vec(),
             annotation_sites: ANNOTATION_SITES.to_vec(),
+            by_kind: HashMap::new(),
+        };
+        catalog.reindex();
+        catalog
+    }
+
+    fn reindex(&mut self) {
+        self.by_kind.clear();
+        for (i, w) in self.workloads.iter().enumerate() {
+            let rows = self.by_kind.entry(w.kind.clone()).or_default();
+            rows.workloads.push(i);
+        }
+        for (i, s) in self.name_sites.iter().enumerate() {
+            let rows = self.by_kind.entry(s.kind.clone()).or_default();
+            rows.name_sites.push(i);
         }
     }
 
     /// Adds user entries; a user workload of a built-in kind replaces the built-in row
     /// for that group.
     pub fn extend(&mut self, ext: &Extension) {
-        for w in &ext.workloads {
-            for existing in &mut self.workloads {
-                if existing.kind == w.kind {
-                    existing.groups.retain(|g| !w.groups.contains(g));
-                }
+        // A (group, kind) belongs to the last entry that declares it: earlier rows, built
+        // in or declared, lose that group, and a row left with no group goes.
+        let mut last: HashMap<(&str, &str), usize> = HashMap::new();
+        for (i, w) in ext.workloads.iter().enumerate() {
+            for g in &w.groups {
+                last.insert((g.as_str(), w.kind.as_str()), i);
             }
-            self.workloads.retain(|e| !e.groups.is_empty());
-            self.workloads.push(w.clone());
         }
+        let claimed = |kind: &str, g: &str, after: Option<usize>| {
+            last.get(&(g, kind))
+                .is_some_and(|&i| after.is_none_or(|a| i > a))
+        };
+        let mut rows: Vec<WorkloadKind> = std::mem::take(&mut self.workloads);
+        for row in &mut rows {
+            row.groups.retain(|g| !claimed(&row.kind, g, None));
+        }
+        for (i, w) in ext.workloads.iter().enumerate() {
+            let mut w = w.clone();
+            w.groups.retain(|g| !claimed(&w.kind, g, Some(i)));
+            rows.push(w);
+        }
+        rows.retain(|e| !e.groups.is_empty());
+        self.workloads = rows;
         self.name_sites.extend(ext.references.iter().cloned());
+        self.reindex();
     }
 
     /// The row for an object, if it carries a pod template.
     pub fn workload(&self, api_version: &str, kind: &str) -> Option<&WorkloadKind> {
         let group = group_of(api_version);
-        self.workloads
+        self.by_kind
+            .get(kind)?
+            .workloads
             .iter()
-            .find(|w| w.kind == kind && w.groups.iter().any(|g| g == group))
+            .map(|&i| &self.workloads[i])
+            .find(|w| w.groups.iter().any(|g| g == group))
     }
 
     /// The name-reference sites for objects of this apiVersion and kind.
@@ -482,9 +526,12 @@ impl Catalog {
         kind: &'c str,
     ) -> impl Iterator<Item = &'c NameSite> + 'c {
         let group = group_of(api_version).to_string();
-        self.name_sites
-            .iter()
-            .filter(move |s| s.kind == kind && s.groups.contains(&group))
+        self.by_kind
+            .get(kind)
+            .into_iter()
+            .flat_map(|rows| rows.name_sites.iter())
+            .map(|&i| &self.name_sites[i])
+            .filter(move |s| s.groups.contains(&group))
     }
 
     /// The producer rows for objects of this apiVersion and kind.
