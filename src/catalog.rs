@@ -861,6 +861,32 @@ mod tests {
     }
 
     #[test]
+    fn the_last_entry_for_a_group_and_kind_wins() {
+        // A user row for apps/Deployment replaces the built-in row for that group only;
+        // a later user row for the same group and kind replaces the earlier one.
+        let e = ext("workloads:\n- {group: apps, kind: Deployment, template: spec/a}\n- {group: example.com, kind: Deployment, template: spec/b}\n- {group: apps, kind: Deployment, template: spec/c}\n").unwrap();
+        let mut c = Catalog::builtin();
+        c.extend(&e);
+        let template = |api: &str| c.workload(api, "Deployment").map(|w| w.template.join("/"));
+        assert_eq!(template("apps/v1").as_deref(), Some("spec/c"));
+        assert_eq!(template("example.com/v1").as_deref(), Some("spec/b"));
+        assert_eq!(
+            template("extensions/v1beta1").as_deref(),
+            Some("spec/template")
+        );
+        let deployments: Vec<&str> = c
+            .workloads
+            .iter()
+            .filter(|w| w.kind == "Deployment")
+            .map(|w| w.declared_at.as_deref().unwrap_or("built-in"))
+            .collect();
+        assert_eq!(
+            deployments,
+            ["built-in", "spec.workloads[1]", "spec.workloads[2]"]
+        );
+    }
+
+    #[test]
     fn every_bad_entry_is_reported_by_name() {
         let errs = ext("workloads:\n- {kind: Widget, template: ''}\n- {kind: Gadget, template: spec/t, colour: red}\nreferences:\n- kind: Pod\n  fieldSpecs: [{kind: X, path: a}]\n- kind: ConfigMap\n  fieldSpecs: []\n").unwrap_err();
         let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
