@@ -831,21 +831,33 @@ pub fn spaces(n: usize) -> String {
     " ".repeat(n)
 }
 
-/// Start of the line holding `pos`.
-pub fn line_start(src: &str, pos: usize) -> usize {
-    src[..pos.min(src.len())].rfind('\n').map_or(0, |i| i + 1)
+/// Whether `c` ends a line as go-yaml reads YAML: LF (CRLF ends with it), and U+2028,
+/// U+2029 and NEL (a lone CR is read through an LF copy before any edit).
+fn is_break(c: char) -> bool {
+    matches!(c, '\n' | '\u{2028}' | '\u{2029}' | '\u{85}')
 }
 
-/// End of the line holding `pos`: the offset of its `\r\n` or `\n`, or the text's end.
+/// Start of the line holding `pos`.
+pub fn line_start(src: &str, pos: usize) -> usize {
+    let before = &src[..pos.min(src.len())];
+    before
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| is_break(c))
+        .map_or(0, |(i, c)| i + c.len_utf8())
+}
+
+/// End of the line holding `pos`: the offset of its line break (of the `\r` of a
+/// `\r\n`), or the text's end.
 pub fn line_end(src: &str, pos: usize) -> usize {
     let pos = pos.min(src.len());
-    match src[pos..].find('\n') {
+    match src[pos..].find(is_break) {
         Some(i) => {
-            let nl = pos + i;
-            if nl > pos && src.as_bytes()[nl - 1] == b'\r' {
-                nl - 1
+            let at = pos + i;
+            if at > pos && src.as_bytes()[at] == b'\n' && src.as_bytes()[at - 1] == b'\r' {
+                at - 1
             } else {
-                nl
+                at
             }
         }
         None => src.len(),
@@ -858,18 +870,17 @@ fn after_eol(src: &str, pos: usize) -> usize {
     match b.get(pos) {
         Some(b'\r') if b.get(pos + 1) == Some(&b'\n') => pos + 2,
         Some(b'\n') => pos + 1,
-        _ => pos,
+        _ => match src.get(pos..).and_then(|rest| rest.chars().next()) {
+            Some(c) if is_break(c) => pos + c.len_utf8(),
+            _ => pos,
+        },
     }
 }
 
 /// Column (in characters) of `pos` on its line.
 pub fn column(src: &str, pos: usize) -> usize {
-    let line = &src[line_start(src, pos)..pos];
     // go-yaml (and the dialect layer) break lines at U+2028, U+2029 and NEL too.
-    let line = match line.rfind(['\u{2028}', '\u{2029}', '\u{85}']) {
-        Some(i) => &line[i + line[i..].chars().next().map_or(1, char::len_utf8)..],
-        None => line,
-    };
+    let line = &src[line_start(src, pos)..pos];
     // A byte-order mark before a document's first key is not indentation.
     line.chars().filter(|&c| c != '\u{feff}').count()
 }
