@@ -1152,7 +1152,11 @@ impl DataRefs {
                         .iter()
                         .copied()
                         .find(|&(k, _)| tree.str(k) == Some("valueFrom"));
-                    let fresh = value_from.and_then(|(_, vf)| {
+                    // Only a valueFrom with one source: the API server refuses more, and
+                    // replacing it would drop the others' references from what the pod
+                    // reads, so a second run would hash something else.
+                    let single = value_from.filter(|&(_, vf)| tree.own_entries(vf).len() == 1);
+                    let fresh = single.and_then(|(_, vf)| {
                         [
                             ("configMapKeyRef", SourceKind::ConfigMap),
                             ("secretKeyRef", SourceKind::Secret),
