@@ -87,13 +87,7 @@ pub fn kustomize_hash_json(input: &HashInput) -> String {
 
 /// The 10-character suffix, e.g. "6b56fdfggc".
 pub fn kustomize_suffix(input: &HashInput) -> String {
-    let digest = Sha256::digest(kustomize_hash_json(input).as_bytes());
-    digest
-        .iter()
-        .flat_map(|byte| [byte >> 4, byte & 0x0f])
-        .take(SUFFIX_LEN)
-        .map(suffix_char)
-        .collect()
+    suffix_of_digest(&Sha256::digest(kustomize_hash_json(input).as_bytes()))
 }
 
 /// The 10 characters kustomize's alphabet makes of any digest (for names other than
