@@ -201,9 +201,8 @@ fn is_entry(rest: &str) -> bool {
 
 /// Splits `body` into chunks of single items where it can.
 pub fn split(body: &str) -> Split {
-    let json = |t: &str| matches!(t.trim_start().as_bytes().first(), Some(b'{' | b'['));
-    let breaks = ["\u{85}", "\u{2028}", "\u{2029}"];
-    let has_breaks = breaks.iter().any(|b| body.contains(b));
+    let json = crate::yaml::dialect::reads_as_json;
+    let has_breaks = body.contains(crate::yaml::dialect::UNICODE_BREAKS);
     // In YAML text go-yaml ends a line at each of them (a comment too), so the splitter
     // must see lines where the parser does: it reads a copy of the same length with the
     // break at the end of each (blanks before a line break change no line's meaning).

@@ -15,6 +15,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use config_hash::yaml::Tree;
+use config_hash::yaml::dialect::UNICODE_BREAKS;
 
 /// One text read: a file, or stdin (`path` None).
 #[derive(Debug)]
@@ -362,7 +363,7 @@ pub fn is_blank(text: &str) -> bool {
     // A lone CR is a line break too (go-yaml reads it so): `# c\rkind: X` is not a
     // comment; so are NEL, LS and PS in YAML text.
     text.trim_start_matches('\u{feff}')
-        .split(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'])
+        .split(|c| matches!(c, '\n' | '\r') || UNICODE_BREAKS.contains(&c))
         .all(|line| {
             let line = line.trim();
             line.is_empty()

@@ -25,6 +25,10 @@ use std::borrow::Cow;
 
 use super::tree::{ByteSpan, Node, NodeKind, Style, YamlError};
 
+/// The characters go-yaml takes for line breaks besides CR and LF (NEL, LS, PS), in
+/// YAML text; in JSON text they are characters like any other.
+pub const UNICODE_BREAKS: [char; 3] = ['\u{85}', '\u{2028}', '\u{2029}'];
+
 const NEL: &str = "\u{85}";
 const LS: &str = "\u{2028}";
 const PS: &str = "\u{2029}";
@@ -235,7 +239,7 @@ fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
 }
 
 /// Whether kubectl reads `src` as JSON: it starts with `{` or `[`.
-fn reads_as_json(src: &str) -> bool {
+pub fn reads_as_json(src: &str) -> bool {
     matches!(src.trim_start().as_bytes().first(), Some(b'{' | b'['))
 }
 

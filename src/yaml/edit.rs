@@ -834,7 +834,7 @@ pub fn spaces(n: usize) -> String {
 /// Whether `c` ends a line as go-yaml reads YAML: LF (CRLF ends with it), and U+2028,
 /// U+2029 and NEL (a lone CR is read through an LF copy before any edit).
 fn is_break(c: char) -> bool {
-    matches!(c, '\n' | '\u{2028}' | '\u{2029}' | '\u{85}')
+    c == '\n' || super::dialect::UNICODE_BREAKS.contains(&c)
 }
 
 /// Start of the line holding `pos`.

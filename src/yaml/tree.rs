@@ -95,7 +95,7 @@ impl InputStyle {
         };
         InputStyle {
             eol,
-            json: text.trim_start().starts_with(['{', '[']),
+            json: super::dialect::reads_as_json(text),
         }
     }
 }
