@@ -12,28 +12,7 @@ use crate::suffix::{self, Renames};
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{NodeId, Tree};
 
-/// What became of a workload's references to one object.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Status {
-    Found,
-    /// Not in the input, and some reference to it is not optional.
-    Missing,
-    /// Not in the input, but every reference is optional.
-    OptionalAbsent,
-    /// Marked `config-hash.dev/ignore`.
-    Ignored,
-}
-
-impl Status {
-    fn as_str(&self) -> &'static str {
-        match self {
-            Status::Found => "found",
-            Status::Missing => "missing",
-            Status::OptionalAbsent => "absent (optional)",
-            Status::Ignored => "ignored",
-        }
-    }
-}
+pub use crate::findings::Status;
 
 /// How the referrer depends on the object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,16 +177,7 @@ fn keys_text(e: &Edge) -> String {
 }
 
 fn status_text(e: &Edge) -> String {
-    let mut out = if e.missing_keys.is_empty() {
-        e.status.as_str().to_string()
-    } else {
-        let ks: Vec<&str> = e.missing_keys.iter().map(String::as_str).collect();
-        format!("missing keys: {}", ks.join(","))
-    };
-    if e.runtime {
-        out.push_str(" (changes at runtime)");
-    }
-    out
+    e.status.cell(&e.missing_keys, e.runtime)
 }
 
 /// A readable table, one row per workload and object.
@@ -292,12 +262,7 @@ pub fn render_json(edges: &[Edge]) -> String {
                 Via::Name => "name",
                 Via::Extra => "extra",
             }),
-            q(match e.status {
-                Status::Found => "found",
-                Status::Missing => "missing",
-                Status::OptionalAbsent => "optional-absent",
-                Status::Ignored => "ignored",
-            }),
+            q(e.status.as_json()),
             list(&mut e.missing_keys.iter()),
             list(&mut e.fields.iter()),
         );

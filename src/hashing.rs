@@ -208,20 +208,7 @@ pub enum ContentError {
     BadBase64 { field: String },
 }
 
-impl std::fmt::Display for ContentError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ContentError::NotAMap { field } => {
-                write!(f, "{field} must be a mapping of keys to strings")
-            }
-            ContentError::NotAString { field } => write!(f, "{field} must be a string"),
-            ContentError::BadBase64 { field } => write!(
-                f,
-                "{field} is not valid base64 (put plain text under stringData instead, or encode it with base64)"
-            ),
-        }
-    }
-}
+// Worded in `crate::findings`.
 
 /// Reads the content of a ConfigMap or Secret item.
 pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Content, ContentError> {

@@ -1,6 +1,7 @@
 //! ResourceList framing (where the items, functionConfig and results live), resource
 //! identities, and results written back into the list as text.
 
+use crate::findings::Finding;
 use crate::yaml::edit::{column, line_start};
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{Layout, NodeId, Splices, Tree};
@@ -116,7 +117,7 @@ impl ResourceList {
 }
 
 /// Who a resource is, for results and matching.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ResourceId {
     pub api_version: String,
     pub kind: String,
@@ -198,10 +199,11 @@ impl Severity {
     }
 }
 
-/// One entry of the ResourceList's `results`.
+/// One entry of the ResourceList's `results`: a finding, and where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KrmResult {
-    pub message: String,
+    /// Boxed: results are many and findings of different sizes.
+    pub finding: Box<Finding>,
     pub severity: Severity,
     pub resource: Option<ResourceId>,
     pub field: Option<String>,
@@ -210,18 +212,25 @@ pub struct KrmResult {
 }
 
 impl KrmResult {
-    pub fn new(severity: Severity, message: impl Into<String>) -> Self {
-        // `format!` leaves room to grow; a run with a result per reference keeps
-        // every message until the end.
-        let mut message = message.into();
-        message.shrink_to_fit();
+    /// A result with the finding's own severity.
+    pub fn new(finding: Finding) -> Self {
         KrmResult {
-            message,
-            severity,
+            severity: finding.severity(),
+            finding: Box::new(finding),
             resource: None,
             field: None,
             file: None,
         }
+    }
+
+    /// The message: worded by [`crate::findings`], about this result's resource.
+    pub fn message(&self) -> String {
+        self.finding.message(self.resource.as_ref())
+    }
+
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
     }
 
     /// Attaches the resource (and its file, if the orchestrator annotated one).
@@ -239,7 +248,7 @@ impl KrmResult {
     /// The fields of this result in output order.
     fn fields(&self) -> Vec<(&'static str, Field)> {
         let mut out = vec![
-            ("message", Field::Value(self.message.clone())),
+            ("message", Field::Value(self.message())),
             ("severity", Field::Value(self.severity.as_str().to_string())),
         ];
         if let Some(r) = &self.resource {
@@ -300,7 +309,8 @@ pub fn render_results_block(results: &[KrmResult], eol: &str, indent: &str) -> S
                 .file
                 .as_ref()
                 .map_or(0, |(p, i)| p.len() + i.as_ref().map_or(0, String::len));
-            fixed + r.message.len() * 2 + resource + file + r.field.as_ref().map_or(0, String::len)
+            // Messages are worded as they are written: most are under 256 bytes.
+            fixed + 512 + resource + file + r.field.as_ref().map_or(0, String::len)
         })
         .sum();
     let mut out = String::with_capacity(64 + capacity);
@@ -488,7 +498,8 @@ mod tests {
     use super::*;
 
     fn results() -> Vec<KrmResult> {
-        let mut r = KrmResult::new(Severity::Warning, "a \"quoted\" message: with colon");
+        let mut r = KrmResult::new(Finding::Internal("a \"quoted\" message: with colon".into()))
+            .with_severity(Severity::Warning);
         r.resource = Some(ResourceId {
             api_version: "apps/v1".into(),
             kind: "Deployment".into(),
@@ -497,7 +508,10 @@ mod tests {
         });
         r.field = Some("spec.template".into());
         r.file = Some(("apps/web.yaml".into(), Some("2".into())));
-        vec![r, KrmResult::new(Severity::Info, "done")]
+        vec![
+            r,
+            KrmResult::new(Finding::Internal("done".into())).with_severity(Severity::Info),
+        ]
     }
 
     #[test]

@@ -8,6 +8,7 @@
 pub mod catalog;
 pub mod chunks;
 pub mod config;
+pub mod findings;
 pub mod graph;
 pub mod hashing;
 pub mod krm;
@@ -128,8 +129,9 @@ fn prepare_for<'a>(
 }
 
 pub(crate) fn config_error(e: config::ConfigError) -> KrmResult {
-    let mut r = KrmResult::new(Severity::Error, e.message);
-    r.field = e.field;
+    let field = e.field.clone();
+    let mut r = KrmResult::new(findings::Finding::Config(e));
+    r.field = field;
     r
 }
 
@@ -166,10 +168,7 @@ pub(crate) fn conclude<'a>(
             .iter()
             .filter(|r| r.severity == Severity::Error)
             .count();
-        results.push(KrmResult::new(
-            Severity::Info,
-            format!("config-hash: {errors} error(s); items left unchanged"),
-        ));
+        results.push(KrmResult::new(findings::Finding::LeftUnchanged { errors }));
     }
     let mut splices = if has_errors {
         Splices::new()
@@ -187,7 +186,7 @@ pub(crate) fn conclude<'a>(
         Ok(edits) => edits,
         Err(e) => {
             // A bug, not bad input: keep the items as they were and say so.
-            results.push(KrmResult::new(Severity::Error, e.to_string()));
+            results.push(KrmResult::new(findings::Finding::Internal(e.to_string())));
             let mut only_results = Splices::new();
             write_results(&results, &mut only_results);
             only_results.checked().unwrap_or_default()

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser as _;
+use config_hash::findings;
 use config_hash::hashing::HashKey;
-use config_hash::krm::Severity;
 use config_hash::{Options, Prepared};
 
 /// `--check` found something out of date.
@@ -286,53 +286,16 @@ fn run_package(
 
 /// Warnings and errors on stderr, for streams (a ResourceList carries them in `results`).
 fn report(outcome: &Prepared<'_>) {
-    for r in &outcome.results {
-        if r.severity != Severity::Info {
-            match (&r.resource, &r.field) {
-                // A configuration problem: the field path is not in the message (kpt
-                // prints `field: message` for it), so name it here, once.
-                (None, Some(field)) => eprintln!(
-                    "{}: functionConfig {field}: {}",
-                    r.severity.as_str(),
-                    r.message
-                ),
-                _ => eprintln!("{}: {}", r.severity.as_str(), r.message),
-            }
-        }
+    for line in findings::stderr_lines(&outcome.results) {
+        eprintln!("{line}");
     }
 }
 
 /// One line on stderr after a plain-stream run: what was stamped, renamed, warned about.
 fn summary(outcome: &Prepared<'_>, written: Option<usize>) {
-    let Some(counts) = outcome
-        .results
-        .iter()
-        .rev()
-        .find(|r| r.severity == Severity::Info && r.message.starts_with("config-hash: "))
-    else {
-        return;
-    };
-    let renamed = outcome
-        .results
-        .iter()
-        .filter(|r| {
-            r.severity == Severity::Info && r.message.contains(": hashed name for base name ")
-        })
-        .count();
-    let warnings = outcome
-        .results
-        .iter()
-        .filter(|r| r.severity == Severity::Warning)
-        .count();
-    let mut line = counts.message.clone();
-    if renamed > 0 {
-        line.push_str(&format!(", {renamed} object(s) renamed"));
+    if let Some(line) = findings::stderr_summary(&outcome.results, written) {
+        eprintln!("{line}");
     }
-    line.push_str(&format!(", {warnings} warning(s)"));
-    if let Some(n) = written {
-        line.push_str(&format!(", {n} file(s) written"));
-    }
-    eprintln!("{line}");
 }
 
 /// `files`: the files that would change (when the input was files).
@@ -341,21 +304,11 @@ fn check(outcome: &Prepared<'_>, files: &[String]) -> ExitCode {
     if outcome.exit_code != 0 {
         return ExitCode::FAILURE;
     }
+    let text = findings::check_report(&outcome.stale, files);
     if outcome.stale.is_empty() {
-        println!("config-hash: up to date");
+        print!("{text}");
         return ExitCode::SUCCESS;
     }
-    let mut text = String::new();
-    for id in &outcome.stale {
-        text.push_str(&format!("out of date: {id}\n"));
-    }
-    for file in files {
-        text.push_str(&format!("would change: {file}\n"));
-    }
-    text.push_str(&format!(
-        "config-hash: {} resource(s) out of date; run config-hash --in-place (or kpt fn render) and commit the result\n",
-        outcome.stale.len()
-    ));
     if let Err(code) = write_stdout(&text) {
         return code;
     }

@@ -771,10 +771,10 @@ items:
                 .is_empty()
         );
         // Results, in their fixed order: the old name left in args, the rename, the stamp.
-        let messages: Vec<(&Severity, &str)> = out
+        let messages: Vec<(&Severity, String)> = out
             .results
             .iter()
-            .map(|r| (&r.severity, r.message.as_str()))
+            .map(|r| (&r.severity, r.message()))
             .collect();
         assert_eq!(messages.len(), 4, "{messages:?}");
         assert_eq!(messages[0].0, &Severity::Warning);

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use crate::catalog::{Catalog, RELOADER_KEYS, RELOADER_WRITTEN_ANNOTATION, Restart, WorkloadKind};
 use crate::config::RuntimeReload;
 use crate::config::{Config, Granularity, OnMissing};
+use crate::findings::{Covered, Finding, MadeBy, Missing, SpecFixed, Written};
 use crate::graph::Status;
 use crate::hashing::{self, Content, ContentError, Seen};
 use crate::krm::{KrmResult, ResourceId, Severity, flag, is_local_config};
@@ -96,8 +97,8 @@ impl SourceEntry {
     }
 
     /// A result about this object.
-    pub fn result(&self, severity: Severity, message: String) -> KrmResult {
-        let mut r = KrmResult::new(severity, message);
+    pub fn result(&self, finding: Finding) -> KrmResult {
+        let mut r = KrmResult::new(finding);
         r.resource = Some(self.id.clone());
         r.file = self.file.as_deref().cloned();
         r
@@ -119,24 +120,12 @@ impl SourceIndex {
         key: SourceKey,
         entry: Box<SourceEntry>,
     ) -> Result<(), Box<KrmResult>> {
-        if self.by_id.contains_key(&key) {
-            let by = |e: &SourceEntry| {
-                e.producer
-                    .as_ref()
-                    .map(|p| format!(" (made by {})", p.id))
-                    .unwrap_or_default()
+        if let Some(first) = self.by_id.get(&key) {
+            let finding = Finding::Duplicate {
+                made_by: entry.producer.as_ref().map(|p| p.id.clone()),
+                other_made_by: first.producer.as_ref().map(|p| p.id.clone()),
             };
-            let first = self.by_id[&key]
-                .producer
-                .as_ref()
-                .map(|p| format!(" (the other is made by {})", p.id))
-                .unwrap_or_default();
-            let message = format!(
-                "{}{} appears more than once in the input{first}; keep one so the hash is not ambiguous",
-                entry.id,
-                by(&entry)
-            );
-            return Err(Box::new(entry.result(Severity::Error, message)));
+            return Err(Box::new(entry.result(finding)));
         }
         self.by_id.insert(key, entry);
         Ok(())
@@ -208,10 +197,10 @@ pub fn finish(
                     if reported.contains(&key) {
                         continue;
                     }
-                    if let Some(Err(e)) = index.get(&key).map(|s| &s.content) {
-                        let source = &index.by_id[&key];
-                        let message = format!("{}: {e}", source.id);
-                        out.results.push(source.result(Severity::Error, message));
+                    if let Some(source) = index.get(&key) {
+                        if let Err(e) = &source.content {
+                            out.results.push(source.result(Finding::Content(e.clone())));
+                        }
                     }
                     reported.insert(key);
                 }
@@ -220,14 +209,12 @@ pub fn finish(
     }
     // Results describe the output, not the change, so that running the function on its
     // own output reproduces it byte for byte.
-    let mut summary = format!(
-        "config-hash: {} workload(s) stamped, {} skipped, {} missing reference(s)",
-        counts.stamped, counts.skipped, counts.missing
-    );
-    if counts.failed > 0 {
-        summary.push_str(&format!(", {} could not be stamped", counts.failed));
-    }
-    out.results.push(KrmResult::new(Severity::Info, summary));
+    out.results.push(KrmResult::new(Finding::Summary {
+        stamped: counts.stamped,
+        skipped: counts.skipped,
+        missing: counts.missing,
+        failed: counts.failed,
+    }));
     out
 }
 
@@ -315,13 +302,11 @@ fn stamp_workload(
         if let Some((at, k, n)) = delegate {
             let k = if k.is_empty() { "Deployment" } else { k };
             out.notes.push(Note::Result(
-                KrmResult::new(
-                    Severity::Info,
-                    format!(
-                        "{id}: {at} names {k} {n}, whose pod template is the one that runs: that {k} is the one to stamp (it is, when it is in the input), and this {} is left as it is",
-                        id.kind
-                    ),
-                )
+                KrmResult::new(Finding::Delegates {
+                    at: at.clone(),
+                    kind: k.to_string(),
+                    name: n.to_string(),
+                })
                 .about(tree, item)
                 .at_field(at),
             ));
@@ -329,14 +314,11 @@ fn stamp_workload(
         }
         if let Some(at) = &kind.declared_at {
             out.notes.push(Note::Result(
-                KrmResult::new(
-                    Severity::Warning,
-                    format!(
-                        "{id}: {at} says a {} keeps its pod template at {}, but this object has no pod template (a mapping with spec) there; fix the template path in {at}",
-                        kind.kind,
-                        kind.template.join("/")
-                    ),
-                )
+                KrmResult::new(Finding::NoTemplate {
+                    declared_at: at.to_string(),
+                    kind: kind.kind.to_string(),
+                    template: kind.template.join("/"),
+                })
                 .about(tree, item)
                 .at_field(kind.template_field()),
             ));
@@ -359,16 +341,12 @@ fn stamp_workload(
     refs.extend(extra);
     for r in regexes {
         out.notes.push(Note::Result(
-            KrmResult::new(
-                Severity::Warning,
-                format!(
-                    "{id}: {} entry {:?} looks like a regular expression; {} accepts those, but config-hash reads exact names only, so it is not read (list the {} names it should match)",
-                    r.field,
-                    r.entry,
-                    r.site.tool,
-                    r.site.kind.as_str()
-                ),
-            )
+            KrmResult::new(Finding::RegexEntry {
+                field: r.field.clone(),
+                entry: r.entry.to_string(),
+                tool: r.site.tool,
+                kind: r.site.kind,
+            })
             .about(tree, item)
             .at_field(r.field),
         ));
@@ -380,12 +358,9 @@ fn stamp_workload(
         out.counts.failed += 1;
         for field in unreadable {
             out.notes.push(Note::Result(
-                KrmResult::new(
-                    Severity::Error,
-                    format!(
-                        "{id}: not stamped: {field} must be a string (the name of a ConfigMap or Secret), not a list or mapping; the API server rejects this manifest"
-                    ),
-                )
+                KrmResult::new(Finding::NameNotString {
+                    field: field.clone(),
+                })
                 .about(tree, item)
                 .at_field(field),
             ));
@@ -411,15 +386,12 @@ fn stamp_workload(
         }) else {
             if d.value_from.is_none() {
                 out.notes.push(Note::Result(
-                    KrmResult::new(
-                        Severity::Warning,
-                        format!(
-                            "{id}: env {} of container {} held the hash of {} {name} (recorded in {DATA_REFS_ANNOTATION}), which is not in the input any more; the value is left as it is and the record dropped",
-                            d.var,
-                            d.container,
-                            d.named.as_str()
-                        ),
-                    )
+                    KrmResult::new(Finding::WholeObjectGone {
+                        var: d.var.clone(),
+                        container: d.container.clone(),
+                        kind: d.named,
+                        name,
+                    })
                     .about(tree, item)
                     .at_field(d.container_field.clone()),
                 ));
@@ -477,15 +449,12 @@ fn stamp_workload(
             });
         }
         out.notes.push(Note::Result(
-            KrmResult::new(
-                Severity::Info,
-                format!(
-                    "{id}: env {} of container {} is the hash of the whole {} {name} (the {WHOLE_OBJECT_KEY} convention: written as its value, and recorded in annotation {DATA_REFS_ANNOTATION} so that a later run refreshes it)",
-                    d.var,
-                    d.container,
-                    kind.as_str()
-                ),
-            )
+            KrmResult::new(Finding::WholeObject {
+                var: d.var.clone(),
+                container: d.container.clone(),
+                kind: *kind,
+                name: name.clone(),
+            })
             .about(tree, item)
             .at_field(d.container_field.clone()),
         ));
@@ -554,14 +523,9 @@ fn stamp_workload(
                 if let Keys::Some(ks) = &r.keys {
                     for k in ks {
                         if !content.open && !content.entries.contains_key(k) && !r.optional {
-                            let missing = Missing {
-                                name: &name,
-                                key: Some(k),
-                                other: None,
-                            };
-                            out.counts.missing += usize::from(report_missing(
-                                tree, item, id, r, &missing, config, out,
-                            ));
+                            let missing = missing_of(r, &name, Some(k), None);
+                            out.counts.missing +=
+                                usize::from(report_missing(tree, item, r, missing, config, out));
                         }
                     }
                 }
@@ -572,13 +536,9 @@ fn stamp_workload(
             }
             None if !r.optional => {
                 let other = other_kind(index, r.kind, &namespace, &name);
-                let missing = Missing {
-                    name: &shown,
-                    key: None,
-                    other,
-                };
+                let missing = missing_of(r, &shown, None, other);
                 out.counts.missing +=
-                    usize::from(report_missing(tree, item, id, r, &missing, config, out));
+                    usize::from(report_missing(tree, item, r, missing, config, out));
             }
             None => {}
         }
@@ -604,13 +564,10 @@ fn stamp_workload(
     let in_place = kind.restart == Restart::DownwardApi;
     let env_applies = kind.env_allowed && (config.writes_env() || in_place);
     let annotates = config.writes_annotation() || in_place;
-    let result_about =
-        |message: String| Note::Result(KrmResult::new(Severity::Info, message).about(tree, item));
+    let result_about = |finding: Finding| Note::Result(KrmResult::new(finding).about(tree, item));
     if !seen.is_empty() && !env_applies && !annotates {
-        out.notes.push(result_about(format!(
-            "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone (use mode: annotation or both)",
-            id.kind
-        )));
+        out.notes
+            .push(result_about(Finding::SpecFixed(SpecFixed::NothingWritten)));
         return;
     }
     let mut stamped_hash = String::new();
@@ -646,131 +603,112 @@ fn stamp_workload(
         if config.hash_key.is_none() {
             if let Some(place) = keyed_stamp(tree, template, spec, config) {
                 out.counts.failed += 1;
-                out.notes.push(Note::Result(
-                        KrmResult::new(Severity::Error, format!(
-                            "{id}: not stamped: {place} holds a keyed hash (hmac-sha256:...), and no key was given, so it can be neither checked nor reproduced (pass the same key with --key-file FILE, CONFIG_HASH_KEY_FILE or CONFIG_HASH_KEY; to return to unkeyed hashes, delete that value first)"
-                        ))
-                        .about(tree, item),
-                    ));
+                out.notes
+                    .push(result_about(Finding::KeyedWithoutKey { place }));
                 return;
             }
         }
         let record = data.record();
-        data.rewrite(&mut ed).and_then(|()| {
-            // Removing the record's entry while inserting the hash annotation after
-            // it would be two edits at one place: where the hash annotation is not
-            // there yet, the record's entry becomes it instead.
-            let annotations = tree.get_path(template, &["metadata", "annotations"]);
-            let hash_there = annotations
-                .and_then(|a| tree.get(a, &config.annotation_key))
-                .is_some();
-            let mut hash_written = false;
-            if record.is_empty() && data.had_record {
-                let entry = annotations.and_then(|a| {
-                    tree.own_entries(a)
-                        .iter()
-                        .copied()
-                        .find(|&(k, v)| tree.str(k) == Some(DATA_REFS_ANNOTATION) && tree.str(v).is_some())
-                });
-                match entry {
-                    Some((k, v)) if annotates && !hash_there && !tree.is_alias(v) => {
-                        let src = tree.src;
-                        let start = tree.node(k).span.start;
-                        let end = tree.node(v).span.end;
-                        let key = if src[start..].starts_with('"') {
-                            double_quoted(&config.annotation_key)
-                        } else {
-                            config.annotation_key.clone()
-                        };
-                        ed.splices
-                            .replace(start, end, format!("{key}: {}", double_quoted(&hash)));
-                        hash_written = true;
+        data.rewrite(&mut ed)
+            .and_then(|()| {
+                // Removing the record's entry while inserting the hash annotation after
+                // it would be two edits at one place: where the hash annotation is not
+                // there yet, the record's entry becomes it instead.
+                let annotations = tree.get_path(template, &["metadata", "annotations"]);
+                let hash_there = annotations
+                    .and_then(|a| tree.get(a, &config.annotation_key))
+                    .is_some();
+                let mut hash_written = false;
+                if record.is_empty() && data.had_record {
+                    let entry = annotations.and_then(|a| {
+                        tree.own_entries(a).iter().copied().find(|&(k, v)| {
+                            tree.str(k) == Some(DATA_REFS_ANNOTATION) && tree.str(v).is_some()
+                        })
+                    });
+                    match entry {
+                        Some((k, v)) if annotates && !hash_there && !tree.is_alias(v) => {
+                            let src = tree.src;
+                            let start = tree.node(k).span.start;
+                            let end = tree.node(v).span.end;
+                            let key = if src[start..].starts_with('"') {
+                                double_quoted(&config.annotation_key)
+                            } else {
+                                config.annotation_key.clone()
+                            };
+                            ed.splices.replace(
+                                start,
+                                end,
+                                format!("{key}: {}", double_quoted(&hash)),
+                            );
+                            hash_written = true;
+                        }
+                        _ => remove_annotation(&mut ed, template, DATA_REFS_ANNOTATION)?,
                     }
-                    _ => remove_annotation(&mut ed, template, DATA_REFS_ANNOTATION)?,
                 }
-            }
-            let data = DataStamp {
-                record: &record,
-                hash_written,
-            };
-            apply(&mut ed, template, spec, config, kind, &hash, &data)
-        })
-        .map(|()| {
-            out.counts.stamped += 1;
-            let names: Vec<String> = seen
-                .iter()
-                .map(|((k, name), acc)| {
-                    let source = index.get(&(*k, acc.namespace.clone(), acc.name.clone()));
-                    let absent = if acc.present { "" } else { " (absent)" };
-                    let by = source
+                let data = DataStamp {
+                    record: &record,
+                    hash_written,
+                };
+                apply(&mut ed, template, spec, config, kind, &hash, &data)
+            })
+            .map(|()| {
+                out.counts.stamped += 1;
+                let covered = seen
+                    .iter()
+                    .map(|((k, name), acc)| {
+                        let source = index.get(&(*k, acc.namespace.clone(), acc.name.clone()));
+                        Covered {
+                            kind: *k,
+                            name: name.clone(),
+                            absent: !acc.present,
+                            made_by: source
+                                .and_then(|s| s.producer.as_ref())
+                                .filter(|p| p.id.kind != k.as_str())
+                                .map(|p| MadeBy {
+                                    kind: p.id.kind.clone(),
+                                    name: p.id.name.clone(),
+                                }),
+                        }
+                    })
+                    .collect();
+                let written = Written {
+                    annotation: annotates.then(|| config.annotation_key.clone()),
+                    env: env_applies.then(|| config.env_name.clone()),
+                    downward: in_place,
+                };
+                out.notes
+                    .push(result_about(Finding::Stamped { written, covered }));
+                if in_place {
+                    out.notes.push(result_about(Finding::InPlace {
+                        annotation: config.annotation_key.clone(),
+                        env: config.env_name.clone(),
+                    }));
+                }
+                for ((k, name), acc) in &seen {
+                    let Some(p) = index
+                        .get(&(*k, acc.namespace.clone(), acc.name.clone()))
                         .and_then(|s| s.producer.as_ref())
-                        .filter(|p| p.id.kind != k.as_str())
-                        .map(|p| format!(" (made by {} {})", p.id.kind, p.id.name))
-                        .unwrap_or_default();
-                    format!("{} {name}{absent}{by}", k.as_str())
-                })
-                .collect();
-            let mut what = Vec::new();
-            if annotates {
-                what.push(format!("annotation {}", config.annotation_key));
-            }
-            if env_applies && in_place {
-                what.push(format!(
-                    "env {} reading it through the downward API",
-                    config.env_name
-                ));
-            } else if env_applies {
-                what.push(format!("env {}", config.env_name));
-            }
-            out.notes.push(result_about(format!(
-                "{id}: {} from {}",
-                what.join(" and "),
-                names.join(", ")
-            )));
-            if in_place {
-                out.notes.push(result_about(format!(
-                    "{id}: OpenKruise updates a {} in place when only its template's metadata changes (InPlaceIfPossible, InPlaceOnly), which restarts no container; it restarts a container in place when an env var of it reads a changed annotation through the downward API, so every container (not init containers) reads {} as env {} (whatever the mode; under ReCreate the changed annotation replaces the pods)",
-                    id.kind, config.annotation_key, config.env_name
-                )));
-            }
-            for ((k, name), acc) in &seen {
-                let Some(p) = index
-                    .get(&(*k, acc.namespace.clone(), acc.name.clone()))
-                    .and_then(|s| s.producer.as_ref())
-                    .filter(|p| p.runtime)
-                else {
-                    continue;
-                };
-                let what = if p.id.kind == k.as_str() {
-                    format!("{} {name} reads values from an external store", k.as_str())
-                } else {
-                    format!(
-                        "{} {name} is made by {} from values in an external store",
-                        k.as_str(),
-                        p.id
-                    )
-                };
-                let hint = match config.runtime_reload {
-                    RuntimeReload::None => " (runtimeReload: reloader hands it to Reloader)",
-                    RuntimeReload::Reloader => "",
-                };
-                out.notes.push(result_about(format!(
-                    "{id}: {what}, which cannot be seen at build time: the hash covers what git holds (the {}'s spec), so changing that rolls the pods, but a changed external value does not{hint}",
-                    p.id.kind
-                )));
-            }
-            if config.writes_env() && !kind.env_allowed {
-                out.notes.push(result_about(format!(
-                    "{id}: a {}'s spec cannot change after creation, so env mode leaves it alone{}",
-                    id.kind,
-                    if config.writes_annotation() {
-                        " (annotation only)"
-                    } else {
-                        ""
-                    }
-                )));
-            }
-        })
+                        .filter(|p| p.runtime)
+                    else {
+                        continue;
+                    };
+                    out.notes.push(result_about(Finding::Runtime {
+                        kind: *k,
+                        name: name.clone(),
+                        producer: p.id.clone(),
+                        hint: config.runtime_reload == RuntimeReload::None,
+                    }));
+                }
+                if config.writes_env() && !kind.env_allowed {
+                    out.notes.push(result_about(Finding::SpecFixed(
+                        if config.writes_annotation() {
+                            SpecFixed::AnnotationOnly
+                        } else {
+                            SpecFixed::Plain
+                        },
+                    )));
+                }
+            })
     };
     let result = result.and_then(|()| {
         // runtimeReload: reloader: Reloader's explicit annotations, listing exactly the
@@ -792,17 +730,19 @@ fn stamp_workload(
         // A list the user wrote (not marked as ours) is theirs: read as extra
         // dependencies above, never rewritten.
         wanted.retain(|key, names| {
-            let theirs = crate::krm::annotation(tree, item, key)
-                .filter(|_| !before.contains(key));
+            let theirs = crate::krm::annotation(tree, item, key).filter(|_| !before.contains(key));
             if let Some(value) = theirs {
                 let listed: Vec<&str> = value.split(',').map(str::trim).collect();
-                let missing: Vec<&str> =
-                    names.iter().copied().filter(|n| !listed.contains(n)).collect();
+                let missing: Vec<&str> = names
+                    .iter()
+                    .copied()
+                    .filter(|n| !listed.contains(n))
+                    .collect();
                 if !missing.is_empty() {
-                    out.notes.push(result_about(format!(
-                        "{id}: runtimeReload: reloader: annotation {key} was written by hand, so config-hash leaves it as it is; add {} to it for Reloader to restart the pods when their content changes outside git",
-                        missing.join(",")
-                    )));
+                    out.notes.push(result_about(Finding::ReloaderByHand {
+                        key: key.to_string(),
+                        missing: missing.iter().map(|n| n.to_string()).collect(),
+                    }));
                 }
             }
             theirs.is_none()
@@ -826,17 +766,20 @@ fn stamp_workload(
             .collect();
         let keys: Vec<&str> = wanted.keys().copied().collect();
         let mark = keys.join(",");
-        let mut pairs: Vec<(&str, &str)> =
-            values.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut pairs: Vec<(&str, &str)> = values
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
         pairs.push((RELOADER_WRITTEN_ANNOTATION, &mark));
         if !stale.is_empty() {
             remove_annotations(&mut ed, item, &stale)?;
         }
         set_annotations(&mut ed, item, &pairs)?;
         for (k, v) in &values {
-            out.notes.push(result_about(format!(
-                "{id}: runtimeReload: reloader: annotation {k} lists {v}, whose content changes outside git, so Reloader restarts the pods when it does (build-time hashing covers the rest)"
-            )));
+            out.notes.push(result_about(Finding::ReloaderListed {
+                key: k.clone(),
+                names: v.clone(),
+            }));
         }
         Ok(())
     });
@@ -847,10 +790,7 @@ fn stamp_workload(
         let opted_in = crate::krm::annotation(tree, item, NAME_SUFFIX_ANNOTATION) == Some("true");
         if !opted_in {
             if !seen.is_empty() {
-                out.notes.push(result_about(format!(
-                    "{id}: a {}'s pod template cannot change once it exists, so applying a changed hash fails with \"field is immutable\" unless the old {} is deleted first; annotate it {NAME_SUFFIX_ANNOTATION}: \"true\" to give it a hashed name instead, so that a change makes a new {}",
-                    id.kind, id.kind, id.kind
-                )));
+                out.notes.push(result_about(Finding::ImmutableTemplate));
             }
             return Ok(());
         }
@@ -864,21 +804,21 @@ fn stamp_workload(
                     (new != r.name).then(|| (r.name_node, new.to_string()))
                 })
                 .collect();
-        let (base, new_name) =
-            job_name(tree, item, id, (template, spec), config, &stamped_hash, &replaced);
+        let (base, new_name) = job_name(
+            tree,
+            item,
+            id,
+            (template, spec),
+            config,
+            &stamped_hash,
+            &replaced,
+        );
         if new_name.len() > JOB_NAME_MAX {
             out.counts.failed += 1;
             out.notes.push(Note::Result(
-                KrmResult::new(
-                    Severity::Error,
-                    format!(
-                        "{id}: not stamped: the hashed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or remove {NAME_SUFFIX_ANNOTATION}",
-                        new_name.len(),
-                        JOB_NAME_MAX
-                    ),
-                )
-                .about(tree, item)
-                .at_field("metadata.name"),
+                KrmResult::new(Finding::JobNameTooLong { new_name })
+                    .about(tree, item)
+                    .at_field("metadata.name"),
             ));
             return Err(None);
         }
@@ -904,23 +844,14 @@ fn stamp_workload(
             name: new_name.clone(),
             ..id.clone()
         };
-        let (old, new) = (id.to_string(), renamed.to_string());
+        // Every finding about the Job names it by its resource, so this renames them all.
+        out.notes.push(result_about(Finding::JobRenamed { base }));
         for note in &mut out.notes {
             if let Note::Result(r) = note {
                 if r.resource.as_ref() == Some(id) {
                     r.resource = Some(renamed.clone());
                 }
-                if let Some(rest) = r.message.strip_prefix(&old) {
-                    r.message = format!("{new}{rest}");
-                }
             }
-        }
-        out.notes.push(result_about(format!(
-            "{renamed}: hashed name for base name {base}, from its pod template and what it reads, so a change makes a new {} rather than an immutable-field error (references to it are not rewritten)",
-            id.kind
-        )));
-        if let Some(Note::Result(r)) = out.notes.last_mut() {
-            r.resource = Some(renamed.clone());
         }
         out.renamed = Some(renamed);
         Ok(())
@@ -930,14 +861,14 @@ fn stamp_workload(
         Err(None) => {}
         Err(Some(e)) => {
             out.counts.failed += 1;
-            out.notes.push(Note::Result(edit_error(tree, item, id, &e)));
+            out.notes.push(Note::Result(edit_error(tree, item, e)));
         }
     }
 }
 
 /// The longest Job name: the Job controller copies it into the `job-name` label of its
 /// pods, and label values stop at 63 characters.
-const JOB_NAME_MAX: usize = 63;
+pub(crate) const JOB_NAME_MAX: usize = 63;
 
 /// A Job's hashed name: its base name (recorded by an earlier run, or its name) and 10
 /// characters, in kustomize's suffix alphabet, of the hash of its pod template apart
@@ -1723,36 +1654,43 @@ fn upsert_env(
     }
 }
 
-/// What a reference names that is not there.
-struct Missing<'m> {
-    /// The object's final name.
-    name: &'m str,
-    /// The key, when the object is there but lacks it.
-    key: Option<&'m str>,
-    /// What the input has under that name as the other kind (ConfigMap for Secret and
-    /// back), described for the message.
-    other: Option<String>,
+/// What `r` names that is not there: the object (under its final name) or one of its
+/// keys.
+fn missing_of(
+    r: &Reference,
+    name: &str,
+    key: Option<&str>,
+    other: Option<(SourceKind, Option<MadeBy>)>,
+) -> Missing {
+    Missing {
+        kind: r.kind,
+        name: name.to_string(),
+        key: key.map(str::to_string),
+        other,
+        container: r.container.clone(),
+        field: r.field.clone(),
+        extra: r.extra,
+    }
 }
 
-/// A ConfigMap of this name where a Secret is missing, or back, described.
+/// A ConfigMap of this name where a Secret is missing, or back.
 fn other_kind(
     index: &SourceIndex,
     kind: SourceKind,
     namespace: &Option<String>,
     name: &str,
-) -> Option<String> {
+) -> Option<(SourceKind, Option<MadeBy>)> {
     let other = match kind {
         SourceKind::ConfigMap => SourceKind::Secret,
         SourceKind::Secret => SourceKind::ConfigMap,
         SourceKind::SecretProviderClass => return None,
     };
     let found = index.get(&(other, namespace.clone(), name.to_string()))?;
-    let by = found
-        .producer
-        .as_ref()
-        .map(|p| format!(" (made by {} {})", p.id.kind, p.id.name))
-        .unwrap_or_default();
-    Some(format!("a {} of that name{by}", other.as_str()))
+    let by = found.producer.as_ref().map(|p| MadeBy {
+        kind: p.id.kind.clone(),
+        name: p.id.name.clone(),
+    });
+    Some((other, by))
 }
 
 /// Reports a missing object or key under its final name (after any rename), so that a
@@ -1760,69 +1698,32 @@ fn other_kind(
 fn report_missing(
     tree: &Tree<'_>,
     item: NodeId,
-    id: &ResourceId,
     r: &Reference,
-    m: &Missing<'_>,
+    missing: Missing,
     config: &Config,
     out: &mut ItemOutcome,
 ) -> bool {
-    let (name, key) = (m.name, m.key);
     let severity = match config.on_missing {
         OnMissing::Ignore => return false,
         OnMissing::Warn => Severity::Warning,
         OnMissing::Error => Severity::Error,
     };
-    let container = r
-        .container
-        .as_ref()
-        .map(|c| format!(" container {c:?}"))
-        .unwrap_or_default();
-    let what = match (key, &m.other) {
-        (None, Some(other)) => format!(
-            "{} {:?}, which is not in the input; there is {other}, which a {} reference cannot read",
-            r.kind.as_str(),
-            name,
-            r.kind.as_str()
-        ),
-        (None, None) => format!("{} {:?}, which is not in the input", r.kind.as_str(), name),
-        (Some(k), _) => format!(
-            "key {k:?} of {} {:?}, which has no such key",
-            r.kind.as_str(),
-            name
-        ),
-    };
-    // Env references stop the container; volume references stop the mount.
-    let failure = if r.extra {
-        "the app reads it through the API, so it would not find it"
-    } else if r.field.contains(".volumes[") {
-        "the pod would not start: its volume cannot be mounted"
-    } else {
-        "the pod would fail with CreateContainerConfigError"
-    };
-    let fix = if r.extra {
-        "add it, or take it out of the annotation, or set onMissing: ignore"
-    } else {
-        "mark it optional: true, or add it, or set onMissing: ignore"
-    };
-    let message = format!(
-        "{id}{container}: {} refers to {what} ({failure}; {fix})",
-        r.field
-    );
     out.notes.push(Note::Result(
-        KrmResult::new(severity, message)
+        KrmResult::new(Finding::Missing(Box::new(missing)))
+            .with_severity(severity)
             .about(tree, item)
             .at_field(r.field.clone()),
     ));
     true
 }
 
-fn edit_error(tree: &Tree<'_>, item: NodeId, id: &ResourceId, e: &EditError) -> KrmResult {
-    let (pos, why) = (e.pos(), e.why());
-    let (line, col) = tree.line_col(pos);
-    KrmResult::new(
-        Severity::Error,
-        format!("{id}: not stamped: {why} (line {line} column {col})"),
-    )
+fn edit_error(tree: &Tree<'_>, item: NodeId, e: EditError) -> KrmResult {
+    let (line, column) = tree.line_col(e.pos());
+    KrmResult::new(Finding::NotStamped {
+        error: e.into(),
+        line,
+        column,
+    })
     .about(tree, item)
 }
 
@@ -1900,14 +1801,18 @@ items:
             "{}",
             out.output
         );
-        assert!(out.results.iter().all(|r| !r.message.contains("refers to")));
+        assert!(
+            out.results
+                .iter()
+                .all(|r| !r.message().contains("refers to"))
+        );
         let skipped = list("", env).replace(
             "metadata: {name: web}",
             "metadata: {name: web, annotations: {config-hash.dev/skip: 'true'}}",
         );
         let out = run(&skipped, &Options::default()).unwrap();
         assert_eq!(out.output, skipped.clone() + &out.output[skipped.len()..]);
-        assert!(out.results.last().unwrap().message.contains("1 skipped"));
+        assert!(out.results.last().unwrap().message().contains("1 skipped"));
         // A reference to a local-config object counts as missing.
         let local = list("", env).replace(
             "metadata: {name: cm}",
@@ -1916,7 +1821,7 @@ items:
         let out = run(&local, &Options::default()).unwrap();
         assert!(
             out.results.iter().any(|r| r
-                .message
+                .message()
                 .contains("ConfigMap \"cm\", which is not in the input")),
             "{:?}",
             out.results

@@ -6,7 +6,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::catalog::{Catalog, Form};
 use crate::config::Config;
-use crate::krm::{KrmResult, ResourceId, Severity, annotation, flag};
+use crate::findings::Finding;
+use crate::krm::{KrmResult, ResourceId, annotation, flag};
 use crate::naming::{self, ConfigKind, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN};
 use crate::references::{self, SourceKind};
 use crate::stamp::SourceEntry;
@@ -180,19 +181,16 @@ pub fn decide(
     if annotation(tree, item, KUSTOMIZE_GENERATED_ANNOTATION) == Some("enabled") {
         return Decision::Generated;
     }
-    let refuse = |message: String| {
+    let refuse = |finding: Finding| {
         Decision::Refused(Box::new(
-            KrmResult::new(Severity::Error, message)
+            KrmResult::new(finding)
                 .about(tree, item)
                 .at_field("metadata.name"),
         ))
     };
     let name_node = tree.get_path(item, &["metadata", "name"]);
     if name_node.is_none_or(|n| tree.str(n).is_none_or(str::is_empty)) {
-        return refuse(format!(
-            "{}: metadata.name is missing or empty, so there is no base name to suffix; give the object a name or set {NAME_SUFFIX_ANNOTATION}: \"false\"",
-            id.kind
-        ));
+        return refuse(Finding::NoBaseName);
     }
     let suffix = naming::kustomize_suffix(&hash_input(tree, item, kind));
     // A name that already ends in the suffix its content gives (kustomize's own output)
@@ -208,16 +206,11 @@ pub fn decide(
             .to_string(),
     };
     if base.is_empty() {
-        return refuse(format!(
-            "{id}: {BASE_NAME_ANNOTATION} is empty, so there is no base name to suffix; remove it or set {NAME_SUFFIX_ANNOTATION}: \"false\""
-        ));
+        return refuse(Finding::EmptyBaseName);
     }
     let new_name = format!("{base}-{suffix}");
     if new_name.len() > MAX_NAME_LEN {
-        return refuse(format!(
-            "{id}: the suffixed name {new_name:?} would be {} characters, over Kubernetes' limit of {MAX_NAME_LEN}; shorten the name or set {NAME_SUFFIX_ANNOTATION}: \"false\"",
-            new_name.len()
-        ));
+        return refuse(Finding::SuffixedNameTooLong { new_name });
     }
     Decision::Rename(Box::new(Renaming { base, new_name }))
 }
@@ -261,16 +254,17 @@ pub fn rename_object(
     })();
     match edited {
         Ok(()) => Ok(ed.splices),
-        Err(e) => Err(Box::new(
-            KrmResult::new(Severity::Error, {
-                let (line, col) = tree.line_col(e.pos());
-                format!(
-                    "{id}: cannot rename: {} (line {line} column {col})",
-                    e.why()
-                )
-            })
-            .about(tree, item),
-        )),
+        Err(error) => {
+            let (line, column) = tree.line_col(error.pos());
+            Err(Box::new(
+                KrmResult::new(Finding::CannotRename {
+                    error: error.into(),
+                    line,
+                    column,
+                })
+                .about(tree, item),
+            ))
+        }
     }
 }
 
@@ -281,18 +275,10 @@ pub fn renamed_result(
     new_name: &str,
     references: usize,
 ) -> KrmResult {
-    let id = &source.id;
-    let mut result = source.result(
-        Severity::Info,
-        format!(
-            "{} {}{new_name}: hashed name for base name {base} ({references} reference(s) point at it)",
-            id.kind,
-            id.namespace
-                .as_ref()
-                .map(|ns| format!("{ns}/"))
-                .unwrap_or_default()
-        ),
-    );
+    let mut result = source.result(Finding::Renamed {
+        base: base.to_string(),
+        references,
+    });
     if let Some(r) = result.resource.as_mut() {
         r.name = new_name.to_string();
     }
@@ -301,12 +287,7 @@ pub fn renamed_result(
 
 /// The result that says kustomize's generated objects keep their names here.
 pub fn generated_result(count: usize) -> KrmResult {
-    KrmResult::new(
-        Severity::Info,
-        format!(
-            "{count} ConfigMap/Secret(s) made by kustomize generators keep their names here; kustomize appends its own hash suffix after all transformers run"
-        ),
-    )
+    KrmResult::new(Finding::Generated { count })
 }
 
 /// Rewrites every reference in `item` the catalog knows to a renamed object. Returns the
@@ -616,12 +597,11 @@ pub fn warn_unknown_mentions(
             .and_then(|s| s.output_field(&field))
             .unwrap_or(field);
         results.push(
-            KrmResult::new(
-                Severity::Warning,
-                format!(
-                    "{id}: {field} is {text:?}, the old name of an object now called {new:?}; config-hash does not know this field, so it was not rewritten (update it by hand if it is a reference)"
-                ),
-            )
+            KrmResult::new(Finding::OldName {
+                field: field.clone(),
+                text,
+                new,
+            })
             .about(tree, item)
             .at_field(field),
         );

@@ -7,8 +7,9 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
+use config_hash::findings::Finding;
 use config_hash::graph::{Status, Via};
-use config_hash::krm::Severity;
+use config_hash::references::SourceKind;
 use config_hash::{Options, graph, run};
 
 #[test]
@@ -47,23 +48,25 @@ fn graph_check_and_stamping_agree_on_every_golden_case() {
                 again.stale
             );
         }
-        // Stamping's "... from ConfigMap a, Secret b (absent)" is the graph's pod edges.
+        // What stamping says it covered is the graph's pod edges.
         for r in &out.results {
-            let Some((who, from)) = r.message.split_once(" from ") else {
+            let (Finding::Stamped { covered, .. }, Some(workload)) = (&*r.finding, &r.resource)
+            else {
                 continue;
             };
-            if r.severity != Severity::Info
-                || !who.contains(": annotation") && !who.contains(": env")
-            {
-                continue;
-            }
-            let workload = who.split(": ").next().unwrap();
-            let said: BTreeSet<String> = from.split(", ").map(str::to_string).collect();
-            let shown: BTreeSet<String> = edges
+            type Seen = (SourceKind, String, bool, Option<(String, String)>);
+            let said: BTreeSet<Seen> = covered
+                .iter()
+                .map(|c| {
+                    let by = c.made_by.as_ref().map(|b| (b.kind.clone(), b.name.clone()));
+                    (c.kind, c.name.clone(), c.absent, by)
+                })
+                .collect();
+            let shown: BTreeSet<Seen> = edges
                 .iter()
                 .filter(|e| {
                     (e.via == Via::Pod || e.via == Via::Extra)
-                        && e.workload.to_string() == workload
+                        && e.workload == *workload
                         && e.status != Status::Ignored
                 })
                 .map(|e| {
@@ -71,41 +74,36 @@ fn graph_check_and_stamping_agree_on_every_golden_case() {
                     let by = e
                         .producer
                         .as_ref()
-                        .map(|p| format!(" (made by {} {})", p.kind, p.name))
-                        .unwrap_or_default();
-                    let ns = match &e.namespace {
-                        Some(ns) if e.namespace != e.workload.namespace => format!("{ns}/"),
-                        _ => String::new(),
+                        .map(|p| (p.kind.clone(), p.name.clone()));
+                    let name = match &e.namespace {
+                        Some(ns) if e.namespace != e.workload.namespace => {
+                            format!("{ns}/{}", e.name)
+                        }
+                        _ => e.name.clone(),
                     };
-                    format!(
-                        "{} {ns}{}{}{by}",
-                        e.kind.as_str(),
-                        e.name,
-                        if absent { " (absent)" } else { "" }
-                    )
+                    (e.kind, name, absent, by)
                 })
                 .collect();
             assert_eq!(said, shown, "{name}: {workload}: stamped from vs graph");
             stamped_compared += 1;
         }
         // Every missing-reference finding is a missing edge or a missing key in the graph.
-        for r in out
-            .results
-            .iter()
-            .filter(|r| r.message.contains(" refers to "))
-        {
-            let (Some(res), Some(field)) = (&r.resource, &r.field) else {
+        for r in &out.results {
+            let (Finding::Missing(m), Some(res)) = (&*r.finding, &r.resource) else {
                 continue;
             };
             let found = edges.iter().any(|e| {
                 e.workload == *res
-                    && e.fields.contains(field)
-                    && (e.status == Status::Missing || !e.missing_keys.is_empty())
+                    && e.fields.contains(&m.field)
+                    && match &m.key {
+                        None => e.status == Status::Missing,
+                        Some(k) => e.missing_keys.contains(k),
+                    }
             });
             assert!(
                 found,
                 "{name}: finding {:?} has no missing edge in the graph",
-                r.message
+                r.message()
             );
             missing_compared += 1;
         }

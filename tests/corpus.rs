@@ -706,11 +706,11 @@ fn package_stream(dir: &Path) -> Option<String> {
 }
 
 /// Warnings about references to objects that are not in the input.
-fn missing_object_warnings(outcome: &config_hash::Outcome) -> Vec<&str> {
+fn missing_object_warnings(outcome: &config_hash::Outcome) -> Vec<String> {
     outcome
         .results
         .iter()
-        .map(|r| r.message.as_str())
+        .map(|r| r.message())
         .filter(|m| m.contains("which is not in the input"))
         .collect()
 }
@@ -722,11 +722,11 @@ fn sealed_secrets_example_resolves_through_its_sealed_secret() {
         return;
     };
     let out = config_hash::run(&stream, &config_hash::Options::default()).unwrap();
-    assert_eq!(missing_object_warnings(&out), Vec::<&str>::new());
-    let stamped: Vec<&str> = out
+    assert_eq!(missing_object_warnings(&out), Vec::<String>::new());
+    let stamped: Vec<String> = out
         .results
         .iter()
-        .map(|r| r.message.as_str())
+        .map(|r| r.message())
         .filter(|m| m.starts_with("Deployment example: annotation"))
         .collect();
     assert_eq!(
@@ -783,7 +783,7 @@ fn external_secrets_examples_resolve_their_targets() {
     let external = out
         .results
         .iter()
-        .filter(|r| r.message.contains("cannot be seen at build time"))
+        .filter(|r| r.message().contains("cannot be seen at build time"))
         .count();
     assert_eq!(external, targets.len());
 }

@@ -34,10 +34,10 @@ fn many_failing_workloads_report_their_lines_in_linear_time() {
         ));
     }
     let out = within(30, move || run(input)).unwrap();
-    let errors: Vec<&str> = out
+    let errors: Vec<String> = out
         .results
         .iter()
-        .map(|r| r.message.as_str())
+        .map(|r| r.message())
         .filter(|m| m.contains("annotations must be a mapping"))
         .collect();
     assert_eq!(errors.len(), n);
@@ -126,7 +126,7 @@ fn many_old_name_mentions_in_env_mode_are_reported_in_linear_time() {
     let fields: Vec<&str> = out
         .results
         .iter()
-        .filter(|r| r.message.contains("the old name of an object"))
+        .filter(|r| r.message().contains("the old name of an object"))
         .filter_map(|r| r.field.as_deref())
         .collect();
     assert_eq!(fields.len(), n);
@@ -202,7 +202,7 @@ fn many_unreadable_sources_are_reported_in_linear_time() {
     let errors = out
         .results
         .iter()
-        .filter(|r| r.message.contains("data must be a mapping"))
+        .filter(|r| r.message().contains("data must be a mapping"))
         .count();
     assert_eq!(errors, n, "{:?}", out.results.first());
 }

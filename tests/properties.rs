@@ -1754,11 +1754,11 @@ fn run(input: &str) -> String {
             one_tree.output
         );
     }
-    let errors: Vec<&str> = out
+    let errors: Vec<String> = out
         .results
         .iter()
         .filter(|r| r.severity == Severity::Error)
-        .map(|r| r.message.as_str())
+        .map(|r| r.message())
         .collect();
     assert!(
         errors.is_empty() && out.exit_code == 0,

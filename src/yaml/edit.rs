@@ -52,15 +52,6 @@ impl EditError {
             | EditError::Layout { pos, .. } => *pos,
         }
     }
-
-    /// What is wrong and what to do, for a message.
-    pub fn why(&self) -> String {
-        match self {
-            EditError::ThroughAlias { .. } => "the place to write is reached through a YAML alias, and writing there would change every use of the anchor; expand the alias or add config-hash.dev/skip: \"true\"".to_string(),
-            EditError::WrongType { field, expected, .. } => format!("{field} must be {expected}"),
-            EditError::Layout { what, .. } => format!("cannot edit this layout losslessly ({what}); reformat that part or add config-hash.dev/skip: \"true\""),
-        }
-    }
 }
 
 /// Text conventions of the document being edited.

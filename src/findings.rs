@@ -1,0 +1,689 @@
+//! What the function finds, typed once and worded once: results, stderr, `graph` and
+//! `--check` hold these values, and only this module turns them into words.
+//!
+//! A finding about a resource does not repeat the resource: its message starts with the
+//! result's `resourceRef`, rendered when the message is. So a Job that gets a hashed
+//! name moves every finding about it by changing the one id, and a large run keeps one
+//! copy of each id, not one per message.
+
+use std::fmt::{self, Display, Write as _};
+
+use crate::config::ConfigError;
+use crate::hashing::ContentError;
+use crate::krm::{KrmResult, ResourceId, Severity};
+use crate::references::SourceKind;
+use crate::stamp::{DATA_REFS_ANNOTATION, WHOLE_OBJECT_KEY};
+use crate::suffix::{BASE_NAME_ANNOTATION, NAME_SUFFIX_ANNOTATION};
+use crate::yaml::EditError;
+
+/// The object that makes a source, as a finding names it: `SealedSecret db`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MadeBy {
+    pub kind: String,
+    pub name: String,
+}
+
+/// One ConfigMap or Secret a stamped hash covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Covered {
+    pub kind: SourceKind,
+    /// As hashed: `namespace/name` for another namespace's object.
+    pub name: String,
+    /// Not in the input (every reference to it is optional).
+    pub absent: bool,
+    /// Made by an object of another kind.
+    pub made_by: Option<MadeBy>,
+}
+
+/// Where a stamped hash was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub annotation: Option<String>,
+    pub env: Option<String>,
+    /// The env var reads the annotation through the downward API (OpenKruise).
+    pub downward: bool,
+}
+
+/// What a reference names that the input does not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    pub kind: SourceKind,
+    /// As hashed: after any rename, `namespace/name` for another namespace.
+    pub name: String,
+    /// A key the object does not have; `None` when the object itself is missing.
+    pub key: Option<String>,
+    /// An object of the other kind with that name, which this reference cannot read.
+    pub other: Option<(SourceKind, Option<MadeBy>)>,
+    pub container: Option<String>,
+    /// The field that holds the reference.
+    pub field: String,
+    /// Named in an annotation (the app reads it through the API), not in the pod spec.
+    pub extra: bool,
+}
+
+/// What a workload's spec keeps when env mode cannot change it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecFixed {
+    /// Nothing was stamped: suggest a mode that writes the annotation.
+    NothingWritten,
+    /// The annotation was written, the env var not.
+    AnnotationOnly,
+    /// Said for the record, with nothing to add.
+    Plain,
+}
+
+/// What became of a workload's references to one object (`graph`'s status).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    Found,
+    /// Not in the input, and some reference to it is not optional.
+    Missing,
+    /// Not in the input, but every reference is optional.
+    OptionalAbsent,
+    /// Marked `config-hash.dev/ignore`.
+    Ignored,
+}
+
+impl Status {
+    /// As `graph`'s table and DOT say it.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Found => "found",
+            Status::Missing => "missing",
+            Status::OptionalAbsent => "absent (optional)",
+            Status::Ignored => "ignored",
+        }
+    }
+
+    /// As `graph`'s JSON says it: one token.
+    pub fn as_json(&self) -> &'static str {
+        match self {
+            Status::OptionalAbsent => "optional-absent",
+            other => other.as_str(),
+        }
+    }
+
+    /// `graph`'s status cell: the status, or the keys that are missing, and whether the
+    /// content changes at runtime.
+    pub fn cell(&self, missing_keys: &std::collections::BTreeSet<String>, runtime: bool) -> String {
+        let mut out = if missing_keys.is_empty() {
+            self.as_str().to_string()
+        } else {
+            let ks: Vec<&str> = missing_keys.iter().map(String::as_str).collect();
+            format!("missing keys: {}", ks.join(","))
+        };
+        if runtime {
+            out.push_str(" (changes at runtime)");
+        }
+        out
+    }
+}
+
+/// Everything the function reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finding {
+    // Stamping a workload.
+    /// The hash was written.
+    Stamped {
+        written: Written,
+        covered: Vec<Covered>,
+    },
+    /// A reference names an object or key the input does not have.
+    Missing(Box<Missing>),
+    /// An object (a Deployment of an Argo Rollout) points at the workload that runs.
+    Delegates {
+        at: String,
+        kind: String,
+        name: String,
+    },
+    /// A workload kind declared in the functionConfig has no pod template here.
+    NoTemplate {
+        declared_at: String,
+        kind: String,
+        template: String,
+    },
+    /// An annotation lists a regular expression, which is not read.
+    RegexEntry {
+        field: String,
+        entry: String,
+        tool: &'static str,
+        kind: SourceKind,
+    },
+    /// A reference's name is a list or mapping.
+    NameNotString { field: String },
+    /// A `__data` env var named an object that is gone.
+    WholeObjectGone {
+        var: String,
+        container: String,
+        kind: SourceKind,
+        name: String,
+    },
+    /// A `__data` env var holds the hash of a whole object.
+    WholeObject {
+        var: String,
+        container: String,
+        kind: SourceKind,
+        name: String,
+    },
+    /// The kind's spec cannot change after creation, so env mode leaves it alone.
+    SpecFixed(SpecFixed),
+    /// A keyed hash is stamped, and no key was given.
+    KeyedWithoutKey { place: String },
+    /// OpenKruise restarts containers in place: what that means for the stamp.
+    InPlace { annotation: String, env: String },
+    /// A source changes outside git.
+    Runtime {
+        kind: SourceKind,
+        name: String,
+        producer: ResourceId,
+        /// `runtimeReload: reloader` would hand it to Reloader.
+        hint: bool,
+    },
+    /// A Reloader annotation written by hand lacks sources that change outside git.
+    ReloaderByHand { key: String, missing: Vec<String> },
+    /// A Reloader annotation lists the sources that change outside git.
+    ReloaderListed { key: String, names: String },
+    /// A Job's pod template cannot change: it needs a hashed name to roll.
+    ImmutableTemplate,
+    /// The hashed name of a Job is too long.
+    JobNameTooLong { new_name: String },
+    /// A Job got a hashed name (the result's resource is the new name).
+    JobRenamed { base: String },
+    /// The workload could not be edited losslessly.
+    NotStamped {
+        error: Unwritable,
+        line: usize,
+        column: usize,
+    },
+    /// Every stamped, skipped and missing count.
+    Summary {
+        stamped: usize,
+        skipped: usize,
+        missing: usize,
+        failed: usize,
+    },
+
+    // Sources.
+    /// A ConfigMap's or Secret's content cannot be read.
+    Content(ContentError),
+    /// Two sources share kind, namespace and name.
+    Duplicate {
+        made_by: Option<ResourceId>,
+        other_made_by: Option<ResourceId>,
+    },
+
+    // Renaming.
+    /// Renaming needs a name to suffix.
+    NoBaseName,
+    /// The recorded base name is empty.
+    EmptyBaseName,
+    /// The suffixed name is too long.
+    SuffixedNameTooLong { new_name: String },
+    /// The object could not be renamed losslessly.
+    CannotRename {
+        error: Unwritable,
+        line: usize,
+        column: usize,
+    },
+    /// The object has a hashed name (the result's resource is the new name).
+    Renamed { base: String, references: usize },
+    /// Objects made by kustomize generators keep their names.
+    Generated { count: usize },
+    /// A field the function does not know still holds an old name.
+    OldName {
+        field: String,
+        text: String,
+        new: String,
+    },
+
+    // The run.
+    /// The functionConfig or a flag is wrong.
+    Config(ConfigError),
+    /// Errors stopped every edit.
+    LeftUnchanged { errors: usize },
+    /// A bug: the edits overlapped.
+    Internal(String),
+}
+
+impl Finding {
+    /// How serious it is. Only a missing reference depends on configuration
+    /// (`onMissing`), so its severity is given where it is found.
+    pub fn severity(&self) -> Severity {
+        use Finding::*;
+        match self {
+            Missing(_) => Severity::Error,
+            NoTemplate { .. } | RegexEntry { .. } | WholeObjectGone { .. } | OldName { .. } => {
+                Severity::Warning
+            }
+            NameNotString { .. }
+            | KeyedWithoutKey { .. }
+            | JobNameTooLong { .. }
+            | NotStamped { .. }
+            | Content(_)
+            | Duplicate { .. }
+            | NoBaseName
+            | EmptyBaseName
+            | SuffixedNameTooLong { .. }
+            | CannotRename { .. }
+            | Config(_)
+            | Internal(_) => Severity::Error,
+            Stamped { .. }
+            | Delegates { .. }
+            | WholeObject { .. }
+            | SpecFixed(_)
+            | InPlace { .. }
+            | Runtime { .. }
+            | ReloaderByHand { .. }
+            | ReloaderListed { .. }
+            | ImmutableTemplate
+            | JobRenamed { .. }
+            | Renamed { .. }
+            | Summary { .. }
+            | Generated { .. }
+            | LeftUnchanged { .. } => Severity::Info,
+        }
+    }
+
+    /// The message, about `resource` when the finding concerns one.
+    pub fn message(&self, resource: Option<&ResourceId>) -> String {
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = self.write(&mut out, resource);
+        out
+    }
+
+    fn write(&self, f: &mut String, resource: Option<&ResourceId>) -> fmt::Result {
+        use Finding::*;
+        // Findings about a resource are made with one; "(no resource)" would be a bug.
+        let unknown = ResourceId::default();
+        let id = resource.unwrap_or(&unknown);
+        let kind = &id.kind;
+        match self {
+            Stamped { written, covered } => {
+                let mut what = Vec::new();
+                if let Some(key) = &written.annotation {
+                    what.push(format!("annotation {key}"));
+                }
+                match (&written.env, written.downward) {
+                    (Some(env), true) => {
+                        what.push(format!("env {env} reading it through the downward API"))
+                    }
+                    (Some(env), false) => what.push(format!("env {env}")),
+                    (None, _) => {}
+                }
+                write!(f, "{id}: {} from ", what.join(" and "))?;
+                for (i, c) in covered.iter().enumerate() {
+                    if i > 0 {
+                        f.push_str(", ");
+                    }
+                    write!(f, "{} {}", c.kind.as_str(), c.name)?;
+                    if c.absent {
+                        f.push_str(" (absent)");
+                    }
+                    if let Some(by) = &c.made_by {
+                        write!(f, " (made by {} {})", by.kind, by.name)?;
+                    }
+                }
+                Ok(())
+            }
+            Missing(m) => write_missing(f, id, m),
+            Delegates { at, kind: k, name } => write!(
+                f,
+                "{id}: {at} names {k} {name}, whose pod template is the one that runs: that {k} is the one to stamp (it is, when it is in the input), and this {kind} is left as it is"
+            ),
+            NoTemplate {
+                declared_at,
+                kind: k,
+                template,
+            } => write!(
+                f,
+                "{id}: {declared_at} says a {k} keeps its pod template at {template}, but this object has no pod template (a mapping with spec) there; fix the template path in {declared_at}"
+            ),
+            RegexEntry {
+                field,
+                entry,
+                tool,
+                kind: k,
+            } => write!(
+                f,
+                "{id}: {field} entry {entry:?} looks like a regular expression; {tool} accepts those, but config-hash reads exact names only, so it is not read (list the {} names it should match)",
+                k.as_str()
+            ),
+            NameNotString { field } => write!(
+                f,
+                "{id}: not stamped: {field} must be a string (the name of a ConfigMap or Secret), not a list or mapping; the API server rejects this manifest"
+            ),
+            WholeObjectGone {
+                var,
+                container,
+                kind: k,
+                name,
+            } => write!(
+                f,
+                "{id}: env {var} of container {container} held the hash of {} {name} (recorded in {DATA_REFS_ANNOTATION}), which is not in the input any more; the value is left as it is and the record dropped",
+                k.as_str()
+            ),
+            WholeObject {
+                var,
+                container,
+                kind: k,
+                name,
+            } => write!(
+                f,
+                "{id}: env {var} of container {container} is the hash of the whole {} {name} (the {WHOLE_OBJECT_KEY} convention: written as its value, and recorded in annotation {DATA_REFS_ANNOTATION} so that a later run refreshes it)",
+                k.as_str()
+            ),
+            SpecFixed(then) => {
+                write!(
+                    f,
+                    "{id}: a {kind}'s spec cannot change after creation, so env mode leaves it alone"
+                )?;
+                f.push_str(match then {
+                    self::SpecFixed::NothingWritten => " (use mode: annotation or both)",
+                    self::SpecFixed::AnnotationOnly => " (annotation only)",
+                    self::SpecFixed::Plain => "",
+                });
+                Ok(())
+            }
+            KeyedWithoutKey { place } => write!(
+                f,
+                "{id}: not stamped: {place} holds a keyed hash (hmac-sha256:...), and no key was given, so it can be neither checked nor reproduced (pass the same key with --key-file FILE, CONFIG_HASH_KEY_FILE or CONFIG_HASH_KEY; to return to unkeyed hashes, delete that value first)"
+            ),
+            InPlace { annotation, env } => write!(
+                f,
+                "{id}: OpenKruise updates a {kind} in place when only its template's metadata changes (InPlaceIfPossible, InPlaceOnly), which restarts no container; it restarts a container in place when an env var of it reads a changed annotation through the downward API, so every container (not init containers) reads {annotation} as env {env} (whatever the mode; under ReCreate the changed annotation replaces the pods)"
+            ),
+            Runtime {
+                kind: k,
+                name,
+                producer,
+                hint,
+            } => {
+                let k = k.as_str();
+                if producer.kind == k {
+                    write!(f, "{id}: {k} {name} reads values from an external store")?;
+                } else {
+                    write!(
+                        f,
+                        "{id}: {k} {name} is made by {producer} from values in an external store"
+                    )?;
+                }
+                write!(
+                    f,
+                    ", which cannot be seen at build time: the hash covers what git holds (the {}'s spec), so changing that rolls the pods, but a changed external value does not",
+                    producer.kind
+                )?;
+                if *hint {
+                    f.push_str(" (runtimeReload: reloader hands it to Reloader)");
+                }
+                Ok(())
+            }
+            ReloaderByHand { key, missing } => write!(
+                f,
+                "{id}: runtimeReload: reloader: annotation {key} was written by hand, so config-hash leaves it as it is; add {} to it for Reloader to restart the pods when their content changes outside git",
+                missing.join(",")
+            ),
+            ReloaderListed { key, names } => write!(
+                f,
+                "{id}: runtimeReload: reloader: annotation {key} lists {names}, whose content changes outside git, so Reloader restarts the pods when it does (build-time hashing covers the rest)"
+            ),
+            ImmutableTemplate => write!(
+                f,
+                "{id}: a {kind}'s pod template cannot change once it exists, so applying a changed hash fails with \"field is immutable\" unless the old {kind} is deleted first; annotate it {NAME_SUFFIX_ANNOTATION}: \"true\" to give it a hashed name instead, so that a change makes a new {kind}"
+            ),
+            JobNameTooLong { new_name } => write!(
+                f,
+                "{id}: not stamped: the hashed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or remove {NAME_SUFFIX_ANNOTATION}",
+                new_name.len(),
+                crate::stamp::JOB_NAME_MAX
+            ),
+            JobRenamed { base } => write!(
+                f,
+                "{id}: hashed name for base name {base}, from its pod template and what it reads, so a change makes a new {kind} rather than an immutable-field error (references to it are not rewritten)"
+            ),
+            NotStamped {
+                error,
+                line,
+                column,
+            } => write!(
+                f,
+                "{id}: not stamped: {error} (line {line} column {column})"
+            ),
+            Summary {
+                stamped,
+                skipped,
+                missing,
+                failed,
+            } => {
+                write!(
+                    f,
+                    "config-hash: {stamped} workload(s) stamped, {skipped} skipped, {missing} missing reference(s)"
+                )?;
+                if *failed > 0 {
+                    write!(f, ", {failed} could not be stamped")?;
+                }
+                Ok(())
+            }
+            Content(e) => write!(f, "{id}: {e}"),
+            Duplicate {
+                made_by,
+                other_made_by,
+            } => {
+                write!(f, "{id}")?;
+                if let Some(p) = made_by {
+                    write!(f, " (made by {p})")?;
+                }
+                f.push_str(" appears more than once in the input");
+                if let Some(p) = other_made_by {
+                    write!(f, " (the other is made by {p})")?;
+                }
+                f.push_str("; keep one so the hash is not ambiguous");
+                Ok(())
+            }
+            NoBaseName => write!(
+                f,
+                "{kind}: metadata.name is missing or empty, so there is no base name to suffix; give the object a name or set {NAME_SUFFIX_ANNOTATION}: \"false\""
+            ),
+            EmptyBaseName => write!(
+                f,
+                "{id}: {BASE_NAME_ANNOTATION} is empty, so there is no base name to suffix; remove it or set {NAME_SUFFIX_ANNOTATION}: \"false\""
+            ),
+            SuffixedNameTooLong { new_name } => write!(
+                f,
+                "{id}: the suffixed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or set {NAME_SUFFIX_ANNOTATION}: \"false\"",
+                new_name.len(),
+                crate::naming::MAX_NAME_LEN
+            ),
+            CannotRename {
+                error,
+                line,
+                column,
+            } => write!(
+                f,
+                "{id}: cannot rename: {error} (line {line} column {column})"
+            ),
+            Renamed { base, references } => write!(
+                f,
+                "{id}: hashed name for base name {base} ({references} reference(s) point at it)"
+            ),
+            Generated { count } => write!(
+                f,
+                "{count} ConfigMap/Secret(s) made by kustomize generators keep their names here; kustomize appends its own hash suffix after all transformers run"
+            ),
+            OldName { field, text, new } => write!(
+                f,
+                "{id}: {field} is {text:?}, the old name of an object now called {new:?}; config-hash does not know this field, so it was not rewritten (update it by hand if it is a reference)"
+            ),
+            Config(e) => f.write_str(&e.message),
+            LeftUnchanged { errors } => {
+                write!(f, "config-hash: {errors} error(s); items left unchanged")
+            }
+            Internal(message) => f.write_str(message),
+        }
+    }
+
+    /// Whether this is the run's closing summary, which stderr repeats.
+    pub fn is_summary(&self) -> bool {
+        matches!(
+            self,
+            Finding::Summary { .. } | Finding::LeftUnchanged { .. }
+        )
+    }
+
+    /// Whether an object got a hashed name.
+    pub fn is_rename(&self) -> bool {
+        matches!(self, Finding::Renamed { .. } | Finding::JobRenamed { .. })
+    }
+}
+
+/// Warnings and errors as stderr shows them for a plain stream, which has no `results`.
+pub fn stderr_lines(results: &[KrmResult]) -> impl Iterator<Item = String> + '_ {
+    results
+        .iter()
+        .filter(|r| r.severity != Severity::Info)
+        .map(|r| {
+            let severity = r.severity.as_str();
+            match (&r.resource, &r.field) {
+                // A configuration problem: the field path is not in the message (kpt
+                // prints `field: message` for it), so name it here, once.
+                (None, Some(field)) => {
+                    format!("{severity}: functionConfig {field}: {}", r.message())
+                }
+                _ => format!("{severity}: {}", r.message()),
+            }
+        })
+}
+
+/// The one line on stderr after a plain-stream run: the summary, objects renamed,
+/// warnings, and files written (when the input was files).
+pub fn stderr_summary(results: &[KrmResult], written: Option<usize>) -> Option<String> {
+    let summary = results.iter().rev().find(|r| r.finding.is_summary())?;
+    let renamed = results.iter().filter(|r| r.finding.is_rename()).count();
+    let warnings = results
+        .iter()
+        .filter(|r| r.severity == Severity::Warning)
+        .count();
+    let mut line = summary.message();
+    if renamed > 0 {
+        let _ = write!(line, ", {renamed} object(s) renamed");
+    }
+    let _ = write!(line, ", {warnings} warning(s)");
+    if let Some(n) = written {
+        let _ = write!(line, ", {n} file(s) written");
+    }
+    Some(line)
+}
+
+/// What `--check` prints: the resources out of date and the files that would change.
+pub fn check_report(stale: &[ResourceId], files: &[String]) -> String {
+    if stale.is_empty() {
+        return "config-hash: up to date\n".to_string();
+    }
+    let mut text = String::new();
+    for id in stale {
+        let _ = writeln!(text, "out of date: {id}");
+    }
+    for file in files {
+        let _ = writeln!(text, "would change: {file}");
+    }
+    let _ = writeln!(
+        text,
+        "config-hash: {} resource(s) out of date; run config-hash --in-place (or kpt fn render) and commit the result",
+        stale.len()
+    );
+    text
+}
+
+fn write_missing(f: &mut String, id: &ResourceId, m: &Missing) -> fmt::Result {
+    let k = m.kind.as_str();
+    write!(f, "{id}")?;
+    if let Some(c) = &m.container {
+        write!(f, " container {c:?}")?;
+    }
+    write!(f, ": {} refers to ", m.field)?;
+    match (&m.key, &m.other) {
+        (None, Some((other, by))) => {
+            write!(
+                f,
+                "{k} {:?}, which is not in the input; there is a {} of that name",
+                m.name,
+                other.as_str()
+            )?;
+            if let Some(by) = by {
+                write!(f, " (made by {} {})", by.kind, by.name)?;
+            }
+            write!(f, ", which a {k} reference cannot read")?;
+        }
+        (None, None) => write!(f, "{k} {:?}, which is not in the input", m.name)?,
+        (Some(key), _) => write!(f, "key {key:?} of {k} {:?}, which has no such key", m.name)?,
+    }
+    // Env references stop the container; volume references stop the mount.
+    let (failure, fix) = if m.extra {
+        (
+            "the app reads it through the API, so it would not find it",
+            "add it, or take it out of the annotation, or set onMissing: ignore",
+        )
+    } else if m.field.contains(".volumes[") {
+        (
+            "the pod would not start: its volume cannot be mounted",
+            "mark it optional: true, or add it, or set onMissing: ignore",
+        )
+    } else {
+        (
+            "the pod would fail with CreateContainerConfigError",
+            "mark it optional: true, or add it, or set onMissing: ignore",
+        )
+    };
+    write!(f, " ({failure}; {fix})")
+}
+
+/// Why an edit could not be made, without the byte offset of the [`EditError`] (which
+/// is relative to the chunk it was made in): the finding carries line and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unwritable {
+    ThroughAlias,
+    WrongType {
+        field: String,
+        expected: &'static str,
+    },
+    Layout {
+        what: &'static str,
+    },
+}
+
+impl From<EditError> for Unwritable {
+    fn from(e: EditError) -> Self {
+        match e {
+            EditError::ThroughAlias { .. } => Unwritable::ThroughAlias,
+            EditError::WrongType {
+                field, expected, ..
+            } => Unwritable::WrongType { field, expected },
+            EditError::Layout { what, .. } => Unwritable::Layout { what },
+        }
+    }
+}
+
+impl Display for Unwritable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unwritable::ThroughAlias => f.write_str("the place to write is reached through a YAML alias, and writing there would change every use of the anchor; expand the alias or add config-hash.dev/skip: \"true\""),
+            Unwritable::WrongType { field, expected } => write!(f, "{field} must be {expected}"),
+            Unwritable::Layout { what } => write!(f, "cannot edit this layout losslessly ({what}); reformat that part or add config-hash.dev/skip: \"true\""),
+        }
+    }
+}
+
+impl Display for ContentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ContentError::NotAMap { field } => {
+                write!(f, "{field} must be a mapping of keys to strings")
+            }
+            ContentError::NotAString { field } => write!(f, "{field} must be a string"),
+            ContentError::BadBase64 { field } => write!(
+                f,
+                "{field} is not valid base64 (put plain text under stringData instead, or encode it with base64)"
+            ),
+        }
+    }
+}
