@@ -291,57 +291,119 @@ enum Field {
     Pairs(Vec<(&'static str, String)>),
 }
 
-/// `results` as block YAML lines (no trailing line break), keys at column 0.
-pub fn render_results_block(results: &[KrmResult], eol: &str, indent: &str) -> String {
-    // Sized up front: on a large input this one string holds a result per item.
-    // Keys and punctuation of every field a result can have, on up to 12 lines.
-    let fixed = 200 + 12 * (indent.len() + eol.len());
-    let capacity: usize = results
-        .iter()
-        .map(|r| {
-            let resource = r.resource.as_ref().map_or(0, |id| {
-                id.api_version.len()
-                    + id.kind.len()
-                    + id.name.len()
-                    + id.namespace.as_ref().map_or(0, String::len)
-            });
-            let file = r
-                .file
-                .as_ref()
-                .map_or(0, |(p, i)| p.len() + i.as_ref().map_or(0, String::len));
-            // Messages are worded as they are written: most are under 256 bytes.
-            fixed + 512 + resource + file + r.field.as_ref().map_or(0, String::len)
-        })
-        .sum();
-    let mut out = String::with_capacity(64 + capacity);
-    out.push_str(indent);
-    out.push_str("results:");
-    for r in results {
-        for (i, (key, field)) in r.fields().into_iter().enumerate() {
-            out.push_str(eol);
-            out.push_str(indent);
-            out.push_str(if i == 0 { "- " } else { "  " });
-            out.push_str(key);
-            out.push(':');
-            match field {
-                Field::Value(v) => {
-                    out.push(' ');
-                    out.push_str(&render_scalar(key, &v));
+/// How the ResourceList's `results` are written where [`write_results`] left room.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResultsStyle {
+    /// Block YAML lines, each ended by `eol`, keys at `indent`.
+    Block { eol: String, indent: String },
+    /// A JSON array.
+    Flow,
+}
+
+impl ResultsStyle {
+    /// Writes `results` through `out` one at a time: on a large input they are a result
+    /// per item, rendered only as the output is written, never held as one text.
+    pub fn write(
+        &self,
+        results: &[KrmResult],
+        out: &mut dyn FnMut(&str) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut buf = String::new();
+        match self {
+            ResultsStyle::Block { eol, indent } => {
+                out(indent)?;
+                out("results:")?;
+                for r in results {
+                    buf.clear();
+                    block_entry(&mut buf, r, eol, indent);
+                    out(&buf)?;
                 }
-                Field::Pairs(pairs) => {
-                    for (k, v) in pairs {
-                        out.push_str(eol);
-                        out.push_str(indent);
-                        out.push_str("    ");
-                        out.push_str(k);
-                        out.push_str(": ");
-                        out.push_str(&render_scalar(k, &v));
+                out(eol)
+            }
+            ResultsStyle::Flow => {
+                out("[")?;
+                for (i, r) in results.iter().enumerate() {
+                    buf.clear();
+                    if i > 0 {
+                        buf.push_str(", ");
                     }
+                    flow_entry(&mut buf, r);
+                    out(&buf)?;
+                }
+                out("]")
+            }
+        }
+    }
+
+    /// [`ResultsStyle::write`] into a string.
+    pub fn render(&self, results: &[KrmResult], text: &mut String) {
+        let written = self.write(results, &mut |s| {
+            text.push_str(s);
+            Ok(())
+        });
+        debug_assert!(written.is_ok(), "a String takes any text");
+    }
+}
+
+/// One result as block YAML lines, each after a line break.
+fn block_entry(out: &mut String, r: &KrmResult, eol: &str, indent: &str) {
+    for (i, (key, field)) in r.fields().into_iter().enumerate() {
+        out.push_str(eol);
+        out.push_str(indent);
+        out.push_str(if i == 0 { "- " } else { "  " });
+        out.push_str(key);
+        out.push(':');
+        match field {
+            Field::Value(v) => {
+                out.push(' ');
+                out.push_str(&render_scalar(key, &v));
+            }
+            Field::Pairs(pairs) => {
+                for (k, v) in pairs {
+                    out.push_str(eol);
+                    out.push_str(indent);
+                    out.push_str("    ");
+                    out.push_str(k);
+                    out.push_str(": ");
+                    out.push_str(&render_scalar(k, &v));
                 }
             }
         }
     }
-    out
+}
+
+/// One result as a JSON object.
+fn flow_entry(out: &mut String, r: &KrmResult) {
+    out.push('{');
+    for (j, (key, field)) in r.fields().into_iter().enumerate() {
+        if j > 0 {
+            out.push_str(", ");
+        }
+        out.push('"');
+        out.push_str(key);
+        out.push_str("\": ");
+        match field {
+            Field::Value(v) => out.push_str(&double_quoted(&v)),
+            Field::Pairs(pairs) => {
+                out.push('{');
+                for (n, (k, v)) in pairs.iter().enumerate() {
+                    if n > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push('"');
+                    out.push_str(k);
+                    out.push_str("\": ");
+                    if *k == "index" {
+                        out.push_str(&render_scalar(k, v));
+                    } else {
+                        out.push_str(&double_quoted(v));
+                    }
+                }
+                out.push('}');
+            }
+        }
+    }
+    out.push('}');
 }
 
 /// `index` is an integer in kpt's schema; everything else is a string.
@@ -355,59 +417,16 @@ fn render_scalar(key: &str, v: &str) -> String {
     }
 }
 
-/// `results` as a JSON array, written into one string: on a large input it holds a
-/// result per item, and a string per result joined at the end held them twice.
-pub fn render_results_flow(results: &[KrmResult]) -> String {
-    let mut out = String::with_capacity(2 + results.len() * 160);
-    out.push('[');
-    for (i, r) in results.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        out.push('{');
-        for (j, (key, field)) in r.fields().into_iter().enumerate() {
-            if j > 0 {
-                out.push_str(", ");
-            }
-            out.push('"');
-            out.push_str(key);
-            out.push_str("\": ");
-            match field {
-                Field::Value(v) => out.push_str(&double_quoted(&v)),
-                Field::Pairs(pairs) => {
-                    out.push('{');
-                    for (n, (k, v)) in pairs.iter().enumerate() {
-                        if n > 0 {
-                            out.push_str(", ");
-                        }
-                        out.push('"');
-                        out.push_str(k);
-                        out.push_str("\": ");
-                        if *k == "index" {
-                            out.push_str(&render_scalar(k, v));
-                        } else {
-                            out.push_str(&double_quoted(v));
-                        }
-                    }
-                    out.push('}');
-                }
-            }
-        }
-        out.push('}');
-    }
-    out.push(']');
-    out
-}
-
-/// Adds edits that replace (or add) the ResourceList's `results`.
+/// Adds edits that replace (or add) the ResourceList's `results`, leaving room for
+/// the results themselves, to be written in the returned style (`None`: there is no
+/// place for them, in an empty flow mapping).
 pub fn write_results(
     tree: &Tree<'_>,
     list: &ResourceList,
-    results: &[KrmResult],
     splices: &mut Splices,
-) {
+) -> Option<ResultsStyle> {
     let end = TextEnd::at(tree.src, list.content_end);
-    write_results_before(tree, list, results, end, splices);
+    write_results_before(tree, list, end, splices)
 }
 
 /// The column where a block mapping's entry starts: its key's, or for an explicit key
@@ -442,17 +461,15 @@ impl TextEnd {
 pub fn write_results_before(
     tree: &Tree<'_>,
     list: &ResourceList,
-    results: &[KrmResult],
     end: TextEnd,
     splices: &mut Splices,
-) {
+) -> Option<ResultsStyle> {
     let src = tree.src;
     let eol = end.eol;
     if tree.is_flow(list.root) {
-        let json = render_results_flow(results);
         if let Some((_, v)) = list.results {
             let span = tree.node(v).span;
-            splices.replace(span.start, span.end, json);
+            splices.replace_then_fill(span.start, span.end, "");
         } else if let Some(&(_, last)) = tree.own_entries(list.root).last() {
             let first = tree.own_entries(list.root)[0].0;
             let open = tree.node(list.root).span.start;
@@ -462,12 +479,12 @@ pub fn write_results_before(
             } else {
                 " ".to_string()
             };
-            splices.insert(
-                tree.node(last).span.end,
-                format!(",{sep}\"results\": {json}"),
-            );
+            let at = tree.node(last).span.end;
+            splices.replace_then_fill(at, at, format!(",{sep}\"results\": "));
+        } else {
+            return None;
         }
-        return;
+        return Some(ResultsStyle::Flow);
     }
     // Block: remove any existing entry, then append at the end of the document.
     let entries = tree.own_entries(list.root);
@@ -487,10 +504,11 @@ pub fn write_results_before(
     if end.needs_break {
         splices.insert(list.content_end, eol);
     }
-    // Not copied into a bigger string: on a large input this holds a result per item.
-    let mut block = render_results_block(results, eol, &indent);
-    block.push_str(eol);
-    splices.insert(list.content_end, block);
+    splices.replace_then_fill(list.content_end, list.content_end, "");
+    Some(ResultsStyle::Block {
+        eol: eol.to_string(),
+        indent,
+    })
 }
 
 #[cfg(test)]
@@ -516,7 +534,12 @@ mod tests {
 
     #[test]
     fn results_render_as_block_yaml_at_the_root_indent() {
-        let text = render_results_block(&results(), "\n", "  ");
+        let style = ResultsStyle::Block {
+            eol: "\n".into(),
+            indent: "  ".into(),
+        };
+        let mut text = String::new();
+        style.render(&results(), &mut text);
         assert_eq!(
             text,
             "  results:
@@ -533,7 +556,8 @@ mod tests {
       path: apps/web.yaml
       index: 2
   - message: \"done\"
-    severity: info"
+    severity: info
+"
         );
     }
 
@@ -541,8 +565,12 @@ mod tests {
         let tree = Tree::parse(src).unwrap();
         let list = ResourceList::locate(&tree).unwrap();
         let mut splices = Splices::new();
-        write_results(&tree, &list, &results()[1..], &mut splices);
-        splices.apply(src).unwrap()
+        let style = write_results(&tree, &list, &mut splices).unwrap();
+        let results = &results()[1..];
+        splices
+            .checked()
+            .unwrap()
+            .apply(src, &mut |out| style.render(results, out))
     }
 
     #[test]

@@ -150,7 +150,7 @@ pub(crate) struct Concluding<'a> {
 pub(crate) fn conclude<'a>(
     c: Concluding<'a>,
     stale_of: impl FnOnce(bool) -> Vec<ResourceId>,
-    write_results: impl Fn(&[KrmResult], &mut Splices),
+    write_results: impl Fn(&mut Splices) -> Option<krm::ResultsStyle>,
 ) -> Prepared<'a> {
     let Concluding {
         body,
@@ -181,14 +181,14 @@ pub(crate) fn conclude<'a>(
         Vec::new()
     };
     let stale = stale_of(!splices.is_empty());
-    write_results(&results, &mut splices);
+    let mut results_style = write_results(&mut splices);
     let edits = match splices.checked() {
         Ok(edits) => edits,
         Err(e) => {
             // A bug, not bad input: keep the items as they were and say so.
             results.push(KrmResult::new(findings::Finding::Internal(e.to_string())));
             let mut only_results = Splices::new();
-            write_results(&results, &mut only_results);
+            results_style = write_results(&mut only_results);
             only_results.checked().unwrap_or_default()
         }
     };
@@ -198,6 +198,7 @@ pub(crate) fn conclude<'a>(
         bom,
         edits,
         results,
+        results_style,
         item_edits: applied_item_edits,
         stale,
         resource_list,
@@ -215,6 +216,8 @@ pub struct Prepared<'a> {
     bom: &'a str,
     edits: yaml::splice::Checked,
     pub results: Vec<KrmResult>,
+    /// How `results` are written where the edits left room for them.
+    results_style: Option<krm::ResultsStyle>,
     pub item_edits: Vec<(usize, usize, String)>,
     pub stale: Vec<ResourceId>,
     pub resource_list: bool,
@@ -232,11 +235,21 @@ impl Prepared<'_> {
             |start: usize, text: &str| yaml::breaks::restore_breaks(original, start, text);
         let mut edits = self.edits;
         edits.map_texts(restore);
+        let results_style = match (self.results_style, edits.fill_at()) {
+            (Some(krm::ResultsStyle::Block { eol, indent }), Some(at)) => {
+                Some(krm::ResultsStyle::Block {
+                    eol: restore(at, &eol),
+                    indent,
+                })
+            }
+            (style, _) => style,
+        };
         Prepared {
             body: original,
             bom,
             edits,
             results: self.results,
+            results_style,
             item_edits: self
                 .item_edits
                 .into_iter()
@@ -253,11 +266,19 @@ impl Prepared<'_> {
     /// Writes the output: the ResourceList with `results`, or the manifest stream.
     pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         w.write_all(self.bom.as_bytes())?;
-        self.edits.write_to(self.body, w)
+        self.edits
+            .write_to(self.body, w, &mut |w| match &self.results_style {
+                Some(style) => style.write(&self.results, &mut |s| w.write_all(s.as_bytes())),
+                None => Ok(()),
+            })
     }
 
     pub fn into_outcome(self) -> Outcome {
-        let text = self.edits.apply(self.body);
+        let text = self.edits.apply(self.body, &mut |out| {
+            if let Some(style) = &self.results_style {
+                style.render(&self.results, out);
+            }
+        });
         Outcome {
             output: if self.bom.is_empty() {
                 text

@@ -410,7 +410,7 @@ fn attempt<'a>(
             keep_edits: want == Want::Edits,
         },
         |edited| if edited { stale } else { Vec::new() },
-        |results: &[KrmResult], splices: &mut Splices| match &framing {
+        |splices: &mut Splices| match &framing {
             Framing::List {
                 tree,
                 list,
@@ -421,15 +421,16 @@ fn attempt<'a>(
                 let to_body = |p: usize| if p >= s { p + (e - s) } else { p };
                 let end = krm::TextEnd::at(body, to_body(list.content_end));
                 let mut in_skeleton = Splices::new();
-                krm::write_results_before(tree, list, results, end, &mut in_skeleton);
+                let style = krm::write_results_before(tree, list, end, &mut in_skeleton);
                 in_skeleton.map_positions(to_body).append_to(splices);
+                style
             }
             Framing::Whole {
                 tree,
                 list: Some(list),
                 ..
-            } => krm::write_results(tree, list, results, splices),
-            _ => {}
+            } => krm::write_results(tree, list, splices),
+            _ => None,
         },
     );
     Ok(Prepared {
@@ -458,11 +459,7 @@ fn finish_with_config_errors<'a>(
             keep_edits: false,
         },
         |_| Vec::new(),
-        |results: &[KrmResult], splices: &mut Splices| {
-            if let Some(list) = list {
-                krm::write_results(tree, list, results, splices);
-            }
-        },
+        |splices: &mut Splices| list.and_then(|list| krm::write_results(tree, list, splices)),
     );
     Prepared {
         coarser,

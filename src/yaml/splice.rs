@@ -24,6 +24,9 @@ struct Edit {
     end: usize,
     text: String,
     order: usize,
+    /// After `text`, the caller writes more when the output is written (see
+    /// [`Splices::replace_then_fill`]).
+    fill: bool,
 }
 
 /// A set of pending edits.
@@ -43,12 +46,24 @@ impl Splices {
 
     /// Replaces `start..end` with `text`.
     pub fn replace(&mut self, start: usize, end: usize, text: impl Into<String>) {
+        self.push(start, end, text.into(), false);
+    }
+
+    /// Replaces `start..end` with `text` followed by what the writer of the output fills
+    /// in: text too large to hold (a result per item of a large input) is rendered only
+    /// as it is written. At most one such edit is meant to be made.
+    pub fn replace_then_fill(&mut self, start: usize, end: usize, text: impl Into<String>) {
+        self.push(start, end, text.into(), true);
+    }
+
+    fn push(&mut self, start: usize, end: usize, text: String, fill: bool) {
         let order = self.edits.len();
         self.edits.push(Edit {
             start,
             end: end.max(start),
-            text: text.into(),
+            text,
             order,
+            fill,
         });
     }
 
@@ -73,7 +88,11 @@ impl Splices {
         self.edits
             .sort_unstable_by_key(|e| (e.start, e.end, e.order));
         self.edits.dedup_by(|b, a| {
-            a.end > a.start && (a.start, a.end) == (b.start, b.end) && a.text == b.text
+            a.end > a.start
+                && (a.start, a.end) == (b.start, b.end)
+                && a.text == b.text
+                && !a.fill
+                && !b.fill
         });
     }
 
@@ -95,7 +114,7 @@ impl Splices {
     /// keep only those of resources that succeeded.
     pub fn append_to(self, other: &mut Splices) {
         for e in self.edits {
-            other.replace(e.start, e.end, e.text);
+            other.push(e.start, e.end, e.text, e.fill);
         }
     }
 
@@ -111,7 +130,7 @@ impl Splices {
 
     /// Applies the edits to `src`. Offsets must lie on character boundaries.
     pub fn apply(self, src: &str) -> Result<String, OverlapError> {
-        Ok(self.checked()?.apply(src))
+        Ok(self.checked()?.apply(src, &mut |_| {}))
     }
 
     /// Puts the edits in source order and rejects overlapping ones. The same
@@ -141,15 +160,21 @@ pub struct Checked {
 }
 
 impl Checked {
-    /// The pieces of the edited text, in order: untouched slices of `src` and new text.
-    fn pieces<'s>(&'s self, src: &'s str) -> impl Iterator<Item = &'s str> + 's {
+    /// The pieces of the edited text, in order: untouched slices of `src`, new text, and
+    /// the place to fill in.
+    fn pieces<'s>(&'s self, src: &'s str) -> impl Iterator<Item = Piece<'s>> + 's {
         let mut pos = 0;
         let mut edits = self.edits.iter();
-        let mut pending: Option<&'s str> = None;
+        let mut pending: Option<&'s Edit> = None;
+        let mut fill = false;
         let mut done = false;
         std::iter::from_fn(move || {
-            if let Some(text) = pending.take() {
-                return Some(text);
+            if let Some(e) = pending.take() {
+                fill = e.fill;
+                return Some(Piece::Text(&e.text));
+            }
+            if std::mem::take(&mut fill) {
+                return Some(Piece::Fill);
             }
             if done {
                 return None;
@@ -159,15 +184,20 @@ impl Checked {
                     let start = e.start.min(src.len()).max(pos);
                     let slice = &src[pos..start];
                     pos = e.end.min(src.len()).max(start);
-                    pending = Some(&e.text);
-                    Some(slice)
+                    pending = Some(e);
+                    Some(Piece::Text(slice))
                 }
                 None => {
                     done = true;
-                    Some(&src[pos..])
+                    Some(Piece::Text(&src[pos..]))
                 }
             }
         })
+    }
+
+    /// Where the text to fill in goes, if an edit asked for it.
+    pub fn fill_at(&self) -> Option<usize> {
+        self.edits.iter().find(|e| e.fill).map(|e| e.start)
     }
 
     /// Rewrites every edit's new text with `f(start, text)`.
@@ -177,23 +207,41 @@ impl Checked {
         }
     }
 
-    /// The edited text.
-    pub fn apply(&self, src: &str) -> String {
+    /// The edited text; `fill` appends what goes where an edit asked for it.
+    pub fn apply(&self, src: &str, fill: &mut dyn FnMut(&mut String)) -> String {
         let extra: usize = self.edits.iter().map(|e| e.text.len()).sum();
         let mut out = String::with_capacity(src.len() + extra);
         for piece in self.pieces(src) {
-            out.push_str(piece);
+            match piece {
+                Piece::Text(text) => out.push_str(text),
+                Piece::Fill => fill(&mut out),
+            }
         }
         out
     }
 
-    /// Writes the edited text without building it in memory.
-    pub fn write_to(&self, src: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    /// Writes the edited text without building it in memory; `fill` writes what goes
+    /// where an edit asked for it.
+    pub fn write_to(
+        &self,
+        src: &str,
+        w: &mut dyn std::io::Write,
+        fill: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
         for piece in self.pieces(src) {
-            w.write_all(piece.as_bytes())?;
+            match piece {
+                Piece::Text(text) => w.write_all(text.as_bytes())?,
+                Piece::Fill => fill(w)?,
+            }
         }
         Ok(())
     }
+}
+
+/// A part of the edited text.
+enum Piece<'s> {
+    Text(&'s str),
+    Fill,
 }
 
 #[cfg(test)]
@@ -256,11 +304,33 @@ mod tests {
         s.insert(11, "!");
         let checked = s.checked().unwrap();
         let mut out = Vec::new();
-        checked.write_to("hello world", &mut out).unwrap();
+        checked
+            .write_to("hello world", &mut out, &mut |_| unreachable!())
+            .unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            checked.apply("hello world")
+            checked.apply("hello world", &mut |_| unreachable!())
         );
+    }
+
+    #[test]
+    fn the_fill_goes_after_its_edit_and_before_later_inserts_at_the_same_place() {
+        let mut s = Splices::new();
+        s.insert(5, " [");
+        s.replace_then_fill(5, 5, "<");
+        s.insert(5, "]");
+        s.insert(0, "> ");
+        let checked = s.checked().unwrap();
+        assert_eq!(checked.fill_at(), Some(5));
+        let built = checked.apply("hello world", &mut |out| out.push_str("filled"));
+        assert_eq!(built, "> hello [<filled] world");
+        let mut streamed = Vec::new();
+        checked
+            .write_to("hello world", &mut streamed, &mut |w| {
+                w.write_all(b"filled")
+            })
+            .unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), built);
     }
 
     #[test]
