@@ -687,3 +687,154 @@ impl Display for ContentError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn web() -> ResourceId {
+        ResourceId {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            namespace: Some("shop".into()),
+            name: "web".into(),
+        }
+    }
+
+    fn missing(field: &str) -> Missing {
+        Missing {
+            kind: SourceKind::Secret,
+            name: "db".into(),
+            key: None,
+            other: None,
+            container: Some("app".into()),
+            field: field.into(),
+            extra: false,
+        }
+    }
+
+    fn about(finding: Finding) -> KrmResult {
+        let mut r = KrmResult::new(finding);
+        r.resource = Some(web());
+        r
+    }
+
+    #[test]
+    fn a_missing_reference_says_what_fails_and_how_to_fix_it_by_where_it_is() {
+        let env = missing("spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.name");
+        assert_eq!(
+            Finding::Missing(Box::new(env)).message(Some(&web())),
+            "Deployment shop/web container \"app\": spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.name refers to Secret \"db\", which is not in the input (the pod would fail with CreateContainerConfigError; mark it optional: true, or add it, or set onMissing: ignore)"
+        );
+        let mut volume = missing("spec.template.spec.volumes[1].secret.secretName");
+        volume.container = None;
+        volume.key = Some("tls.crt".into());
+        assert_eq!(
+            Finding::Missing(Box::new(volume)).message(Some(&web())),
+            "Deployment shop/web: spec.template.spec.volumes[1].secret.secretName refers to key \"tls.crt\" of Secret \"db\", which has no such key (the pod would not start: its volume cannot be mounted; mark it optional: true, or add it, or set onMissing: ignore)"
+        );
+        let mut extra = missing("metadata.annotations['reloader']");
+        extra.container = None;
+        extra.extra = true;
+        extra.other = Some((
+            SourceKind::ConfigMap,
+            Some(MadeBy {
+                kind: "ExternalSecret".into(),
+                name: "db".into(),
+            }),
+        ));
+        assert_eq!(
+            Finding::Missing(Box::new(extra)).message(Some(&web())),
+            "Deployment shop/web: metadata.annotations['reloader'] refers to Secret \"db\", which is not in the input; there is a ConfigMap of that name (made by ExternalSecret db), which a Secret reference cannot read (the app reads it through the API, so it would not find it; add it, or take it out of the annotation, or set onMissing: ignore)"
+        );
+    }
+
+    #[test]
+    fn a_finding_names_its_resource_as_the_result_holds_it() {
+        let mut r = about(Finding::JobRenamed {
+            base: "migrate".into(),
+        });
+        r.resource.as_mut().unwrap().name = "migrate-5h2k8m4b9d".into();
+        assert!(
+            r.message().starts_with(
+                "Deployment shop/migrate-5h2k8m4b9d: hashed name for base name migrate,"
+            ),
+            "{}",
+            r.message()
+        );
+        // Renaming needs a name, so that finding names the kind alone.
+        let mut nameless = web();
+        nameless.name = String::new();
+        assert!(
+            Finding::NoBaseName
+                .message(Some(&nameless))
+                .starts_with("Deployment: metadata.name is missing or empty")
+        );
+    }
+
+    #[test]
+    fn severities_follow_the_finding_unless_configuration_sets_them() {
+        assert_eq!(
+            about(Finding::Generated { count: 1 }).severity,
+            Severity::Info
+        );
+        assert_eq!(
+            about(Finding::NameNotString { field: "x".into() }).severity,
+            Severity::Error
+        );
+        let warned =
+            about(Finding::Missing(Box::new(missing("f")))).with_severity(Severity::Warning);
+        assert_eq!(warned.severity, Severity::Warning);
+    }
+
+    #[test]
+    fn stderr_summarises_counts_renames_and_warnings() {
+        let results = vec![
+            about(Finding::Renamed {
+                base: "cfg".into(),
+                references: 2,
+            }),
+            about(Finding::JobRenamed { base: "job".into() }),
+            about(Finding::Missing(Box::new(missing("f")))).with_severity(Severity::Warning),
+            KrmResult::new(Finding::Summary {
+                stamped: 3,
+                skipped: 1,
+                missing: 1,
+                failed: 0,
+            }),
+        ];
+        assert_eq!(
+            stderr_summary(&results, Some(2)).unwrap(),
+            "config-hash: 3 workload(s) stamped, 1 skipped, 1 missing reference(s), 2 object(s) renamed, 1 warning(s), 2 file(s) written"
+        );
+        let lines: Vec<String> = stderr_lines(&results).collect();
+        assert_eq!(lines.len(), 1);
+        assert!(
+            lines[0].starts_with("warning: Deployment shop/web container \"app\": f refers to")
+        );
+        assert_eq!(stderr_summary(&results[..3], None), None);
+    }
+
+    #[test]
+    fn check_says_up_to_date_or_lists_what_is_stale() {
+        assert_eq!(check_report(&[], &[]), "config-hash: up to date\n");
+        assert_eq!(
+            check_report(&[web()], &["apps/web.yaml".to_string()]),
+            "out of date: Deployment shop/web\nwould change: apps/web.yaml\nconfig-hash: 1 resource(s) out of date; run config-hash --in-place (or kpt fn render) and commit the result\n"
+        );
+    }
+
+    #[test]
+    fn graph_status_cells_name_missing_keys_and_runtime_content() {
+        let keys: std::collections::BTreeSet<String> = ["b", "a"].map(String::from).into();
+        assert_eq!(
+            Status::Found.cell(&keys, true),
+            "missing keys: a,b (changes at runtime)"
+        );
+        assert_eq!(
+            Status::OptionalAbsent.cell(&Default::default(), false),
+            "absent (optional)"
+        );
+        assert_eq!(Status::OptionalAbsent.as_json(), "optional-absent");
+    }
+}
