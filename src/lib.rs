@@ -97,6 +97,12 @@ pub fn prepare<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, In
     prepare_for(input, options, pipeline::Want::Output)
 }
 
+/// [`prepare`] for `--check`: the resources out of date too ([`Prepared::stale`], which
+/// [`prepare`] leaves empty: writing the output reads none of it).
+pub fn check<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, InputError> {
+    prepare_for(input, options, pipeline::Want::Stale)
+}
+
 /// [`prepare`], keeping a copy of the item edits ([`Prepared::item_edits`]) for callers
 /// that map them back onto the files the input was joined from.
 pub fn prepare_with_edits<'a>(
@@ -219,6 +225,8 @@ pub struct Prepared<'a> {
     /// How `results` are written where the edits left room for them.
     results_style: Option<krm::ResultsStyle>,
     pub item_edits: Vec<(usize, usize, String)>,
+    /// The resources the edits touch, from [`check`] and [`prepare_with_edits`] (not
+    /// [`prepare`]).
     pub stale: Vec<ResourceId>,
     pub resource_list: bool,
     pub exit_code: i32,

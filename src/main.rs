@@ -167,7 +167,12 @@ fn run_one_text(
             Err(e) => return fail(e),
         }
     }
-    let outcome = match config_hash::prepare(&source.text, &options) {
+    let prepared = if args.check {
+        config_hash::check(&source.text, &options)
+    } else {
+        config_hash::prepare(&source.text, &options)
+    };
+    let outcome = match prepared {
         Ok(o) => o,
         Err(e) => return unreadable(package, &e),
     };

@@ -34,8 +34,12 @@ impl From<InputError> for Stop {
 /// What the caller needs beyond the output and results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Want {
+    /// The output alone: no stale list (writing the output reads none, and a large
+    /// input edits most items, whose ids would be held until the end for nothing).
     Output,
-    /// A copy of the item edits too (tests).
+    /// `--check`'s stale list too.
+    Stale,
+    /// A copy of the item edits too, and the stale list.
     Edits,
     /// `graph`'s edges too.
     Edges,
@@ -118,6 +122,69 @@ impl ItemReport {
     }
 }
 
+/// How many chunks pass 2 works on before their reports are gathered: enough for every
+/// thread to have work, few enough that the reports of a large input never all live
+/// at once.
+const BATCH: usize = 512;
+
+/// The item reports of pass 2, folded in input order as they arrive.
+struct Gathered {
+    want_edges: bool,
+    rename_errors: Vec<KrmResult>,
+    mentions: Vec<KrmResult>,
+    /// References per renamed object: two objects of one name in two namespaces may get
+    /// the same hashed name, and each result counts only the references to its object.
+    pointed: Vec<usize>,
+    item_edits: Splices,
+    stale: Vec<ResourceId>,
+    outcomes: Vec<ItemOutcome>,
+    edges: Vec<Edge>,
+}
+
+impl Gathered {
+    fn new(renamed: usize, want_edges: bool) -> Self {
+        Gathered {
+            want_edges,
+            rename_errors: Vec::new(),
+            mentions: Vec::new(),
+            pointed: vec![0; renamed],
+            item_edits: Splices::new(),
+            stale: Vec::new(),
+            outcomes: Vec::new(),
+            edges: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, mut r: ItemReport) {
+        for &p in &r.pointed {
+            self.pointed[Renames::position(p)] += 1;
+        }
+        if let Some(e) = r.rename_error.take() {
+            self.rename_errors.push(*e);
+        }
+        self.mentions.append(&mut r.mentions);
+        let id = r.id.take();
+        let edited = !r.splices.is_empty();
+        if edited {
+            r.splices.append_to(&mut self.item_edits);
+        }
+        if let Some(mut o) = r.stamp.take() {
+            if self.want_edges {
+                // Under the name it has in the output, as the results say.
+                if let Some(id) = o.renamed.as_ref().or(id.as_ref()) {
+                    self.edges.extend(graph::pod_edges(id, &o.resolutions));
+                }
+            }
+            o.resolutions = Vec::new();
+            self.outcomes.push(*o);
+        }
+        self.edges.append(&mut r.names);
+        if edited {
+            self.stale.extend(id);
+        }
+    }
+}
+
 /// Everything pass 2 reads.
 struct Shared<'c> {
     config: &'c Config,
@@ -128,6 +195,8 @@ struct Shared<'c> {
     /// from the list of renames rather than copied (a large input renames thousands).
     renamed: HashMap<(SourceKind, Option<&'c str>, &'c str), &'c Renaming>,
     edges: bool,
+    /// Report each item's id (for the stale list and the edges).
+    ids: bool,
 }
 
 /// The ResourceList around the items, or the whole tree.
@@ -321,81 +390,69 @@ fn attempt<'a>(
         index: &index,
         renamed,
         edges: want_edges,
+        ids: want != Want::Output,
     };
     let everything = !renames.is_empty();
-    // Per chunk, in input order; not flattened into one vector, which would hold every
-    // report twice for a moment.
-    let reports: Vec<Vec<ItemReport>> = match &framing {
-        Framing::Whole { tree, items, .. } => vec![second_pass(tree, items, 0, &shared)],
-        _ => split
-            .chunks
-            .par_iter()
-            .zip(busy.par_iter())
-            .map(|(chunk, &busy)| {
-                if !busy && !everything && !want_edges {
-                    return Ok(Vec::new());
-                }
-                let tree = parse_chunk(body, chunk, style)?;
-                let items = items_of(&tree, chunk)?;
-                Ok(second_pass(&tree, &items, chunk.start, &shared))
-            })
-            .collect::<Result<_, Stop>>()?,
-    };
-
-    // Conclusion: results in a fixed order, edits, stale list, edges.
-    let mut results = rename_results;
-    // References per renamed object: two objects of one name in two namespaces may get
-    // the same hashed name, and each result counts only the references to its object.
-    let mut pointed = vec![0usize; renames.len()];
-    let mut item_edits = Splices::new();
-    let mut stale = Vec::new();
-    let mut mentions = Vec::new();
-    let mut outcomes = Vec::new();
-    let mut edges = Vec::new();
-    let mut edit_count = 0;
-    for r in reports.iter().flatten() {
-        for &p in &r.pointed {
-            pointed[Renames::position(p)] += 1;
+    let mut gathered = Gathered::new(renames.len(), want_edges);
+    match &framing {
+        Framing::Whole { tree, items, .. } => {
+            for r in second_pass(tree, items, 0, &shared) {
+                gathered.add(r);
+            }
         }
-        edit_count += r.splices.len();
-    }
-    // Every item edit, and the few that write `results`: one allocation, no spare room.
-    item_edits.reserve(edit_count + 4);
-    for mut r in reports.into_iter().flatten() {
-        if let Some(e) = r.rename_error.take() {
-            results.push(*e);
-        }
-        mentions.append(&mut r.mentions);
-        let id = r.id.take();
-        let edited = !r.splices.is_empty();
-        if edited {
-            r.splices.append_to(&mut item_edits);
-        }
-        if let Some(mut o) = r.stamp.take() {
-            if want_edges {
-                // Under the name it has in the output, as the results say.
-                if let Some(id) = o.renamed.as_ref().or(id.as_ref()) {
-                    edges.extend(graph::pod_edges(id, &o.resolutions));
+        // In batches of chunks, each batch's reports gathered before the next starts.
+        _ => {
+            for (chunks, busy) in split.chunks.chunks(BATCH).zip(busy.chunks(BATCH)) {
+                let reports: Vec<Vec<ItemReport>> = chunks
+                    .par_iter()
+                    .zip(busy.par_iter())
+                    .map(|(chunk, &busy)| {
+                        if !busy && !everything && !want_edges {
+                            return Ok(Vec::new());
+                        }
+                        let tree = parse_chunk(body, chunk, style)?;
+                        let items = items_of(&tree, chunk)?;
+                        Ok(second_pass(&tree, &items, chunk.start, &shared))
+                    })
+                    .collect::<Result<_, Stop>>()?;
+                for r in reports.into_iter().flatten() {
+                    gathered.add(r);
                 }
             }
-            o.resolutions = Vec::new();
-            outcomes.push(o);
-        }
-        edges.append(&mut r.names);
-        if edited {
-            stale.extend(id);
         }
     }
-    results.append(&mut mentions);
-    for (((kind, ns, _), r), &n) in renamed_list.iter().zip(&pointed) {
-        if let Some(source) = index.get(&(*kind, ns.clone(), r.new_name.clone())) {
-            results.push(suffix::renamed_result(source, &r.base, &r.new_name, n));
-        }
-    }
+
+    // Conclusion: results in a fixed order, edits, stale list, edges.
+    drop(shared);
+    let Gathered {
+        rename_errors,
+        mentions,
+        pointed,
+        item_edits,
+        stale,
+        outcomes,
+        edges,
+        ..
+    } = gathered;
+    let mut results = rename_results;
+    results.extend(rename_errors);
+    results.extend(mentions);
+    // What the results need of the index and the renames is taken out of them, and the
+    // rest dropped: nothing reads them any more, and their memory is free for what
+    // follows.
+    let unreadable = index.unreadable();
+    results.extend(renamed_list.into_iter().zip(&pointed).filter_map(
+        |(((kind, ns, _), r), &n)| {
+            let source = index.take(&(kind, ns, r.new_name.clone()))?;
+            Some(suffix::renamed_result(*source, r, n))
+        },
+    ));
+    drop(index);
+    drop(renames);
     if generated > 0 {
         results.push(suffix::generated_result(generated));
     }
-    let stamped = stamp::finish(early, outcomes.into_iter().map(|o| *o), &index);
+    let stamped = stamp::finish(early, outcomes, unreadable);
     results.extend(stamped.results);
 
     let resource_list = !matches!(framing, Framing::Stream)
@@ -709,7 +766,9 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
             report.stamp = Some(Box::new(o));
         }
     }
-    report.id = Some(id);
+    if shared.ids {
+        report.id = Some(id);
+    }
     report
 }
 

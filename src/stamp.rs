@@ -96,6 +96,14 @@ impl SourceEntry {
         }
     }
 
+    /// A result about this object, which nothing reads after it.
+    pub fn into_result(self, finding: Finding) -> KrmResult {
+        let mut r = KrmResult::new(finding);
+        r.resource = Some(self.id);
+        r.file = self.file.map(|f| *f);
+        r
+    }
+
     /// A result about this object.
     pub fn result(&self, finding: Finding) -> KrmResult {
         let mut r = KrmResult::new(finding);
@@ -133,6 +141,23 @@ impl SourceIndex {
 
     pub fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
         self.by_id.get(key).map(|e| &**e)
+    }
+
+    /// Takes an entry out, for its result once nothing reads it any more.
+    pub fn take(&mut self, key: &SourceKey) -> Option<Box<SourceEntry>> {
+        self.by_id.remove(key)
+    }
+
+    /// The error result of every source whose content cannot be read, by key: all that
+    /// [`finish`] needs of the index, so the index can be dropped before it.
+    pub fn unreadable(&self) -> HashMap<SourceKey, KrmResult> {
+        self.by_id
+            .iter()
+            .filter_map(|(key, source)| {
+                let e = source.content.as_ref().err()?;
+                Some((key.clone(), source.result(Finding::Content(e.clone()))))
+            })
+            .collect()
     }
 }
 
@@ -178,31 +203,22 @@ pub struct ItemOutcome {
 pub fn finish(
     early: Vec<KrmResult>,
     outcomes: impl IntoIterator<Item = ItemOutcome>,
-    index: &SourceIndex,
+    mut unreadable: HashMap<SourceKey, KrmResult>,
 ) -> Stamped {
     let mut out = Stamped {
         splices: Splices::new(),
         results: early,
     };
     let mut counts = Counts::default();
-    let mut reported: HashSet<SourceKey> = HashSet::new();
     for o in outcomes {
         o.splices.append_to(&mut out.splices);
         counts.add(o.counts);
         for note in o.notes {
             match note {
                 Note::Result(r) => out.results.push(r),
+                // Reported once, at its first use.
                 Note::SourceError(kind, ns, name) => {
-                    let key = (kind, ns, name);
-                    if reported.contains(&key) {
-                        continue;
-                    }
-                    if let Some(source) = index.get(&key) {
-                        if let Err(e) = &source.content {
-                            out.results.push(source.result(Finding::Content(e.clone())));
-                        }
-                    }
-                    reported.insert(key);
+                    out.results.extend(unreadable.remove(&(kind, ns, name)));
                 }
             }
         }

@@ -268,19 +268,15 @@ pub fn rename_object(
     }
 }
 
-/// The result that describes a renamed object in the output.
-pub fn renamed_result(
-    source: &SourceEntry,
-    base: &str,
-    new_name: &str,
-    references: usize,
-) -> KrmResult {
-    let mut result = source.result(Finding::Renamed {
-        base: base.to_string(),
+/// The result that describes a renamed object in the output, made of its index entry
+/// and its renaming, which nothing reads after this.
+pub fn renamed_result(source: SourceEntry, renaming: Renaming, references: usize) -> KrmResult {
+    let mut result = source.into_result(Finding::Renamed {
+        base: renaming.base,
         references,
     });
     if let Some(r) = result.resource.as_mut() {
-        r.name = new_name.to_string();
+        r.name = renaming.new_name;
     }
     result
 }
