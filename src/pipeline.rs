@@ -424,6 +424,7 @@ fn attempt<'a>(
 
     // Conclusion: results in a fixed order, edits, stale list, edges.
     drop(shared);
+    drop(renames);
     let Gathered {
         rename_errors,
         mentions,
@@ -437,8 +438,8 @@ fn attempt<'a>(
     let mut results = rename_results;
     results.extend(rename_errors);
     results.extend(mentions);
-    // What the results need of the index and the renames is taken out of them, and the
-    // rest dropped: nothing reads them any more, and their memory is free for what
+    // What the results need of the index is taken out of it, and the rest dropped, as
+    // the renames were: nothing reads them any more, and their memory is free for what
     // follows.
     let unreadable = index.unreadable();
     results.extend(renamed_list.into_iter().zip(&pointed).filter_map(
@@ -448,7 +449,6 @@ fn attempt<'a>(
         },
     ));
     drop(index);
-    drop(renames);
     if generated > 0 {
         results.push(suffix::generated_result(generated));
     }
