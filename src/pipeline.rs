@@ -137,12 +137,12 @@ struct Gathered {
     pointed: Vec<usize>,
     item_edits: Splices,
     stale: Vec<ResourceId>,
-    outcomes: Vec<ItemOutcome>,
+    stamping: stamp::Finish,
     edges: Vec<Edge>,
 }
 
 impl Gathered {
-    fn new(renamed: usize, want_edges: bool) -> Self {
+    fn new(renamed: usize, want_edges: bool, stamping: stamp::Finish) -> Self {
         Gathered {
             want_edges,
             rename_errors: Vec::new(),
@@ -150,7 +150,7 @@ impl Gathered {
             pointed: vec![0; renamed],
             item_edits: Splices::new(),
             stale: Vec::new(),
-            outcomes: Vec::new(),
+            stamping,
             edges: Vec::new(),
         }
     }
@@ -176,7 +176,7 @@ impl Gathered {
                 }
             }
             o.resolutions = Vec::new();
-            self.outcomes.push(*o);
+            self.stamping.add(*o);
         }
         self.edges.append(&mut r.names);
         if edited {
@@ -393,7 +393,8 @@ fn attempt<'a>(
         ids: want != Want::Output,
     };
     let everything = !renames.is_empty();
-    let mut gathered = Gathered::new(renames.len(), want_edges);
+    let stamping = stamp::Finish::new(early, index.unreadable());
+    let mut gathered = Gathered::new(renames.len(), want_edges, stamping);
     match &framing {
         Framing::Whole { tree, items, .. } => {
             for r in second_pass(tree, items, 0, &shared) {
@@ -431,7 +432,7 @@ fn attempt<'a>(
         pointed,
         item_edits,
         stale,
-        outcomes,
+        stamping,
         edges,
         ..
     } = gathered;
@@ -441,7 +442,6 @@ fn attempt<'a>(
     // What the results need of the index is taken out of it, and the rest dropped, as
     // the renames were: nothing reads them any more, and their memory is free for what
     // follows.
-    let unreadable = index.unreadable();
     results.extend(renamed_list.into_iter().zip(&pointed).filter_map(
         |(((kind, ns, _), r), &n)| {
             let source = index.take(&(kind, ns, r.new_name.clone()))?;
@@ -452,8 +452,7 @@ fn attempt<'a>(
     if generated > 0 {
         results.push(suffix::generated_result(generated));
     }
-    let stamped = stamp::finish(early, outcomes, unreadable);
-    results.extend(stamped.results);
+    results.extend(stamping.results());
 
     let resource_list = !matches!(framing, Framing::Stream)
         && !matches!(framing, Framing::Whole { list: None, .. });

@@ -25,13 +25,6 @@ pub const DATA_REFS_ANNOTATION: &str = "config-hash.dev/data-refs";
 /// The key that asks for the hash of the whole object instead of one key.
 pub const WHOLE_OBJECT_KEY: &str = "__data";
 
-/// The edits and results of one pass.
-#[derive(Debug, Default)]
-pub struct Stamped {
-    pub splices: Splices,
-    pub results: Vec<KrmResult>,
-}
-
 /// Kind, namespace and name of a source.
 pub type SourceKey = (SourceKind, Option<String>, String);
 
@@ -199,39 +192,52 @@ pub struct ItemOutcome {
     pub renamed: Option<ResourceId>,
 }
 
-/// Merges the outcomes of every item, in input order, and adds the summary.
-pub fn finish(
-    early: Vec<KrmResult>,
-    outcomes: impl IntoIterator<Item = ItemOutcome>,
-    mut unreadable: HashMap<SourceKey, KrmResult>,
-) -> Stamped {
-    let mut out = Stamped {
-        splices: Splices::new(),
-        results: early,
-    };
-    let mut counts = Counts::default();
-    for o in outcomes {
-        o.splices.append_to(&mut out.splices);
-        counts.add(o.counts);
+/// Stamping's results, gathered item by item in input order, then the summary.
+pub struct Finish {
+    results: Vec<KrmResult>,
+    counts: Counts,
+    /// Sources whose content cannot be read, each reported once, at its first use.
+    unreadable: HashMap<SourceKey, KrmResult>,
+}
+
+impl Finish {
+    /// `early`: results that come before any item's (duplicate sources).
+    pub fn new(early: Vec<KrmResult>, unreadable: HashMap<SourceKey, KrmResult>) -> Self {
+        Finish {
+            results: early,
+            counts: Counts::default(),
+            unreadable,
+        }
+    }
+
+    /// Takes one item's outcome (its edits are taken already).
+    pub fn add(&mut self, o: ItemOutcome) {
+        debug_assert!(o.splices.is_empty(), "an outcome's edits are taken first");
+        self.counts.add(o.counts);
         for note in o.notes {
             match note {
-                Note::Result(r) => out.results.push(r),
-                // Reported once, at its first use.
+                Note::Result(r) => self.results.push(r),
                 Note::SourceError(kind, ns, name) => {
-                    out.results.extend(unreadable.remove(&(kind, ns, name)));
+                    self.results
+                        .extend(self.unreadable.remove(&(kind, ns, name)));
                 }
             }
         }
     }
-    // Results describe the output, not the change, so that running the function on its
-    // own output reproduces it byte for byte.
-    out.results.push(KrmResult::new(Finding::Summary {
-        stamped: counts.stamped,
-        skipped: counts.skipped,
-        missing: counts.missing,
-        failed: counts.failed,
-    }));
-    out
+
+    /// The results, ending with the summary.
+    pub fn results(mut self) -> Vec<KrmResult> {
+        // Results describe the output, not the change, so that running the function on
+        // its own output reproduces it byte for byte.
+        let c = self.counts;
+        self.results.push(KrmResult::new(Finding::Summary {
+            stamped: c.stamped,
+            skipped: c.skipped,
+            missing: c.missing,
+            failed: c.failed,
+        }));
+        self.results
+    }
 }
 
 /// What stamping needs besides the item itself.
