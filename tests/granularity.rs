@@ -131,3 +131,58 @@ fn one_item_per_chunk_and_one_chunk_agree_on_unusual_documents() {
         }
     }
 }
+
+/// An input of more chunks than pass 2 takes in one batch, whose references, renames,
+/// old names and missing objects cross the batches' boundaries:
+/// the results, in their order, and the output are those of the one-chunk reading, and
+/// the output the binary streams (`prepare`, which keeps no stale list) is `run`'s.
+#[test]
+fn batches_of_chunks_give_what_one_chunk_gives() {
+    let n = 700;
+    let mut text = String::from("kind: ResourceList\nitems:\n");
+    for i in 0..n {
+        let other = (i * 7 + 300) % n;
+        text.push_str(&format!(
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: cfg{i}}}\n  data: {{A: '{i}'}}\n\
+             - apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: web{i}}}\n  spec:\n    template:\n      spec:\n        containers:\n        - name: app\n          args: [cfg{other}]\n          envFrom: [{{configMapRef: {{name: cfg{other}}}}}, {{secretRef: {{name: gone{i}}}}}]\n"
+        ));
+    }
+    let options = Options {
+        overrides: config_hash::config::Overrides {
+            name_suffix: Some(true),
+            on_missing: Some(config_hash::config::OnMissing::Warn),
+            ..Default::default()
+        },
+        ..Options::default()
+    };
+    let chunked = run(&text, &options).unwrap();
+    let one = run(
+        &text,
+        &Options {
+            one_chunk: true,
+            ..options.clone()
+        },
+    )
+    .unwrap();
+    assert!(chunked.coarser.is_empty(), "{:?}", chunked.coarser);
+    assert_eq!(chunked.exit_code, 0);
+    assert_eq!(chunked.results, one.results);
+    assert_eq!(chunked.output, one.output);
+    assert_eq!(chunked.stale, one.stale);
+    // Every kind of result is there, so the comparison covers each list's order.
+    let messages: Vec<String> = chunked.results.iter().map(|r| r.message()).collect();
+    for wanted in [
+        "the old name of an object",
+        "hashed name for base name cfg699",
+        "refers to Secret \"gone0\"",
+        "config-hash: 700 workload(s) stamped",
+    ] {
+        assert!(messages.iter().any(|m| m.contains(wanted)), "{wanted}");
+    }
+    let mut streamed = Vec::new();
+    config_hash::prepare(&text, &options)
+        .unwrap()
+        .write_to(&mut streamed)
+        .unwrap();
+    assert_eq!(String::from_utf8(streamed).unwrap(), chunked.output);
+}
