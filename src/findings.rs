@@ -3,8 +3,8 @@
 //!
 //! A finding about a resource does not repeat the resource: its message starts with the
 //! result's `resourceRef`, rendered when the message is. So a Job that gets a hashed
-//! name moves every finding about it by changing the one id, and a large run keeps one
-//! copy of each id, not one per message.
+//! name moves every finding about it by changing the one id, and a large run holds no
+//! message text: each is worded as the output is written.
 
 use std::fmt::{self, Display, Write as _};
 
