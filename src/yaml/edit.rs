@@ -450,9 +450,11 @@ impl<'t, 'a> Editor<'t, 'a> {
         let vn = self.tree.node(v);
         let empty = vn.span.end <= vn.span.start
             || matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
-        if !empty && self.tree.has_anchor(v) {
+        if self.tree.has_anchor(v) {
             // Writing over `key: &a old` would drop the anchor its aliases name (broken
-            // YAML) or, keeping it, change every `*a` too.
+            // YAML) or, keeping it, change every `*a` too; so would filling `key: &a`,
+            // and when the anchor is on a line of its own, lines inserted after the key
+            // would come before it (broken YAML).
             return Err(EditError::Layout {
                 pos: vn.span.start,
                 what: "the value carries an anchor (&name) that aliases may use",
