@@ -123,8 +123,18 @@ pub fn same_chars_in(copy: &str, src: &str, offsets: &[usize]) -> Vec<usize> {
 }
 
 /// How many repairs of quoted scalars' indentation one text may need: each costs one
-/// more parse.
+/// more parse of it. A small text may take more, as long as the text parsed again stays
+/// within [`MAX_UNFOLDED_BYTES`]: the whole input read as one text (when it cannot be cut
+/// into items) then repairs what its items, read one by one, would.
 pub const MAX_UNFOLDED: usize = 64;
+
+/// See [`MAX_UNFOLDED`]: 256 MiB of text parsed again, a few seconds at most.
+pub const MAX_UNFOLDED_BYTES: usize = 256 << 20;
+
+/// Whether a text of `len` bytes that has had `repairs` repairs may have one more.
+pub fn may_unfold(repairs: usize, len: usize) -> bool {
+    repairs < MAX_UNFOLDED || (repairs + 1).saturating_mul(len) <= MAX_UNFOLDED_BYTES
+}
 
 /// Whether saphyr refused a quoted scalar for the indentation of a continuation line,
 /// which go-yaml does not look at: indented less than the block around it
@@ -666,6 +676,15 @@ mod tests {
 
     fn read(src: &str, style: Style, parsed: &str) -> String {
         read_scalar(src, 0, src.len(), src.len(), style, parsed).unwrap()
+    }
+
+    #[test]
+    fn a_small_text_may_take_more_repairs_than_a_large_one() {
+        assert!(may_unfold(MAX_UNFOLDED - 1, usize::MAX));
+        assert!(!may_unfold(MAX_UNFOLDED, 8 << 20));
+        // 13 KB: thousands of repairs stay within the bytes parsed again.
+        assert!(may_unfold(1_000, 13_000));
+        assert!(!may_unfold(MAX_UNFOLDED_BYTES / 13_000, 13_000));
     }
 
     #[test]

@@ -245,7 +245,20 @@ impl<'a> Tree<'a> {
             match Self::parse_text(&copy, src, own) {
                 Err(e)
                     if super::dialect::is_quoted_indentation(&e.message)
-                        && unfolded < super::dialect::MAX_UNFOLDED
+                        && !super::dialect::may_unfold(unfolded, copy.len()) =>
+                {
+                    return Err(YamlError {
+                        message: format!(
+                            "{}: this is the quoted scalar past the repair limit ({} quoted scalars per text may continue their lines less indented than the block around them, or with tabs, as go-yaml allows: each costs one more parse, up to {} MiB of text parsed again); indent their continuation lines",
+                            e.message,
+                            super::dialect::MAX_UNFOLDED,
+                            super::dialect::MAX_UNFOLDED_BYTES >> 20
+                        ),
+                        ..e
+                    });
+                }
+                Err(e)
+                    if super::dialect::is_quoted_indentation(&e.message)
                         && super::dialect::repair_quoted(&mut copy, src, &mut patched, &e) =>
                 {
                     unfolded += 1;
