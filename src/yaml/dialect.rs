@@ -128,8 +128,8 @@ pub fn same_chars_in(copy: &str, src: &str, offsets: &[usize]) -> Vec<usize> {
 /// into items) then repairs what its items, read one by one, would.
 pub const MAX_UNFOLDED: usize = 64;
 
-/// See [`MAX_UNFOLDED`]: 256 MiB of text parsed again, a few seconds at most.
-pub const MAX_UNFOLDED_BYTES: usize = 256 << 20;
+/// See [`MAX_UNFOLDED`]: 4 MiB of text parsed again, a fraction of a second.
+pub const MAX_UNFOLDED_BYTES: usize = 4 << 20;
 
 /// Whether a text of `len` bytes that has had `repairs` repairs may have one more.
 pub fn may_unfold(repairs: usize, len: usize) -> bool {
@@ -682,8 +682,8 @@ mod tests {
     fn a_small_text_may_take_more_repairs_than_a_large_one() {
         assert!(may_unfold(MAX_UNFOLDED - 1, usize::MAX));
         assert!(!may_unfold(MAX_UNFOLDED, 8 << 20));
-        // 13 KB: thousands of repairs stay within the bytes parsed again.
-        assert!(may_unfold(1_000, 13_000));
+        // 13 KB: hundreds of repairs stay within the bytes parsed again.
+        assert!(may_unfold(300, 13_000));
         assert!(!may_unfold(MAX_UNFOLDED_BYTES / 13_000, 13_000));
     }
 
