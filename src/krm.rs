@@ -12,6 +12,8 @@ pub struct InputError {
     pub line: usize,
     pub column: usize,
     pub message: String,
+    /// The work limit the input reached, when that is why it was refused.
+    pub limit: Option<crate::yaml::Limit>,
 }
 
 impl std::fmt::Display for InputError {
@@ -30,6 +32,7 @@ impl From<crate::yaml::YamlError> for InputError {
             line: e.line,
             column: e.column,
             message: e.message,
+            limit: e.limit,
         }
     }
 }
@@ -54,6 +57,7 @@ impl ResourceList {
                 line,
                 column,
                 message,
+                limit: None,
             }
         };
         let doc = match tree.docs.as_slice() {

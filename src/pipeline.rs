@@ -69,6 +69,7 @@ pub(crate) fn prepare<'a>(
                     line: 1,
                     column: 1,
                     message: format!("internal error: {why}"),
+                    limit: None,
                 }),
             }
         }

@@ -10,4 +10,4 @@ pub mod tree;
 
 pub use edit::{EditError, Editor, Layout, NewValue};
 pub use splice::Splices;
-pub use tree::{NodeId, Tree, YamlError};
+pub use tree::{Limit, NodeId, Tree, YamlError};

@@ -67,6 +67,18 @@ pub struct YamlError {
     pub line: usize,
     pub column: usize,
     pub message: String,
+    /// The work limit the text reached, when that is why it was refused.
+    pub limit: Option<Limit>,
+}
+
+/// A limit on the work one text may take (README, "Limits"). A limit counts per text,
+/// and the whole input read as one text (when it cannot be cut into items) may reach
+/// one where its items read one by one do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    AliasExpansion,
+    Nesting,
+    QuotedRepairs,
 }
 
 impl std::fmt::Display for YamlError {
@@ -254,6 +266,7 @@ impl<'a> Tree<'a> {
                             super::dialect::MAX_UNFOLDED,
                             super::dialect::MAX_UNFOLDED_BYTES >> 20
                         ),
+                        limit: Some(Limit::QuotedRepairs),
                         ..e
                     });
                 }
@@ -359,6 +372,7 @@ impl<'a> Tree<'a> {
                 line: e.marker().line(),
                 column: e.marker().col() + 1,
                 message: e.info().to_string(),
+                limit: None,
             })?;
             let done: Option<NodeId> = match event {
                 Event::Scalar(value, style, anchor, tag) => {
@@ -437,12 +451,15 @@ impl<'a> Tree<'a> {
                         }
                     };
                     if stack.len() >= MAX_DEPTH {
-                        return Err(error_at(
-                            &span,
-                            &format!(
-                                "collections nest deeper than {MAX_DEPTH} levels (the nesting limit); no manifest needs this"
-                            ),
-                        ));
+                        return Err(YamlError {
+                            limit: Some(Limit::Nesting),
+                            ..error_at(
+                                &span,
+                                &format!(
+                                    "collections nest deeper than {MAX_DEPTH} levels (the nesting limit); no manifest needs this"
+                                ),
+                            )
+                        });
                     }
                     let id = push(&mut nodes, ByteSpan { start, end: start }, kind);
                     expanded.push(0);
@@ -524,6 +541,7 @@ impl<'a> Tree<'a> {
                             message: format!(
                                 "the document's aliases expand it to more than {shown} nodes ({written} written; the alias expansion limit is {MAX_ALIAS_EXPANSION} nodes or {MAX_ALIAS_RATIO} times the nodes written); the collection starting here is where it was passed: write those parts out or use fewer aliases"
                             ),
+                            limit: Some(Limit::AliasExpansion),
                             ..err
                         });
                     }
@@ -867,6 +885,7 @@ pub fn check_characters(src: &str) -> Result<(), YamlError> {
                 message: format!(
                     "the character U+{code:04X} is not allowed in YAML, not even in a comment; remove it, or write it escaped inside a double-quoted string (\"\\u{code:04X}\")"
                 ),
+                limit: None,
             })
         }
     }
@@ -885,6 +904,7 @@ fn error_at(span: &Span, message: &str) -> YamlError {
         line: span.start.line(),
         column: span.start.col() + 1,
         message: message.to_string(),
+        limit: None,
     }
 }
 
@@ -950,6 +970,7 @@ fn check_duplicates(
                 // The key itself is not quoted: a Secret value mistyped as a flow map
                 // (`{hunter2}`) is a key, and messages never echo Secret values.
                 message: "duplicate key in a mapping (the API server rejects duplicate fields; keep one; see the line and column for which)".to_string(),
+                limit: None,
             })
         }
     }
