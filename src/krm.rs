@@ -501,8 +501,13 @@ pub fn write_results_before(
         };
         splices.delete(start, end);
     }
+    // The root mapping's key column, read off its `kind` key (a ResourceList has one):
+    // the first entry's key may be an explicit `?` key whose content starts elsewhere
+    // (`?` then `-` on the next line: a null key one column in).
     let col = entries
-        .first()
+        .iter()
+        .find(|&&(k, _)| tree.str(k) == Some("kind"))
+        .or(entries.first())
         .map_or(0, |&(k, _)| key_column(src, tree.node(k).span.start));
     let indent = " ".repeat(col);
     if end.needs_break {
