@@ -215,6 +215,8 @@ pub enum Finding {
     // Renaming.
     /// Renaming needs a name to suffix.
     NoBaseName,
+    /// The name holds a line break or other blank: no valid name, suffixed or not.
+    NameWithBlanks,
     /// The recorded base name is empty.
     EmptyBaseName,
     /// The suffixed name is too long.
@@ -262,6 +264,7 @@ impl Finding {
             | Content(_)
             | Duplicate { .. }
             | NoBaseName
+            | NameWithBlanks
             | EmptyBaseName
             | SuffixedNameTooLong { .. }
             | CannotRename { .. }
@@ -483,6 +486,11 @@ impl Finding {
             NoBaseName => write!(
                 f,
                 "{kind}: metadata.name is missing or empty, so there is no base name to suffix; give the object a name or set {NAME_SUFFIX_ANNOTATION}: \"false\""
+            ),
+            NameWithBlanks => write!(
+                f,
+                "{kind} {:?}: metadata.name holds a line break or other blank character (a `|` block scalar keeps its last line break), which the API server refuses, so there is no name to suffix; write the name on one line (or as `|-`)",
+                id.name
             ),
             EmptyBaseName => write!(
                 f,

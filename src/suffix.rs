@@ -192,6 +192,11 @@ pub fn decide(
     if name_node.is_none_or(|n| tree.str(n).is_none_or(str::is_empty)) {
         return refuse(Finding::NoBaseName);
     }
+    // A line break (a `|` block scalar keeps its last one) or other blank or control
+    // character: the API server refuses the name, suffixed or not.
+    if id.name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return refuse(Finding::NameWithBlanks);
+    }
     let suffix = naming::kustomize_suffix(&hash_input(tree, item, kind));
     // A name that already ends in the suffix its content gives (kustomize's own output)
     // is suffixed already: its base is the name without it, so suffixes never stack.
@@ -536,19 +541,37 @@ fn walk_fieldspec(
 /// (JSON stays double-quoted) and keeps the name a string for every reader.
 pub fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices) {
     let n = tree.node(node);
-    let text = match &n.kind {
+    let (text, end) = match &n.kind {
         NodeKind::Scalar {
             style: Style::SingleQuoted,
             ..
-        } if !new.contains('\'') => format!("'{new}'"),
+        } if !new.contains('\'') => (format!("'{new}'"), n.span.end),
         NodeKind::Scalar {
             style: Style::Plain,
             ..
-        } if scalar::plain_is_safe(new) => new.to_string(),
-        _ => scalar::double_quoted(new),
+        } if scalar::plain_is_safe(new) => (new.to_string(), n.span.end),
+        // A block scalar's span runs to the next token, over its last line break and any
+        // blank lines, which stay. Without properties it starts at its text (after the
+        // `|-` or `>-` line: a name has no line break), which becomes the new name as it
+        // is; with an `&anchor` or tag it starts at them, and the indicator goes too.
+        NodeKind::Scalar {
+            style: Style::Literal | Style::Folded,
+            ..
+        } => {
+            let start = n.span.start;
+            let end = start + tree.src[start..n.span.end].trim_end().len();
+            let as_text = tree.content_start(node) == start && !new.contains(['\n', '\r']);
+            let text = if as_text || scalar::plain_is_safe(new) {
+                new.to_string()
+            } else {
+                scalar::double_quoted(new)
+            };
+            (text, end)
+        }
+        _ => (scalar::double_quoted(new), n.span.end),
     };
     // Keep any `&anchor` (and tag): its aliases name the same object, renamed with it.
-    splices.replace(tree.content_start(node), n.span.end, text);
+    splices.replace(tree.content_start(node), end, text);
 }
 
 /// Warns about scalars of `item` that still carry an old name in fields the function does
