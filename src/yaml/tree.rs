@@ -225,15 +225,21 @@ fn scalar_value<'a, 't>(
 /// A collection being read. Its children wait on a shared scratch stack from `base`
 /// on, so each collection gets one exactly sized allocation when it closes instead of a
 /// vector that grows.
+/// Each also adds up its size with aliases expanded, and names the anchor it defines
+/// (0 for none), whose size is known once it closes.
 enum Open {
     Map {
         id: NodeId,
         key: Option<NodeId>,
         base: usize,
+        size: u64,
+        anchor: usize,
     },
     Seq {
         id: NodeId,
         base: usize,
+        size: u64,
+        anchor: usize,
     },
 }
 
@@ -358,10 +364,12 @@ impl<'a> Tree<'a> {
         let mut stack: Vec<Open> = Vec::new();
         let mut pairs: Vec<(NodeId, NodeId)> = Vec::new();
         let mut singles: Vec<NodeId> = Vec::new();
-        let mut anchors: Vec<Option<NodeId>> = Vec::new();
-        let mut root: Option<NodeId> = None;
-        // Per node: its size with aliases expanded (saturating), 0 while it is open.
-        let mut expanded: Vec<u64> = Vec::with_capacity(text.len() / 12);
+        // Per anchor: the node it names and that node's size with aliases expanded
+        // (saturating), 0 while it is open. Sizes are kept per anchor, not per node: only
+        // an alias needs one after its node closes, and a word per node cost 8 MB on a
+        // million-item list.
+        let mut anchors: Vec<Option<(NodeId, u64)>> = Vec::new();
+        let mut root: Option<(NodeId, u64)> = None;
         // The current document: its first node, and the first alias that took its
         // expanded size past MAX_ALIAS_EXPANSION.
         let mut doc_first: NodeId = 0;
@@ -374,7 +382,7 @@ impl<'a> Tree<'a> {
                 message: e.info().to_string(),
                 limit: None,
             })?;
-            let done: Option<NodeId> = match event {
+            let done: Option<(NodeId, u64)> = match event {
                 Event::Scalar(value, style, anchor, tag) => {
                     let start = offsets.byte(span.start.index());
                     let mut end = offsets.byte(span.end.index());
@@ -399,29 +407,24 @@ impl<'a> Tree<'a> {
                             tagged: tag.is_some(),
                         },
                     );
-                    remember(&mut anchors, anchor, id);
-                    expanded.push(1);
-                    Some(id)
+                    remember(&mut anchors, anchor, id, 1);
+                    Some((id, 1))
                 }
                 Event::Alias(anchor) => {
-                    let target = anchors.get(anchor).copied().flatten().ok_or_else(|| {
-                        error_at(&span, "alias names an anchor that is not defined")
-                    })?;
-                    let size = expanded[target];
+                    let (target, size) =
+                        anchors.get(anchor).copied().flatten().ok_or_else(|| {
+                            error_at(&span, "alias names an anchor that is not defined")
+                        })?;
                     if size == 0 {
                         return Err(error_at(
                             &span,
                             "alias refers to a collection that contains it (a recursive alias); no Kubernetes reader accepts it",
                         ));
                     }
-                    expanded.push(size);
                     let start = offsets.byte(span.start.index());
                     let end = offsets.byte(span.end.index());
-                    Some(push(
-                        &mut nodes,
-                        ByteSpan { start, end },
-                        NodeKind::Alias(target),
-                    ))
+                    let id = push(&mut nodes, ByteSpan { start, end }, NodeKind::Alias(target));
+                    Some((id, size))
                 }
                 Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
                     let is_map = matches!(event, Event::MappingStart(..));
@@ -462,18 +465,21 @@ impl<'a> Tree<'a> {
                         });
                     }
                     let id = push(&mut nodes, ByteSpan { start, end: start }, kind);
-                    expanded.push(0);
-                    remember(&mut anchors, anchor, id);
+                    remember(&mut anchors, anchor, id, 0);
                     stack.push(if is_map {
                         Open::Map {
                             id,
                             key: None,
                             base: pairs.len(),
+                            size: 1,
+                            anchor,
                         }
                     } else {
                         Open::Seq {
                             id,
                             base: singles.len(),
+                            size: 1,
+                            anchor,
                         }
                     });
                     None
@@ -483,41 +489,43 @@ impl<'a> Tree<'a> {
                     let Some(open) = stack.pop() else {
                         return Err(error_at(&span, "unbalanced collection"));
                     };
-                    let id = match open {
-                        Open::Map { id, base, .. } => {
+                    let (id, size, anchor) = match open {
+                        Open::Map {
+                            id,
+                            base,
+                            size,
+                            anchor,
+                            ..
+                        } => {
                             let entries = pairs.split_off(base);
                             check_duplicates(src, &nodes, &entries)?;
                             if let NodeKind::Map { entries: e, .. } = &mut nodes[id].kind {
                                 *e = entries;
                             }
-                            id
+                            (id, size, anchor)
                         }
-                        Open::Seq { id, base } => {
+                        Open::Seq {
+                            id,
+                            base,
+                            size,
+                            anchor,
+                        } => {
                             let items = singles.split_off(base);
                             if let NodeKind::Seq { items: i, .. } = &mut nodes[id].kind {
                                 *i = items;
                             }
-                            id
+                            (id, size, anchor)
                         }
                     };
                     nodes[id].span.end = end.max(nodes[id].span.start);
-                    let size = match &nodes[id].kind {
-                        NodeKind::Map { entries, .. } => entries.iter().fold(1u64, |n, &(k, v)| {
-                            n.saturating_add(expanded[k]).saturating_add(expanded[v])
-                        }),
-                        NodeKind::Seq { items, .. } => items
-                            .iter()
-                            .fold(1u64, |n, &i| n.saturating_add(expanded[i])),
-                        _ => 1,
-                    };
-                    expanded[id] = size;
+                    remember(&mut anchors, anchor, id, size);
                     if size > max_expansion
                         && past_floor.is_none()
                         && nodes.len() - doc_first < (size / MAX_ALIAS_RATIO) as usize
                     {
                         past_floor = Some(nodes[id].span.start);
                     }
-                    Some(id)
+                    Some((id, size))
                 }
                 Event::DocumentStart(..) => {
                     doc_first = nodes.len();
@@ -526,7 +534,7 @@ impl<'a> Tree<'a> {
                 }
                 Event::DocumentEnd => {
                     let written = (nodes.len() - doc_first) as u64;
-                    let size = root.map_or(0, |r| expanded[r]);
+                    let size = root.map_or(0, |(_, size)| size);
                     if size > max_expansion.max(written.saturating_mul(MAX_ALIAS_RATIO)) {
                         let mut err = error_at(&span, "");
                         if let Some(pos) = past_floor {
@@ -545,7 +553,7 @@ impl<'a> Tree<'a> {
                             ..err
                         });
                     }
-                    if let Some(root) = root.take() {
+                    if let Some((root, _)) = root.take() {
                         docs.push(Document {
                             root,
                             content_end: offsets.byte(span.start.index()),
@@ -555,14 +563,20 @@ impl<'a> Tree<'a> {
                 }
                 _ => None,
             };
-            if let Some(id) = done {
+            if let Some((id, grown)) = done {
                 match stack.last_mut() {
-                    Some(Open::Map { key, .. }) => match key.take() {
-                        None => *key = Some(id),
-                        Some(k) => pairs.push((k, id)),
-                    },
-                    Some(Open::Seq { .. }) => singles.push(id),
-                    None => root = Some(id),
+                    Some(Open::Map { key, size, .. }) => {
+                        *size = size.saturating_add(grown);
+                        match key.take() {
+                            None => *key = Some(id),
+                            Some(k) => pairs.push((k, id)),
+                        }
+                    }
+                    Some(Open::Seq { size, .. }) => {
+                        *size = size.saturating_add(grown);
+                        singles.push(id);
+                    }
+                    None => root = Some((id, grown)),
                 }
             }
         }
@@ -844,14 +858,14 @@ fn push<'a>(nodes: &mut Vec<Node<'a>>, span: ByteSpan, kind: NodeKind<'a>) -> No
     nodes.len() - 1
 }
 
-fn remember(anchors: &mut Vec<Option<NodeId>>, anchor: usize, id: NodeId) {
+fn remember(anchors: &mut Vec<Option<(NodeId, u64)>>, anchor: usize, id: NodeId, size: u64) {
     if anchor == 0 {
         return;
     }
     if anchors.len() <= anchor {
         anchors.resize(anchor + 1, None);
     }
-    anchors[anchor] = Some(id);
+    anchors[anchor] = Some((id, size));
 }
 
 /// Refuses characters YAML does not allow anywhere in a stream (not even in comments):
