@@ -65,7 +65,7 @@ impl ResourceList {
             [] => return Err(at(0, "the input is empty; expected a ResourceList".into())),
             [_, second, ..] => {
                 return Err(at(
-                    tree.node(second.root).span.start,
+                    tree.node(second.root).span.start(),
                     "expected one ResourceList document, found several (a plain manifest stream is not a ResourceList)".into(),
                 ));
             }
@@ -74,7 +74,7 @@ impl ResourceList {
         let kind = tree.get(root, "kind").and_then(|k| tree.str(k));
         if !tree.is_map(root) || kind != Some("ResourceList") {
             return Err(at(
-                tree.node(root).span.start,
+                tree.node(root).span.start(),
                 format!(
                     "expected kind: ResourceList, found {}",
                     kind.map_or("no kind".to_string(), |k| format!("kind: {k}"))
@@ -86,13 +86,13 @@ impl ResourceList {
             Some(n) if tree.is_null(n) => Vec::new(),
             Some(n) => {
                 return Err(at(
-                    tree.node(n).span.start,
+                    tree.node(n).span.start(),
                     "items must be a list of resources".into(),
                 ));
             }
             None => {
                 return Err(at(
-                    tree.node(root).span.start,
+                    tree.node(root).span.start(),
                     "the ResourceList has no items field".into(),
                 ));
             }
@@ -100,7 +100,7 @@ impl ResourceList {
         for &item in &items {
             if !tree.is_map(item) {
                 return Err(at(
-                    tree.node(item).span.start,
+                    tree.node(item).span.start(),
                     "every item must be a resource (a mapping)".into(),
                 ));
             }
@@ -473,17 +473,17 @@ pub fn write_results_before(
     if tree.is_flow(list.root) {
         if let Some((_, v)) = list.results {
             let span = tree.node(v).span;
-            splices.replace_then_fill(span.start, span.end, "");
+            splices.replace_then_fill(span.start(), span.end(), "");
         } else if let Some(&(_, last)) = tree.own_entries(list.root).last() {
             let first = tree.own_entries(list.root)[0].0;
-            let open = tree.node(list.root).span.start;
-            let gap = &src[open + 1..tree.node(first).span.start];
+            let open = tree.node(list.root).span.start();
+            let gap = &src[open + 1..tree.node(first).span.start()];
             let sep = if gap.contains('\n') && gap.trim().is_empty() {
                 gap.to_string()
             } else {
                 " ".to_string()
             };
-            let at = tree.node(last).span.end;
+            let at = tree.node(last).span.end();
             splices.replace_then_fill(at, at, format!(",{sep}\"results\": "));
         } else {
             return None;
@@ -494,9 +494,9 @@ pub fn write_results_before(
     let entries = tree.own_entries(list.root);
     if let Some((k, _)) = list.results {
         let idx = entries.iter().position(|&(ek, _)| ek == k).unwrap_or(0);
-        let start = line_start(src, tree.node(k).span.start);
+        let start = line_start(src, tree.node(k).span.start());
         let end = match entries.get(idx + 1) {
-            Some(&(next, _)) => line_start(src, tree.node(next).span.start),
+            Some(&(next, _)) => line_start(src, tree.node(next).span.start()),
             None => list.content_end,
         };
         splices.delete(start, end);
@@ -508,7 +508,7 @@ pub fn write_results_before(
         .iter()
         .find(|&&(k, _)| tree.str(k) == Some("kind"))
         .or(entries.first())
-        .map_or(0, |&(k, _)| key_column(src, tree.node(k).span.start));
+        .map_or(0, |&(k, _)| key_column(src, tree.node(k).span.start()));
     let indent = " ".repeat(col);
     if end.needs_break {
         splices.insert(list.content_end, eol);

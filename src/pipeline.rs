@@ -532,7 +532,7 @@ fn cut_at_items_key(tree: &Tree<'_>, root: NodeId, text: &str, cut: usize) -> bo
         .own_entries(root)
         .iter()
         .find(|&&(k, _)| tree.str(k) == Some("items"))
-        .map(|&(k, _)| tree.node(k).span.end)
+        .map(|&(k, _)| tree.node(k).span.end())
     else {
         return false;
     };

@@ -650,8 +650,8 @@ fn stamp_workload(
                     match entry {
                         Some((k, v)) if annotates && !hash_there && !tree.is_alias(v) => {
                             let src = tree.src;
-                            let start = tree.node(k).span.start;
-                            let end = tree.node(v).span.end;
+                            let start = tree.node(k).span.start();
+                            let end = tree.node(v).span.end();
                             let key = if src[start..].starts_with('"') {
                                 double_quoted(&config.annotation_key)
                             } else {
@@ -848,7 +848,7 @@ fn stamp_workload(
             if let Some(node) = tree.get_path(item, &["metadata", "name"]) {
                 if tree.is_alias(node) {
                     return Err(Some(EditError::ThroughAlias {
-                        pos: tree.node(node).span.start,
+                        pos: tree.node(node).span.start(),
                     }));
                 }
                 crate::suffix::replace_name(tree, node, &new_name, &mut ed.splices);
@@ -960,8 +960,8 @@ fn with_seq_indent(tree: &Tree<'_>, spec: NodeId, mut layout: Layout) -> Layout 
             .flatten()
     });
     if let Some((k, first)) = found {
-        let key_col = column(src, tree.node(k).span.start);
-        let start = tree.node(first).span.start;
+        let key_col = column(src, tree.node(k).span.start());
+        let start = tree.node(first).span.start();
         if let Some(dash) = dash_before(src, start) {
             let dash_col = column(src, dash);
             layout.seq_indent = dash_col.saturating_sub(key_col);
@@ -1198,10 +1198,10 @@ impl DataRefs {
                 Some((k, v)) => {
                     let tree = ed.tree;
                     let src = tree.src;
-                    let start = tree.node(k).span.start;
+                    let start = tree.node(k).span.start();
                     // A block node's span may run on over blank and comment lines to
                     // the next entry: those stay.
-                    let mut end = src[..tree.node(v).span.end].trim_end().len().max(start);
+                    let mut end = src[..tree.node(v).span.end()].trim_end().len().max(start);
                     while let Some(nl) = src[start..end].rfind('\n') {
                         let line = src[start + nl + 1..end].trim_start();
                         if !line.starts_with('#') {
@@ -1268,8 +1268,8 @@ fn remove_annotations(
             if let Some((s, e)) = from.and_then(|from| {
                 whole_lines(
                     tree.src,
-                    tree.node(from).span.start,
-                    tree.node(ann).span.end,
+                    tree.node(from).span.start(),
+                    tree.node(ann).span.end(),
                 )
             }) {
                 ed.splices.delete(s, e);
@@ -1388,7 +1388,7 @@ fn remove_annotation(
         if tree.subtree_has_anchor(from) || tree.subtree_has_anchor(region) {
             return None;
         }
-        whole_lines(src, tree.node(from).span.start, tree.node(v).span.end)
+        whole_lines(src, tree.node(from).span.start(), tree.node(v).span.end())
     });
     match whole {
         Some((start, end)) => {
@@ -1439,8 +1439,8 @@ fn remove_env(ed: &mut Editor<'_, '_>, spec: NodeId, name: &str) -> Result<(), E
                 let last = tree.items(seq)[0];
                 whole_lines(
                     tree.src,
-                    tree.node(key).span.start,
-                    tree.node(last).span.end,
+                    tree.node(key).span.start(),
+                    tree.node(last).span.end(),
                 )
             })
             .flatten();
@@ -1463,7 +1463,7 @@ fn containers(tree: &Tree<'_>, spec: NodeId) -> Result<Vec<NodeId>, EditError> {
         for &c in tree.items(seq) {
             if tree.is_alias(seq) || tree.is_alias(c) {
                 return Err(EditError::ThroughAlias {
-                    pos: tree.node(c).span.start,
+                    pos: tree.node(c).span.start(),
                 });
             }
             if tree.is_map(c) {
@@ -1598,7 +1598,7 @@ fn set_env(
         let tree = ed.tree;
         if own(tree, var, "valueFrom").is_some() {
             return Err(EditError::WrongType {
-                pos: tree.node(var).span.start,
+                pos: tree.node(var).span.start(),
                 field: format!("env {name}"),
                 expected: "a plain value, not valueFrom (rename envName or remove that variable)",
             });
@@ -1630,7 +1630,7 @@ fn set_env_from_annotation(
             .and_then(|p| tree.str(p));
         if reads != Some(path.as_str()) {
             return Err(EditError::WrongType {
-                pos: tree.node(var).span.start,
+                pos: tree.node(var).span.start(),
                 field: format!("env {name}"),
                 expected: "valueFrom.fieldRef reading the hash annotation (remove that variable, or rename envName)",
             });
@@ -1666,10 +1666,10 @@ fn upsert_env(
             Ok(())
         }
         Some(seq) if tree.is_alias(seq) => Err(EditError::ThroughAlias {
-            pos: tree.node(seq).span.start,
+            pos: tree.node(seq).span.start(),
         }),
         Some(v) => Err(EditError::WrongType {
-            pos: tree.node(v).span.start,
+            pos: tree.node(v).span.start(),
             field: "env".into(),
             expected: "a list",
         }),

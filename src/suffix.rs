@@ -241,7 +241,7 @@ pub fn rename_object(
             )?;
             if tree.is_alias(name) {
                 return Err(crate::yaml::EditError::ThroughAlias {
-                    pos: tree.node(name).span.start,
+                    pos: tree.node(name).span.start(),
                 });
             }
             replace_name(tree, name, new_name, &mut ed.splices);
@@ -545,11 +545,11 @@ pub fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Spli
         NodeKind::Scalar {
             style: Style::SingleQuoted,
             ..
-        } if !new.contains('\'') => (format!("'{new}'"), n.span.end),
+        } if !new.contains('\'') => (format!("'{new}'"), n.span.end()),
         NodeKind::Scalar {
             style: Style::Plain,
             ..
-        } if scalar::plain_is_safe(new) => (new.to_string(), n.span.end),
+        } if scalar::plain_is_safe(new) => (new.to_string(), n.span.end()),
         // A block scalar's span runs to the next token, over its last line break and any
         // blank lines, which stay. Without properties it starts at its text (after the
         // `|-` or `>-` line: a name has no line break), which becomes the new name as it
@@ -558,8 +558,8 @@ pub fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Spli
             style: Style::Literal | Style::Folded,
             ..
         } => {
-            let start = n.span.start;
-            let end = start + tree.src[start..n.span.end].trim_end().len();
+            let start = n.span.start();
+            let end = start + tree.src[start..n.span.end()].trim_end().len();
             let as_text = tree.content_start(node) == start && !new.contains(['\n', '\r']);
             let text = if as_text || scalar::plain_is_safe(new) {
                 new.to_string()
@@ -568,7 +568,7 @@ pub fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Spli
             };
             (text, end)
         }
-        _ => (scalar::double_quoted(new), n.span.end),
+        _ => (scalar::double_quoted(new), n.span.end()),
     };
     // Keep any `&anchor` (and tag): its aliases name the same object, renamed with it.
     splices.replace(tree.content_start(node), end, text);

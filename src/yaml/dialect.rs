@@ -23,7 +23,7 @@
 
 use std::borrow::Cow;
 
-use super::tree::{ByteSpan, Node, NodeKind, Style, YamlError};
+use super::tree::{Node, NodeKind, Style, YamlError};
 
 /// The characters go-yaml takes for line breaks besides CR and LF (NEL, LS, PS), in
 /// YAML text; in JSON text they are characters like any other.
@@ -261,7 +261,7 @@ pub fn reread_scalars(src: &str, nodes: &mut [Node<'_>], patched: &[usize]) {
     // node before it (a block scalar's span starts at its content, after its header).
     let mut after = 0;
     for node in nodes.iter_mut() {
-        let ByteSpan { start, end } = node.span;
+        let (start, end) = (node.span.start(), node.span.end());
         if let NodeKind::Scalar { value, style, .. } = &mut node.kind {
             let from = match style {
                 Style::Literal | Style::Folded => after.min(start),
@@ -773,7 +773,10 @@ mod tests {
         // Spans stay offsets into the original.
         let tree = crate::yaml::Tree::parse(src).unwrap();
         let d = tree.get(tree.docs[0].root, "d").unwrap();
-        assert_eq!(&src[tree.node(d).span.start..tree.node(d).span.end], "e");
+        assert_eq!(
+            &src[tree.node(d).span.start()..tree.node(d).span.end()],
+            "e"
+        );
     }
 
     #[test]
@@ -904,7 +907,7 @@ mod tests {
             };
             let mut after = 0;
             for node in &tree.nodes {
-                let ByteSpan { start, end } = node.span;
+                let (start, end) = (node.span.start(), node.span.end());
                 if let NodeKind::Scalar { value, style, .. } = &node.kind {
                     let (from, content) = match style {
                         Style::Literal | Style::Folded => (after.min(start), start),

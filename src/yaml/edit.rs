@@ -88,7 +88,7 @@ impl Layout {
     /// gathers items from files that each have their own style.
     pub fn for_item(tree: &Tree<'_>, item: NodeId) -> Layout {
         let mut layout = Layout::of_input(tree.whole);
-        layout.eol = eol_at(tree.src, tree.node(item).span.start, layout.eol);
+        layout.eol = eol_at(tree.src, tree.node(item).span.start(), layout.eol);
         // JSON when the item itself is written as JSON (a flow mapping whose first key
         // is double-quoted), not merely when the text starts with `{`: a `{a: 1}`
         // document is YAML, and the answer must not depend on whether the text is the
@@ -122,7 +122,7 @@ fn first_indent(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<usize> {
             entries,
         } => entries.iter().find_map(|&(k, v)| {
             if let (Some(&(first, _)), false) = (tree.own_entries(v).first(), tree.is_flow(v)) {
-                let (ks, fs) = (tree.node(k).span.start, tree.node(first).span.start);
+                let (ks, fs) = (tree.node(k).span.start(), tree.node(first).span.start());
                 let (kc, fc) = (column(src, ks), column(src, fs));
                 if fc > kc && src[ks..fs].contains('\n') {
                     return Some(fc - kc);
@@ -190,7 +190,7 @@ impl<'t, 'a> Editor<'t, 'a> {
     fn check_not_alias(&self, id: NodeId) -> Result<(), EditError> {
         if self.tree.is_alias(id) {
             Err(EditError::ThroughAlias {
-                pos: self.tree.node(id).span.start,
+                pos: self.tree.node(id).span.start(),
             })
         } else {
             Ok(())
@@ -235,7 +235,7 @@ impl<'t, 'a> Editor<'t, 'a> {
                 // alone.
                 let span = self.tree.node(v).span;
                 self.splices
-                    .replace(span.start, span.end, self.scalar_text_of(&value));
+                    .replace(span.start(), span.end(), self.scalar_text_of(&value));
                 return Ok(());
             }
             self.check_not_alias(v)?;
@@ -255,7 +255,7 @@ impl<'t, 'a> Editor<'t, 'a> {
                     return Ok(());
                 }
                 return Err(EditError::WrongType {
-                    pos: self.tree.node(v).span.start,
+                    pos: self.tree.node(v).span.start(),
                     field: (*seg).to_string(),
                     expected: "a string",
                 });
@@ -267,7 +267,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             }
             if !self.tree.is_map(v) {
                 return Err(EditError::WrongType {
-                    pos: self.tree.node(v).span.start,
+                    pos: self.tree.node(v).span.start(),
                     field: (*seg).to_string(),
                     expected: "a mapping",
                 });
@@ -309,7 +309,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         };
         // An empty collection follows the key it is the value of: `"metadata": {}`.
         let after_quoted_key = || {
-            let before = self.src()[..self.tree.node(id).span.start].trim_end();
+            let before = self.src()[..self.tree.node(id).span.start()].trim_end();
             before
                 .strip_suffix(':')
                 .is_some_and(|b| b.trim_end().ends_with('"'))
@@ -373,7 +373,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         for &idx in &idxs {
             let (k, v) = entries[idx];
             if self.tree.subtree_has_anchor(k) || self.tree.subtree_has_anchor(v) {
-                return Err(anchored(self.tree.node(k).span.start));
+                return Err(anchored(self.tree.node(k).span.start()));
             }
         }
         if self.tree.is_flow(cur) {
@@ -386,11 +386,11 @@ impl<'t, 'a> Editor<'t, 'a> {
             let (k, v) = entries[idx];
             if !self.removable_entry(k, v) {
                 return Err(EditError::Layout {
-                    pos: self.tree.node(k).span.start,
+                    pos: self.tree.node(k).span.start(),
                     what: "only single-line entries can be removed",
                 });
             }
-            let ks = self.tree.node(k).span.start;
+            let ks = self.tree.node(k).span.start();
             let ls = line_start(src, ks);
             if !src[ls..ks].bytes().all(|b| b == b' ') {
                 return Err(EditError::Layout {
@@ -398,7 +398,7 @@ impl<'t, 'a> Editor<'t, 'a> {
                     what: "the entry shares its line with other content",
                 });
             }
-            let le = line_end(src, self.tree.node(v).span.end);
+            let le = line_end(src, self.tree.node(v).span.end());
             self.splices.delete(ls, after_eol(src, le));
         }
         Ok(())
@@ -417,7 +417,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         flow_scalar(k)
             && (flow_scalar(v) || matches!(vn.kind, NodeKind::Alias(_)))
             && nonempty
-            && vn.span.end > kn.span.start
+            && vn.span.end() > kn.span.start()
     }
 
     /// True for `key: scalar` written on one line (the value not a block scalar).
@@ -434,8 +434,8 @@ impl<'t, 'a> Editor<'t, 'a> {
         inline(k)
             && inline(v)
             && nonempty
-            && vn.span.end > kn.span.start
-            && !self.src()[kn.span.start..vn.span.end].contains('\n')
+            && vn.span.end() > kn.span.start()
+            && !self.src()[kn.span.start()..vn.span.end()].contains('\n')
     }
 
     /// Replaces the scalar value `v` of entry `k` in `map` with `value`.
@@ -448,7 +448,7 @@ impl<'t, 'a> Editor<'t, 'a> {
     ) -> Result<(), EditError> {
         let src = self.src();
         let vn = self.tree.node(v);
-        let empty = vn.span.end <= vn.span.start
+        let empty = vn.span.end() <= vn.span.start()
             || matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
         if self.tree.has_anchor(v) {
             // Writing over `key: &a old` would drop the anchor its aliases name (broken
@@ -456,15 +456,15 @@ impl<'t, 'a> Editor<'t, 'a> {
             // and when the anchor is on a line of its own, lines inserted after the key
             // would come before it (broken YAML).
             return Err(EditError::Layout {
-                pos: vn.span.start,
+                pos: vn.span.start(),
                 what: "the value carries an anchor (&name) that aliases may use",
             });
         }
         if self.tree.is_flow(map) {
             if empty {
                 let colon =
-                    colon_after(src, self.tree.node(k).span.end).ok_or(EditError::Layout {
-                        pos: vn.span.start,
+                    colon_after(src, self.tree.node(k).span.end()).ok_or(EditError::Layout {
+                        pos: vn.span.start(),
                         what: "no ':' after the key",
                     })?;
                 self.splices.insert(
@@ -473,8 +473,8 @@ impl<'t, 'a> Editor<'t, 'a> {
                 );
             } else {
                 self.splices.replace(
-                    vn.span.start,
-                    vn.span.end,
+                    vn.span.start(),
+                    vn.span.end(),
                     flow_value(value, self.json_style(map)),
                 );
             }
@@ -483,26 +483,27 @@ impl<'t, 'a> Editor<'t, 'a> {
         match (value, empty) {
             (NewValue::Str(s), false) => {
                 self.splices
-                    .replace(vn.span.start, vn.span.end, double_quoted(s));
+                    .replace(vn.span.start(), vn.span.end(), double_quoted(s));
                 return Ok(());
             }
             (NewValue::Raw(s), false) => {
-                self.splices.replace(vn.span.start, vn.span.end, s.clone());
+                self.splices
+                    .replace(vn.span.start(), vn.span.end(), s.clone());
                 return Ok(());
             }
             (NewValue::Plain(s), false) => {
                 self.splices
-                    .replace(vn.span.start, vn.span.end, key_text(s).into_owned());
+                    .replace(vn.span.start(), vn.span.end(), key_text(s).into_owned());
                 return Ok(());
             }
             _ => {}
         }
-        let colon = colon_after(src, self.tree.node(k).span.end).ok_or(EditError::Layout {
-            pos: vn.span.start,
+        let colon = colon_after(src, self.tree.node(k).span.end()).ok_or(EditError::Layout {
+            pos: vn.span.start(),
             what: "no ':' after the key",
         })?;
-        let col = column(src, self.tree.node(k).span.start);
-        let end = if empty { colon + 1 } else { vn.span.end };
+        let col = column(src, self.tree.node(k).span.start());
+        let end = if empty { colon + 1 } else { vn.span.end() };
         self.layout.eol = eol_at(src, end, self.layout.eol);
         let text = self.block_value(value, col);
         if matches!(value, NewValue::Map(_) | NewValue::Seq(_)) {
@@ -527,7 +528,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         let node = self.tree.node(map);
         if !matches!(node.kind, NodeKind::Map { .. }) {
             return Err(EditError::WrongType {
-                pos: node.span.start,
+                pos: node.span.start(),
                 field: key.to_string(),
                 expected: "a mapping",
             });
@@ -538,17 +539,17 @@ impl<'t, 'a> Editor<'t, 'a> {
                 flow_key(key, self.json_style(map)),
                 flow_value(value, self.json_style(map))
             );
-            self.insert_flow(node.span.start, entries.first().map(|e| e.0), entry);
+            self.insert_flow(node.span.start(), entries.first().map(|e| e.0), entry);
             return Ok(());
         }
         let Some(&(first, _)) = entries.first() else {
             return Err(EditError::Layout {
-                pos: node.span.start,
+                pos: node.span.start(),
                 what: "an empty block mapping",
             });
         };
-        let col = column(src, self.tree.node(first).span.start);
-        self.layout.eol = eol_at(src, self.tree.node(first).span.start, self.layout.eol);
+        let col = column(src, self.tree.node(first).span.start());
+        self.layout.eol = eol_at(src, self.tree.node(first).span.start(), self.layout.eol);
         let entry = format!("{}:{}", key_text(key), self.block_value(value, col));
         let eol = self.layout.eol;
         // After the last one-line entry reads naturally ("appended"); a block scalar or a
@@ -558,11 +559,11 @@ impl<'t, 'a> Editor<'t, 'a> {
             .rev()
             .find(|&&(k, v)| self.single_line_entry(k, v));
         if let Some(&(_, v)) = anchor {
-            let at = line_end(src, self.tree.node(v).span.end);
+            let at = line_end(src, self.tree.node(v).span.end());
             self.splices
                 .insert(at, format!("{eol}{}{entry}", spaces(col)));
         } else {
-            let at = self.tree.node(first).span.start;
+            let at = self.tree.node(first).span.start();
             self.splices
                 .insert(at, format!("{entry}{eol}{}", spaces(col)));
         }
@@ -575,7 +576,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         match first {
             None => self.splices.insert(open + 1, entry),
             Some(first) => {
-                let at = self.tree.node(first).span.start;
+                let at = self.tree.node(first).span.start();
                 let gap = &self.src()[open + 1..at];
                 let sep = if gap.contains('\n') && gap.trim().is_empty() {
                     gap
@@ -593,14 +594,14 @@ impl<'t, 'a> Editor<'t, 'a> {
         let node = self.tree.node(seq);
         let NodeKind::Seq { items, flow } = &node.kind else {
             return Err(EditError::WrongType {
-                pos: node.span.start,
+                pos: node.span.start(),
                 field: String::new(),
                 expected: "a list",
             });
         };
         if *flow {
             self.insert_flow(
-                node.span.start,
+                node.span.start(),
                 items.first().copied(),
                 flow_value(item, self.json_style(seq)),
             );
@@ -608,11 +609,11 @@ impl<'t, 'a> Editor<'t, 'a> {
         }
         let Some(&first) = items.first() else {
             return Err(EditError::Layout {
-                pos: node.span.start,
+                pos: node.span.start(),
                 what: "an empty block sequence",
             });
         };
-        let first_start = self.tree.node(first).span.start;
+        let first_start = self.tree.node(first).span.start();
         let dash = dash_before(src, first_start).ok_or(EditError::Layout {
             pos: first_start,
             what: "a comment or property between '-' and its item",
@@ -640,7 +641,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         let items = self.tree.items(seq);
         for &idx in idxs {
             if self.tree.subtree_has_anchor(items[idx]) {
-                return Err(anchored(self.tree.node(items[idx]).span.start));
+                return Err(anchored(self.tree.node(items[idx]).span.start()));
             }
         }
         if self.tree.is_flow(seq) {
@@ -659,7 +660,7 @@ impl<'t, 'a> Editor<'t, 'a> {
     /// Removes an item of a block sequence: a mapping of one-line entries.
     fn remove_block_item(&mut self, item: NodeId) -> Result<(), EditError> {
         let src = self.src();
-        let start = self.tree.node(item).span.start;
+        let start = self.tree.node(item).span.start();
         let dash = dash_before(src, start).ok_or(EditError::Layout {
             pos: start,
             what: "a comment or property between '-' and its item",
@@ -682,7 +683,7 @@ impl<'t, 'a> Editor<'t, 'a> {
                 }
                 entries
                     .last()
-                    .map(|&(_, v)| self.tree.node(v).span.end)
+                    .map(|&(_, v)| self.tree.node(v).span.end())
                     .unwrap_or(start)
             }
             _ => return Err(layout_err),
@@ -793,8 +794,8 @@ fn flow_removals(
         // Every element: empty the brackets, leaving no stray whitespace.
         let span = tree.node(collection).span;
         return vec![(
-            span.start + 1,
-            span.end.saturating_sub(1).max(span.start + 1),
+            span.start() + 1,
+            span.end().saturating_sub(1).max(span.start() + 1),
         )];
     }
     let mut out = Vec::new();
@@ -807,12 +808,12 @@ fn flow_removals(
             last = idxs[i];
         }
         i += 1;
-        let start = tree.node(elems[first].0).span.start;
-        let end = tree.node(elems[last].1).span.end;
+        let start = tree.node(elems[first].0).span.start();
+        let end = tree.node(elems[last].1).span.end();
         out.push(if let Some(&(next, _)) = elems.get(last + 1) {
-            (start, tree.node(next).span.start)
+            (start, tree.node(next).span.start())
         } else if first > 0 {
-            (tree.node(elems[first - 1].1).span.end, end)
+            (tree.node(elems[first - 1].1).span.end(), end)
         } else {
             (start, end)
         });

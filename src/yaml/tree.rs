@@ -9,14 +9,42 @@ use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 /// Index of a node in [`Tree::nodes`].
 pub type NodeId = usize;
 
-/// Where a node lives in the source, in bytes.
+/// Where a node lives in the source, in bytes. Held as two `u32`s (a text is at most
+/// [`MAX_TEXT_BYTES`]): a node is then 40 bytes, not 48, and a million-item list holds
+/// 8 MB less.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ByteSpan {
-    pub start: usize,
+    start: u32,
+    end: u32,
+}
+
+impl ByteSpan {
+    pub fn new(start: usize, end: usize) -> ByteSpan {
+        debug_assert!(end <= MAX_TEXT_BYTES && start <= end.max(start));
+        ByteSpan {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    pub fn start(self) -> usize {
+        self.start as usize
+    }
+
     /// Exclusive. Exact for scalars other than block scalars and for flow collections;
     /// for block collections and block scalars it is the start of the next token.
-    pub end: usize,
+    pub fn end(self) -> usize {
+        self.end as usize
+    }
+
+    pub fn set_end(&mut self, end: usize) {
+        self.end = end as u32;
+    }
 }
+
+/// The largest text one tree may read: spans are `u32`s. Far past anything the API
+/// server stores (1.5 MiB an object) or a repository holds.
+pub const MAX_TEXT_BYTES: usize = u32::MAX as usize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
@@ -76,6 +104,8 @@ pub struct YamlError {
 /// one where its items read one by one do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {
+    /// [`MAX_TEXT_BYTES`]: node spans are `u32`s.
+    TextSize,
     AliasExpansion,
     Nesting,
     QuotedRepairs,
@@ -246,6 +276,17 @@ enum Open {
 impl<'a> Tree<'a> {
     /// Parses a whole YAML stream. Duplicate keys are rejected, as the API server would.
     pub fn parse(src: &'a str) -> Result<Tree<'a>, YamlError> {
+        if src.len() > MAX_TEXT_BYTES {
+            return Err(YamlError {
+                line: 1,
+                column: 1,
+                message: format!(
+                    "the text is {} bytes, past the size limit of {MAX_TEXT_BYTES} bytes (4 GiB) for one text; split the input",
+                    src.len()
+                ),
+                limit: Some(Limit::TextSize),
+            });
+        }
         check_characters(src)?;
         // go-yaml's dialect: see `dialect`. The copy keeps every character offset.
         let (mut copy, mut patched) = match super::dialect::parser_copy(src) {
@@ -331,7 +372,7 @@ impl<'a> Tree<'a> {
                     }
                 )
             })
-            .map(|n| (n.span.start, n.span.end))
+            .map(|n| (n.span.start(), n.span.end()))
             .collect();
         spans.sort_unstable();
         positions.iter().all(|&pos| {
@@ -400,7 +441,7 @@ impl<'a> Tree<'a> {
                     }
                     let id = push(
                         &mut nodes,
-                        ByteSpan { start, end },
+                        ByteSpan::new(start, end),
                         NodeKind::Scalar {
                             value: scalar_value(src, start, end, value, &own),
                             style,
@@ -423,7 +464,11 @@ impl<'a> Tree<'a> {
                     }
                     let start = offsets.byte(span.start.index());
                     let end = offsets.byte(span.end.index());
-                    let id = push(&mut nodes, ByteSpan { start, end }, NodeKind::Alias(target));
+                    let id = push(
+                        &mut nodes,
+                        ByteSpan::new(start, end),
+                        NodeKind::Alias(target),
+                    );
                     Some((id, size))
                 }
                 Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
@@ -464,7 +509,7 @@ impl<'a> Tree<'a> {
                             )
                         });
                     }
-                    let id = push(&mut nodes, ByteSpan { start, end: start }, kind);
+                    let id = push(&mut nodes, ByteSpan::new(start, start), kind);
                     remember(&mut anchors, anchor, id, 0);
                     stack.push(if is_map {
                         Open::Map {
@@ -517,13 +562,14 @@ impl<'a> Tree<'a> {
                             (id, size, anchor)
                         }
                     };
-                    nodes[id].span.end = end.max(nodes[id].span.start);
+                    let start = nodes[id].span.start();
+                    nodes[id].span.set_end(end.max(start));
                     remember(&mut anchors, anchor, id, size);
                     if size > max_expansion
                         && past_floor.is_none()
                         && nodes.len() - doc_first < (size / MAX_ALIAS_RATIO) as usize
                     {
-                        past_floor = Some(nodes[id].span.start);
+                        past_floor = Some(nodes[id].span.start());
                     }
                     Some((id, size))
                 }
@@ -604,21 +650,21 @@ impl<'a> Tree<'a> {
     pub fn content_start(&self, id: NodeId) -> usize {
         let span = self.nodes[id].span;
         let b = self.src.as_bytes();
-        let mut pos = span.start;
-        while pos < span.end && matches!(b[pos], b'&' | b'!') {
-            while pos < span.end && !b[pos].is_ascii_whitespace() {
+        let mut pos = span.start();
+        while pos < span.end() && matches!(b[pos], b'&' | b'!') {
+            while pos < span.end() && !b[pos].is_ascii_whitespace() {
                 pos += 1;
             }
-            while pos < span.end && b[pos].is_ascii_whitespace() {
+            while pos < span.end() && b[pos].is_ascii_whitespace() {
                 pos += 1;
             }
         }
-        pos.min(span.end)
+        pos.min(span.end())
     }
 
     /// True when the node carries an anchor (`&name`) that aliases may use.
     pub fn has_anchor(&self, id: NodeId) -> bool {
-        let start = self.nodes[id].span.start;
+        let start = self.nodes[id].span.start();
         self.src[start..self.content_start(id)].contains('&')
     }
 
@@ -974,7 +1020,7 @@ fn check_duplicates(
     match duplicate {
         None => Ok(()),
         Some(k) => {
-            let pos = nodes[k].span.start;
+            let pos = nodes[k].span.start();
             let before = &src[..pos];
             let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
@@ -1001,7 +1047,7 @@ mod tests {
         let root = tree.docs[0].root;
         let n = tree.get(root, "n").unwrap();
         let span = tree.node(n).span;
-        assert_eq!(&src[span.start..span.end], "\"x\"");
+        assert_eq!(&src[span.start()..span.end()], "\"x\"");
     }
 
     #[test]
@@ -1011,7 +1057,7 @@ mod tests {
         let root = tree.docs[0].root;
         assert_eq!(tree.str(tree.get(root, "a").unwrap()), Some("x\u{1f680}y"));
         let b = tree.node(tree.get(root, "b").unwrap()).span;
-        assert_eq!(&src[b.start..b.end], "\"z\"");
+        assert_eq!(&src[b.start()..b.end()], "\"z\"");
     }
 
     #[test]
