@@ -21,6 +21,10 @@
 //! the input size. A timed test would be flaky on a shared machine, so this is a report,
 //! not an assertion.
 //!
+//! Last, the hostile shapes: one object each, written to cost the most memory per byte
+//! (issue 10), beside `kubectl kustomize` on the same object. `-- hostile` runs only
+//! those.
+//!
 //! Under `cargo test --benches` (no `--bench` argument) it only runs a small smoke check.
 
 use std::fmt::Write as _;
@@ -51,6 +55,10 @@ fn main() {
         let input = write_input(&out_dir, 20);
         verify_stamped(&input, 20);
         println!("throughput: smoke check passed (run `cargo bench --bench throughput`)");
+        return;
+    }
+    if args.iter().any(|a| a == "hostile") {
+        hostile(&out_dir);
         return;
     }
     let sizes: Vec<usize> = args
@@ -112,6 +120,7 @@ fn main() {
     }
     rapidyaml(&out_dir, &block_walls);
     peers(&out_dir);
+    hostile(&out_dir);
 }
 
 /// The parse alone of the same block-YAML input by rapidyaml (the C++ library, through
@@ -224,6 +233,112 @@ fn peers(dir: &Path) {
             run.wall.as_secs_f64() / ours.wall.as_secs_f64()
         );
     }
+}
+
+/// One object written to cost the most memory per input byte (issue 10): every value is
+/// a node of the tree, and the densest YAML spends two bytes on one. Beside config-hash,
+/// `kubectl kustomize` on the same object as a plain file, when it is on PATH (the
+/// ConfigMap with a million keys is left out for it: it would take gigabytes).
+fn hostile(dir: &Path) {
+    println!();
+    println!("Hostile shapes (one object each), best of {RUNS}:");
+    println!();
+    println!(
+        "| shape | input MB | wall s | peak RSS MB | RSS/input | kubectl kustomize wall s | its peak RSS MB |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let kubectl = Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    for (name, object, peer) in hostile_objects() {
+        let slug: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let input = dir.join(format!("hostile-{slug}.txt"));
+        let text = if object.starts_with('{') {
+            object.clone()
+        } else {
+            let mut list =
+                String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+            for (i, line) in object.lines().enumerate() {
+                list.push_str(if i == 0 { "- " } else { "  " });
+                list.push_str(line);
+                list.push('\n');
+            }
+            list
+        };
+        fs::write(&input, &text).expect("write hostile input");
+        let mb = text.len() as f64 / MIB;
+        let ours = best_of(|| measure(&input, &[]));
+        let theirs = if peer && kubectl {
+            let pkg = dir.join(format!("hostile-{slug}"));
+            fs::create_dir_all(&pkg).expect("create the kustomization");
+            fs::write(pkg.join("object.yaml"), &object).expect("write the object");
+            fs::write(
+                pkg.join("kustomization.yaml"),
+                "resources:\n- object.yaml\n",
+            )
+            .expect("write the kustomization");
+            let run = timed("kubectl", &["kustomize".as_ref(), pkg.as_os_str()], None);
+            format!(
+                "{:.2} | {:.0}",
+                run.wall.as_secs_f64(),
+                run.rss_kib as f64 / 1024.0
+            )
+        } else {
+            " | ".to_string()
+        };
+        let rss = ours.rss_kib as f64 / 1024.0;
+        println!(
+            "| {name} | {mb:.1} | {:.2} | {rss:.1} | {:.1} | {theirs} |",
+            ours.wall.as_secs_f64(),
+            rss / mb
+        );
+    }
+}
+
+/// The hostile objects: a name, the object's text, and whether to run the peer on it.
+/// A YAML object is sent inside a block ResourceList; the JSON one is a whole
+/// ResourceList on one line.
+fn hostile_objects() -> Vec<(&'static str, String, bool)> {
+    let mut flow = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nother: [");
+    flow.push_str(&vec!["a"; 1_000_000].join(","));
+    flow.push_str("]\n");
+    let mut keys = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {");
+    for i in 0..1_000_000 {
+        let sep = if i == 0 { "" } else { ", " };
+        write!(keys, "{sep}k{i}: v").expect("write to a String");
+    }
+    keys.push_str("}\n");
+    let mut missing = String::from(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        envFrom:\n",
+    );
+    for i in 0..100_000 {
+        writeln!(missing, "        - configMapRef: {{name: m{i}}}").expect("write to a String");
+    }
+    let mut json = String::from(
+        r#"{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": ["#,
+    );
+    for i in 0..33_334 {
+        let sep = if i == 0 { "" } else { ", " };
+        write!(
+            json,
+            r#"{sep}{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "c{i}"}}, "data": {{"a": "1"}}}}, {{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {{"name": "w{i}"}}, "spec": {{"template": {{"spec": {{"containers": [{{"name": "a", "envFrom": [{{"configMapRef": {{"name": "c{i}"}}}}]}}]}}}}}}}}, {{"apiVersion": "v1", "kind": "Service", "metadata": {{"name": "s{i}"}}, "spec": {{"ports": [{{"port": 80}}]}}}}"#
+        )
+        .expect("write to a String");
+    }
+    json.push_str("]}\n");
+    vec![
+        ("1M one-letter flow items", flow, true),
+        ("ConfigMap with 1M flow keys", keys, false),
+        ("100k missing references in one Deployment", missing, true),
+        ("one-line JSON ResourceList, 100k items", json, false),
+    ]
 }
 
 /// The fastest of [`RUNS`] runs, with the highest peak RSS seen.
