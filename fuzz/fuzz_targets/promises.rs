@@ -36,7 +36,7 @@ fn item_texts(text: &str) -> Option<(Vec<String>, Option<String>)> {
     let list = ResourceList::locate(&tree).ok()?;
     let text_of = |i| {
         let span = tree.node(i).span;
-        text[span.start..span.end].trim_end().to_string()
+        text[span.start()..span.end()].trim_end().to_string()
     };
     Some((
         list.items.iter().map(|&i| text_of(i)).collect(),
