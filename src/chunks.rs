@@ -210,7 +210,11 @@ pub fn split(body: &str) -> Split {
         let copy = body
             .replace('\u{85}', " \n")
             .replace(['\u{2028}', '\u{2029}'], "  \n");
-        cut(&copy)
+        let mut split = cut(&copy);
+        // Line numbers count the input's own line feeds, as the tree does when it reads
+        // the whole (and as editors and `sed -n` do), not the copy's added ones.
+        number_lines(body, &mut split.chunks);
+        split
     } else {
         cut(body)
     };
