@@ -1425,7 +1425,13 @@ fn remove_env(ed: &mut Editor<'_, '_>, spec: NodeId, name: &str) -> Result<(), E
             continue;
         };
         // Kubernetes uses the last of several entries with one name: all of them go.
-        let found = env_indices(tree, seq, name);
+        // Only the form an env-mode run writes (a plain `value`) is the function's own:
+        // a variable of that name read through `valueFrom` is the user's, and removing
+        // it would change what the pod sees (and drop the reference it holds).
+        let found: Vec<usize> = env_indices(tree, seq, name)
+            .into_iter()
+            .filter(|&i| tree.get(tree.items(seq)[i], "valueFrom").is_none())
+            .collect();
         if found.is_empty() {
             continue;
         }
