@@ -1092,10 +1092,11 @@ impl DataRefs {
                     let Some(var) = tree.get(entry, "name").and_then(|n| tree.str(n)) else {
                         continue;
                     };
-                    // The record is `container/VAR=Kind/name,...`: a name holding `=` or
-                    // `,` (which Kubernetes refuses anyway) could not be read back, so
-                    // such a variable is left as written.
-                    if var.contains(['=', ',']) {
+                    // The record is `container/VAR=Kind/name,...`: a variable name
+                    // holding `=` or `,`, or a container name holding `/` too (which
+                    // Kubernetes refuses anyway), could not be read back, so such a
+                    // variable is left as written.
+                    if var.contains(['=', ',']) || cname.contains(['/', '=', ',']) {
                         continue;
                     }
                     let field = format!("{spec_path}.{list}[{i}].env[{j}]");
