@@ -90,7 +90,16 @@ pub fn double_quoted(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+            // Controls, and what a reader of either YAML version may take as a line
+            // break (NEL, U+2028, U+2029) or refuse in a document (a BOM, U+FFFE,
+            // U+FFFF): escaped, so every reader reads this very string back.
+            c if (c as u32) < 0x20
+                || ('\u{7f}'..='\u{9f}').contains(&c)
+                || matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                ) =>
+            {
                 out.push_str(&format!("\\u{:04x}", c as u32));
             }
             c => out.push(c),
@@ -201,5 +210,28 @@ mod tests {
             "\"a\\\"b\\\\c\\nd\\u0001\""
         );
         assert_eq!(double_quoted("ü"), "\"ü\"");
+    }
+
+    #[test]
+    fn double_quoted_strings_read_back_as_written_whatever_they_hold() {
+        // C1 controls, U+FFFE and U+FFFF are refused raw; NEL, U+2028 and U+2029 are
+        // read as line breaks by YAML 1.1 readers; a BOM must not stand in a document.
+        for s in [
+            "a\u{80}b",
+            "\u{85}",
+            "\u{9f}",
+            "a\u{2028}b\u{2029}",
+            "\u{feff}x",
+            "\u{fffe}\u{ffff}",
+            "\u{7f}\t\r\n",
+            "\u{a0}\u{fffd}\u{10000}",
+        ] {
+            let text = format!("k: {}\n", double_quoted(s));
+            let tree = crate::yaml::Tree::parse(&text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            let root = tree.docs[0].root;
+            let value = tree.get(root, "k").and_then(|v| tree.str(v));
+            assert_eq!(value, Some(s), "{text:?}");
+            assert!(serde_json::from_str::<String>(&double_quoted(s)).is_ok_and(|v| v == s));
+        }
     }
 }

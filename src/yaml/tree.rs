@@ -931,7 +931,7 @@ pub fn check_characters(src: &str) -> Result<(), YamlError> {
         },
         // U+FFFE, U+FFFF.
         0xef if b.get(i + 1) == Some(&0xbf) && matches!(b.get(i + 2), Some(0xbe | 0xbf)) => {
-            Some((i, 0xff00 | u32::from(b[i + 2])))
+            Some((i, src[i..].chars().next().map_or(0, u32::from)))
         }
         _ => None,
     });
@@ -1181,6 +1181,10 @@ mod tests {
         // Anywhere, as go-yaml: also in a comment, and C1 controls and U+FFFF.
         for bad in ["# \u{7}\n", "a: \u{85}\u{9f}\n", "a: \u{ffff}\n"] {
             assert!(Tree::parse(bad).is_err(), "{bad:?}");
+        }
+        for (bad, code) in [("a: \u{fffe}\n", "U+FFFE"), ("# \u{ffff}\n", "U+FFFF")] {
+            let err = Tree::parse(bad).unwrap_err();
+            assert!(err.message.contains(code), "{bad:?}: {err}");
         }
         for good in ["a: \u{85}\n", "a: \"\\0\"\t# ok\r\n", "a: \u{a0}\u{fffd}\n"] {
             assert!(Tree::parse(good).is_ok(), "{good:?}");
