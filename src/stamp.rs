@@ -1603,7 +1603,9 @@ fn set_env(
     ]);
     upsert_env(ed, container, name, &entry, |ed, var| {
         let tree = ed.tree;
-        if own(tree, var, "valueFrom").is_some() {
+        // Read as the API server reads it, through merge keys: a `valueFrom` merged in
+        // is one the pod has, and a `value` beside it is refused.
+        if tree.get(var, "valueFrom").is_some() {
             return Err(EditError::WrongType {
                 pos: tree.node(var).span.start(),
                 field: format!("env {name}"),
