@@ -530,7 +530,7 @@ impl<'a> Tree<'a> {
                     None
                 }
                 Event::MappingEnd | Event::SequenceEnd => {
-                    let end = offsets.byte(span.end.index());
+                    let mut end = offsets.byte(span.end.index());
                     let Some(open) = stack.pop() else {
                         return Err(error_at(&span, "unbalanced collection"));
                     };
@@ -562,6 +562,17 @@ impl<'a> Tree<'a> {
                             (id, size, anchor)
                         }
                     };
+                    // A flow collection ends at its closing bracket. saphyr's end runs on
+                    // over the blanks and any comment after it, which an edit replacing
+                    // the collection would take with it.
+                    let close = offsets.byte(span.start.index());
+                    let flow = matches!(
+                        nodes[id].kind,
+                        NodeKind::Map { flow: true, .. } | NodeKind::Seq { flow: true, .. }
+                    );
+                    if flow && matches!(src.as_bytes().get(close), Some(b']' | b'}')) {
+                        end = close + 1;
+                    }
                     let start = nodes[id].span.start();
                     nodes[id].span.set_end(end.max(start));
                     remember(&mut anchors, anchor, id, size);
@@ -1188,6 +1199,25 @@ mod tests {
         }
         for good in ["a: \u{85}\n", "a: \"\\0\"\t# ok\r\n", "a: \u{a0}\u{fffd}\n"] {
             assert!(Tree::parse(good).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn a_flow_collection_ends_at_its_closing_bracket() {
+        // Not at the next token: the blanks and a comment after it are not its text.
+        for src in [
+            "a: [x] # c\nb: 1\n",
+            "{a: {k: v}   , b: 1}\n",
+            "a: [x]  \r\nb: 1\n",
+        ] {
+            let tree = Tree::parse(src).unwrap();
+            let a = tree.get(tree.docs[0].root, "a").unwrap();
+            let span = tree.node(a).span;
+            let text = &src[span.start()..span.end()];
+            assert!(
+                text.ends_with([']', '}']) && !text.ends_with(' '),
+                "{src:?}: {text:?}"
+            );
         }
     }
 
