@@ -4,6 +4,7 @@
 use crate::findings::Finding;
 use crate::yaml::edit::{column, line_start};
 use crate::yaml::scalar::double_quoted;
+use crate::yaml::tree::{NodeKind, Style};
 use crate::yaml::{Layout, NodeId, Splices, Tree};
 
 /// The input is not a ResourceList we can read; reported on stderr, exit 1.
@@ -110,6 +111,16 @@ impl ResourceList {
             .iter()
             .copied()
             .find(|&(k, _)| tree.str(k) == Some("results"));
+        // The function writes `results` anew: an anchor defined in the old ones would
+        // leave the aliases naming it with nothing to name.
+        if let Some((k, v)) = results {
+            if tree.subtree_has_anchor(k) || tree.subtree_has_anchor(v) {
+                return Err(at(
+                    tree.node(k).span.start(),
+                    "results defines an anchor (&name) that aliases may use, and the function replaces results: write them without anchors".into(),
+                ));
+            }
+        }
         Ok(ResourceList {
             root,
             items,
@@ -471,10 +482,13 @@ pub fn write_results_before(
     let src = tree.src;
     let eol = end.eol;
     if tree.is_flow(list.root) {
-        if let Some((_, v)) = list.results {
-            let span = tree.node(v).span;
-            splices.replace_then_fill(span.start(), span.end(), "");
-        } else if let Some(&(_, last)) = tree.own_entries(list.root).last() {
+        if let Some((k, v)) = list.results {
+            match flow_value_place(tree, k, v) {
+                FlowValue::Written(start, end) => splices.replace_then_fill(start, end, ""),
+                FlowValue::AfterColon(at) => splices.replace_then_fill(at, at, " "),
+                FlowValue::NoColon(at) => splices.replace_then_fill(at, at, ": "),
+            }
+        } else if let Some(&(last_key, last)) = tree.own_entries(list.root).last() {
             let first = tree.own_entries(list.root)[0].0;
             let open = tree.node(list.root).span.start();
             let gap = &src[open + 1..tree.node(first).span.start()];
@@ -483,7 +497,10 @@ pub fn write_results_before(
             } else {
                 " ".to_string()
             };
-            let at = tree.node(last).span.end();
+            let at = match flow_value_place(tree, last_key, last) {
+                FlowValue::Written(_, end) => end,
+                FlowValue::AfterColon(at) | FlowValue::NoColon(at) => at,
+            };
             splices.replace_then_fill(at, at, format!(",{sep}\"results\": "));
         } else {
             return None;
@@ -518,6 +535,44 @@ pub fn write_results_before(
         eol: eol.to_string(),
         indent,
     })
+}
+
+/// Where the value of a flow mapping's entry is written.
+enum FlowValue {
+    /// Its own text, from the first to the last byte.
+    Written(usize, usize),
+    /// Written as nothing (`{a:}`): the place just after the `:`.
+    AfterColon(usize),
+    /// Written as nothing and with no `:` (`{a}`, `{? a}`): the place after the key.
+    NoColon(usize),
+}
+
+/// Where the value of flow-mapping entry `k: v` is written. saphyr places a value
+/// written as nothing at the token after the key, the `:` or the closing `}` (which its
+/// span then covers): edits go by the key and its `:` instead.
+fn flow_value_place(tree: &Tree<'_>, k: NodeId, v: NodeId) -> FlowValue {
+    let node = tree.node(v);
+    let nothing = matches!(
+        &node.kind,
+        NodeKind::Scalar { value, style: Style::Plain, tagged: false } if value.is_empty()
+    ) && !tree.has_anchor(v);
+    if !nothing {
+        return FlowValue::Written(node.span.start(), node.span.end());
+    }
+    let key_end = tree.node(k).span.end();
+    // A flow key's `:` may follow on a later line, after blanks and comments.
+    let b = tree.src.as_bytes();
+    let mut i = key_end;
+    loop {
+        match b.get(i) {
+            Some(b' ' | b'\t' | b'\r' | b'\n') => i += 1,
+            Some(b'#') if i > key_end => {
+                i = tree.src[i..].find('\n').map_or(b.len(), |n| i + n);
+            }
+            Some(b':') => return FlowValue::AfterColon(i + 1),
+            _ => return FlowValue::NoColon(key_end),
+        }
+    }
 }
 
 #[cfg(test)]
