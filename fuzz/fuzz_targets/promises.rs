@@ -12,6 +12,13 @@ fn parses(text: &str) -> bool {
     Tree::parse(text.strip_prefix(BOM).unwrap_or(text)).is_ok()
 }
 
+/// True when `text` is refused at a work limit only (README, "Limits"): a limit counts
+/// per text, and one that grew by the function's edits may pass a byte budget that the
+/// input kept within.
+fn past_a_limit(text: &str) -> bool {
+    Tree::parse(text.strip_prefix(BOM).unwrap_or(text)).is_err_and(|e| e.limit.is_some())
+}
+
 /// `body` with `edits` applied (they are sorted and disjoint).
 fn apply(body: &str, edits: &[(usize, usize, String)]) -> String {
     let mut out = String::with_capacity(body.len());
@@ -84,6 +91,10 @@ pub fn check(input: &str, options: &Options) {
     };
     check_outcome(input, &first);
     if parses(input) {
+        let grown = first.output.len() > input.len();
+        if grown && past_a_limit(&first.output) {
+            return;
+        }
         assert!(
             parses(&first.output),
             "the input parses but the output does not:\n{:?}",
