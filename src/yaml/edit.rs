@@ -448,6 +448,21 @@ impl<'t, 'a> Editor<'t, 'a> {
     ) -> Result<(), EditError> {
         let src = self.src();
         let vn = self.tree.node(v);
+        if matches!(
+            vn.kind,
+            NodeKind::Scalar {
+                style: Style::Literal | Style::Folded,
+                ..
+            }
+        ) {
+            // saphyr's span of a block scalar leaves out its `|`/`>` line (all of it
+            // when the scalar is empty): writing over the span would keep the indicator
+            // before the new value.
+            return Err(EditError::Layout {
+                pos: self.tree.node(k).span.start(),
+                what: "the value is a block scalar (| or >); write it on one line",
+            });
+        }
         let empty = vn.span.end() <= vn.span.start()
             || matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
         if self.tree.has_anchor(v) {
