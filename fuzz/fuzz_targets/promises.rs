@@ -45,10 +45,17 @@ fn item_texts(text: &str) -> Option<(Vec<String>, Option<String>)> {
         let span = tree.node(i).span;
         text[span.start()..span.end()].trim_end().to_string()
     };
-    Some((
-        list.items.iter().map(|&i| text_of(i)).collect(),
-        list.function_config.map(text_of),
-    ))
+    // The functionConfig from its key: saphyr's span of an empty block scalar (`|`)
+    // leaves out the indicator where more follows, and has it at the end of the text.
+    let config = tree
+        .own_entries(list.root)
+        .iter()
+        .find(|&&(k, _)| tree.str(k) == Some("functionConfig"))
+        .map(|&(k, v)| {
+            let (start, end) = (tree.node(k).span.start(), tree.node(v).span.end());
+            text[start..end.max(start)].trim_end().to_string()
+        });
+    Some((list.items.iter().map(|&i| text_of(i)).collect(), config))
 }
 
 /// Checks one run of `input` under `options`.
