@@ -1,8 +1,8 @@
 //! go-yaml's dialect where it differs from YAML 1.2 as saphyr-parser reads it: what
 //! kubectl, kustomize and kpt read is what the function must read (and hash).
 //!
-//! Three differences matter for real input (the first found by
-//! `tests/kustomize_dialect.rs`):
+//! These differences matter (the first found by `tests/kustomize_dialect.rs`, the last
+//! by fuzzing):
 //!
 //! - go-yaml counts NEL (U+0085), LS (U+2028) and PS (U+2029) as line breaks, everywhere
 //!   (YAML 1.1), and kustomize writes them raw, as breaks, into the scalars it emits. A
@@ -12,12 +12,14 @@
 //!   character (`{a: x -}`, `[-]`); saphyr refuses it.
 //! - go-yaml takes tabs after a colon (`key:<TAB>value`) for the separating space;
 //!   saphyr refuses them ("':' must be followed by a valid YAML whitespace").
+//! - go-yaml ends a block scalar with an indentation indicator at a document marker
+//!   before its first content line (`>1`, `---`); saphyr refuses the marker's line.
 //!
 //! The parser reads a copy in which each of those breaks is an LF (a space when only
-//! breaks and blanks stand between it and a quote), each such `-` an `x` and each such
-//! tab a space: one character for one, so saphyr's character offsets still count
-//! characters of the original, and the structure go-yaml sees is the structure saphyr
-//! sees. Scalars whose text in the original holds an LS, a PS or a replaced character
+//! breaks and blanks stand between it and a quote), each such `-` an `x`, each such
+//! tab a space and each such header one without the indicator: one character for one,
+//! so saphyr's character offsets still count characters of the original, and the
+//! structure go-yaml sees is the structure saphyr sees. Scalars whose text in the original holds an LS, a PS or a replaced character
 //! are then read again from the original, here, as go-yaml reads them. Nothing else
 //! changes: spans, and so every edit, stay offsets into the original text.
 
@@ -55,23 +57,35 @@ pub fn parser_copy(src: &str) -> Option<(String, Vec<usize>)> {
     };
     // `key:<TAB>value`: go-yaml takes the tab for the space saphyr insists on.
     let tab_after_colon = |i: usize| b[i] == b'\t' && i > 0 && b[i - 1] == b':';
+    let ended = ended_by_markers(b);
     // Most texts hold none of these: skip to the bytes that could start one.
     let mut from = 0;
     let first = loop {
-        let i = from
-            + b[from..]
-                .iter()
-                .position(|&c| matches!(c, b'-' | b'\t' | 0xc2 | 0xe2))?;
+        let Some(i) = b[from..]
+            .iter()
+            .position(|&c| matches!(c, b'-' | b'\t' | 0xc2 | 0xe2))
+            .map(|i| from + i)
+        else {
+            break ended.first()?.at;
+        };
         if dash(i) || unicode_break(i) || tab_after_colon(i) {
-            break i;
+            break ended.first().map_or(i, |r| r.at.min(i));
         }
         from = i + 1;
     };
+    let mut ended = ended.iter().peekable();
     let mut out = String::with_capacity(src.len());
     out.push_str(&src[..first]);
     let mut patched = Vec::new();
     let (mut run_end, mut before_quote) = (0, false);
     for (i, c) in src[first..].char_indices().map(|(i, c)| (i + first, c)) {
+        if let Some(r) = ended.next_if(|r| r.at == i) {
+            if r.header {
+                patched.push(i);
+            }
+            out.push(char::from(r.byte));
+            continue;
+        }
         match c {
             '\u{85}' if !json => out.push('\n'),
             '\u{2028}' | '\u{2029}' if !json => {
@@ -104,6 +118,108 @@ pub fn parser_copy(src: &str) -> Option<(String, Vec<usize>)> {
         }
     }
     Some((out, patched))
+}
+
+/// One ASCII byte of the copy that differs from the original: see [`ended_by_markers`].
+struct Rewrite {
+    at: usize,
+    byte: u8,
+    /// In a block scalar's header, where the value changes if the header is not one.
+    header: bool,
+}
+
+/// Block scalars with an indentation indicator that have no content and end at a
+/// document marker (`>1`, an empty line, `---`): go-yaml ends the scalar at any line
+/// indented less than the indicator says, saphyr refuses such a line before the first
+/// content line ("wrongly indented line in block scalar"), which at the top level is
+/// where a marker at column 0 stands. The copy drops the indicator (`>1+` becomes `>+ `,
+/// `>1` becomes `>-`) and moves the spaces of the empty lines to the end of the header
+/// line, which reads as the same value at any level: the empty lines' breaks, chomped.
+/// Sorted by position. Linear: a header's line and the empty lines after it are scanned
+/// once.
+fn ended_by_markers(b: &[u8]) -> Vec<Rewrite> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = b[from..].iter().position(|&c| c == b'|' || c == b'>') {
+        let at = from + p;
+        from = at + 1;
+        if at > 0 && !matches!(b[at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            continue;
+        }
+        let (mut digit, mut chomp, mut end) = (None, None, at + 1);
+        while let Some(&c) = b.get(end).filter(|_| end < at + 3) {
+            match c {
+                b'1'..=b'9' if digit.is_none() => digit = Some(usize::from(c - b'0')),
+                b'+' | b'-' if chomp.is_none() => chomp = Some(c),
+                _ => break,
+            }
+            end += 1;
+        }
+        let Some(indent) = digit else { continue };
+        // Blanks, then a comment or the end of the line.
+        let blanks = b[end..]
+            .iter()
+            .take_while(|&&c| matches!(c, b' ' | b'\t'))
+            .count();
+        from = end + blanks;
+        match b.get(end + blanks) {
+            None | Some(b'\n' | b'\r') => {}
+            Some(b'#') if blanks > 0 => {}
+            _ => continue,
+        }
+        // Nothing after a header on its line can be another one.
+        let eol = from
+            + b[from..]
+                .iter()
+                .position(|&c| matches!(c, b'\n' | b'\r'))
+                .unwrap_or(b.len() - from);
+        from = eol;
+        // Empty lines of at most `indent` spaces, then a marker at column 0.
+        let mut line = eol;
+        let marker = loop {
+            line += match (b.get(line), b.get(line + 1)) {
+                (Some(b'\r'), Some(b'\n')) => 2,
+                (Some(b'\n' | b'\r'), _) => 1,
+                _ => break false,
+            };
+            let spaces = b[line..].iter().take_while(|&&c| c == b' ').count();
+            if spaces == 0 && is_document_marker(&b[line..]) {
+                break true;
+            }
+            if spaces > indent || !matches!(b.get(line + spaces), Some(b'\n' | b'\r')) {
+                break false;
+            }
+            line += spaces;
+        };
+        from = from.max(line);
+        if !marker {
+            continue;
+        }
+        // Clip and strip read the same without content; a `-` keeps a patched character
+        // inside a plain scalar's span when this was no header after all.
+        let header = std::iter::once(chomp.unwrap_or(b'-')).chain(std::iter::repeat(b' '));
+        out.extend((at + 1..end).zip(header).map(|(at, byte)| Rewrite {
+            at,
+            byte,
+            header: true,
+        }));
+        let region = &b[eol..line];
+        let spaces = region.iter().filter(|&&c| c == b' ').count();
+        let breaks = region.iter().copied().filter(|&c| c != b' ');
+        let moved = std::iter::repeat_n(b' ', spaces).chain(breaks);
+        out.extend((eol..line).zip(moved).map(|(at, byte)| Rewrite {
+            at,
+            byte,
+            header: false,
+        }));
+    }
+    out
+}
+
+/// `---` or `...` followed by a blank, a line break or the end.
+fn is_document_marker(line: &[u8]) -> bool {
+    (line.starts_with(b"---") || line.starts_with(b"..."))
+        && matches!(line.get(3), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
 }
 
 /// Byte offsets in `copy` (sorted) as offsets of the same characters in `src`.
@@ -758,6 +874,34 @@ mod tests {
             .iter()
             .map(|&(_, v)| tree.str(v).unwrap().to_owned())
             .collect()
+    }
+
+    /// The value of each document's root scalar.
+    fn documents(src: &str) -> Vec<String> {
+        let tree = crate::yaml::Tree::parse(src).unwrap();
+        let docs = tree
+            .docs
+            .iter()
+            .map(|d| tree.str(d.root).unwrap().to_owned());
+        docs.collect()
+    }
+
+    #[test]
+    fn an_empty_block_scalar_with_an_indentation_indicator_ends_at_a_document_marker() {
+        // Found by fuzzing: the splitter cut the stream at `---`, the whole reading
+        // refused it. go-yaml ends the scalar at the marker, as it ends it at any line
+        // indented less than the indicator says.
+        assert_eq!(documents(">1\n---\n.\n  ef"), ["", ". ef"]);
+        // Empty lines of up to the indicator's spaces; their breaks kept with `+`.
+        assert_eq!(documents(">1+ # c\n \r\n\n...\n---\nx\n"), ["\n\n", "x"]);
+        assert_eq!(documents("--- |-2\n  \n---\nx\n"), ["", "x"]);
+        // Not a header after all: the plain scalar is read from the original.
+        assert_eq!(values("a: x |1\n---\n"), ["x |1"]);
+        // Nested, the marker ends the scalar in both readings; more spaces are content.
+        assert_eq!(values("a: >1+\n \n---\n"), ["\n"]);
+        assert_eq!(values("a: |1\n   \n---\n"), ["  \n"]);
+        // A line with content indented less still has the parser's error.
+        assert!(crate::yaml::Tree::parse(">2\n x\n---\n").is_err());
     }
 
     #[test]
