@@ -15,13 +15,18 @@
 //! - go-yaml ends a block scalar with an indentation indicator at a document marker
 //!   before its first content line (`>1`, `---`); saphyr refuses the marker's line.
 //!
+//! One more is saphyr's own miscount, not a dialect: it counts bytes for characters in
+//! a directive line (`%NOTE café`), so its positions after one were off.
+//!
 //! The parser reads a copy in which each of those breaks is an LF (a space when only
 //! breaks and blanks stand between it and a quote), each such `-` an `x`, each such
-//! tab a space and each such header one without the indicator: one character for one,
-//! so saphyr's character offsets still count characters of the original, and the
-//! structure go-yaml sees is the structure saphyr sees. Scalars whose text in the original holds an LS, a PS or a replaced character
-//! are then read again from the original, here, as go-yaml reads them. Nothing else
-//! changes: spans, and so every edit, stay offsets into the original text.
+//! tab a space, each such header one without the indicator and each character outside
+//! ASCII in a directive line an `x`: one character for one, so saphyr's character
+//! offsets still count characters of the original, and the structure go-yaml sees is
+//! the structure saphyr sees. Scalars whose text in the original holds an LS, a PS or a
+//! replaced character are then read again from the original, here, as go-yaml reads
+//! them. Nothing else changes: spans, and so every edit, stay offsets into the original
+//! text.
 
 use std::borrow::Cow;
 
@@ -58,6 +63,11 @@ pub fn parser_copy(src: &str) -> Option<(String, Vec<usize>)> {
     // `key:<TAB>value`: go-yaml takes the tab for the space saphyr insists on.
     let tab_after_colon = |i: usize| b[i] == b'\t' && i > 0 && b[i - 1] == b':';
     let ended = ended_by_markers(b);
+    let directives = non_ascii_directives(src);
+    let early = [ended.first().map(|r| r.at), directives.first().map(|d| d.0)]
+        .into_iter()
+        .flatten()
+        .min();
     // Most texts hold none of these: skip to the bytes that could start one.
     let mut from = 0;
     let first = loop {
@@ -66,19 +76,26 @@ pub fn parser_copy(src: &str) -> Option<(String, Vec<usize>)> {
             .position(|&c| matches!(c, b'-' | b'\t' | 0xc2 | 0xe2))
             .map(|i| from + i)
         else {
-            break ended.first()?.at;
+            break early?;
         };
         if dash(i) || unicode_break(i) || tab_after_colon(i) {
-            break ended.first().map_or(i, |r| r.at.min(i));
+            break early.map_or(i, |e| e.min(i));
         }
         from = i + 1;
     };
     let mut ended = ended.iter().peekable();
+    let mut directives = directives.iter().peekable();
     let mut out = String::with_capacity(src.len());
     out.push_str(&src[..first]);
     let mut patched = Vec::new();
     let (mut run_end, mut before_quote) = (0, false);
     for (i, c) in src[first..].char_indices().map(|(i, c)| (i + first, c)) {
+        while directives.next_if(|d| d.1 <= i).is_some() {}
+        if !c.is_ascii() && directives.peek().is_some_and(|d| d.0 <= i) {
+            patched.push(i);
+            out.push('x');
+            continue;
+        }
         if let Some(r) = ended.next_if(|r| r.at == i) {
             if r.header {
                 patched.push(i);
@@ -118,6 +135,36 @@ pub fn parser_copy(src: &str) -> Option<(String, Vec<usize>)> {
         }
     }
     Some((out, patched))
+}
+
+/// The lines that start with `%` (directives, where they stand between documents) and
+/// hold a character outside ASCII, as byte ranges without their line break. saphyr
+/// counts bytes for characters in a directive's name and parameters (its
+/// `fetch_while_is_yaml_non_space` returns a byte count for a text input), so every
+/// position after such a line was off by the extra bytes and edits landed in the
+/// wrong place; in the copy each such character is an `x`. Where the line was text of
+/// a scalar after all, the scalar is read again from the original.
+fn non_ascii_directives(src: &str) -> Vec<(usize, usize)> {
+    let b = src.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = b[from..].iter().position(|&c| c == b'%') {
+        let at = from + p;
+        let line_start = at == 0
+            || matches!(b[at - 1], b'\n' | b'\r')
+            || UNICODE_BREAKS.iter().any(|c| src[..at].ends_with(*c));
+        from = at + 1;
+        if line_start {
+            let len = src[at..]
+                .find(|c| matches!(c, '\n' | '\r') || UNICODE_BREAKS.contains(&c))
+                .unwrap_or(src.len() - at);
+            from = at + len;
+            if !src[at..at + len].is_ascii() {
+                out.push((at, at + len));
+            }
+        }
+    }
+    out
 }
 
 /// One ASCII byte of the copy that differs from the original: see [`ended_by_markers`].
@@ -708,7 +755,7 @@ fn block(src: &str, open: usize, literal: bool, parsed: &str) -> Option<String> 
     let (mut out, mut leading, mut trailing) = (String::new(), String::new(), String::new());
     let mut column = empty_lines(src, &mut i, indent, &mut trailing);
     let mut leading_blank = false;
-    while column == indent && i < b.len() {
+    while column == indent && i < b.len() && !(indent == 0 && is_document_marker(&b[i..])) {
         let trailing_blank = is_blank(src, i);
         if !literal && !leading_blank && !trailing_blank && leading.starts_with('\n') {
             if trailing.is_empty() {
@@ -783,7 +830,9 @@ fn content_indent(src: &str, mut i: usize, parsed: &str) -> usize {
         .iter()
         .take_while(|&&c| c == b' ')
         .count();
-    spaces.saturating_sub(kept).max(1)
+    // Zero for a top-level scalar whose content starts at column 0, which saphyr reads
+    // (go-yaml does not: see docs/yaml-dialect.md).
+    spaces.saturating_sub(kept)
 }
 
 #[cfg(test)]
@@ -902,6 +951,33 @@ mod tests {
         assert_eq!(values("a: |1\n   \n---\n"), ["  \n"]);
         // A line with content indented less still has the parser's error.
         assert!(crate::yaml::Tree::parse(">2\n x\n---\n").is_err());
+    }
+
+    #[test]
+    fn positions_after_a_directive_with_characters_outside_ascii_stay_right() {
+        // Found by fuzzing: saphyr counted the directive's bytes as characters, so the
+        // spans after it were off by one per extra byte and edits landed mid-key.
+        for directive in [
+            "%FOO é ✓",
+            "%é",
+            "%TAG !e! tag:é.example,2000:",
+            "%YAML 1.2 # é",
+        ] {
+            let src = format!("{directive}\n---\nkey: value\n");
+            let tree = crate::yaml::Tree::parse(&src).unwrap();
+            let root = tree.docs[0].root;
+            let (k, v) = tree.entries(root)[0];
+            let span = |n: usize| &src[tree.nodes[n].span.start()..tree.nodes[n].span.end()];
+            assert_eq!((span(k), span(v)), ("key", "value"), "{directive}");
+        }
+        // A `%` line that is text of a scalar is read from the original.
+        assert_eq!(documents("--- |\n%é ✓\n"), ["%é ✓\n"]);
+        assert_eq!(documents("--- \"a\n%é\"\n"), ["a %é"]);
+        // Read again, a top-level scalar's content at column 0 is content, up to a marker.
+        assert_eq!(
+            documents("--- |\nx\u{2028}y\n---\nz\n"),
+            ["x\u{2028}y\n", "z"]
+        );
     }
 
     #[test]
