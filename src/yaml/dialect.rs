@@ -13,7 +13,8 @@
 //! - go-yaml takes tabs after a colon (`key:<TAB>value`) for the separating space;
 //!   saphyr refuses them ("':' must be followed by a valid YAML whitespace").
 //! - go-yaml ends a block scalar with an indentation indicator at a document marker
-//!   before its first content line (`>1`, `---`); saphyr refuses the marker's line.
+//!   before its first content line (`>1`, `---`), and at a comment indented less than
+//!   the indicator says (`a: |4` then `   # c`); saphyr refuses the line.
 //!
 //! One more is saphyr's own miscount, not a dialect: it counts bytes for characters in
 //! a directive line (`%NOTE café`), so its positions after one were off.
@@ -307,6 +308,41 @@ pub fn is_quoted_indentation(message: &str) -> bool {
         message,
         "invalid indentation in quoted scalar" | "tab cannot be used as indentation"
     )
+}
+
+/// Whether saphyr refused the first non-empty line after a block scalar's header for
+/// being indented less than its indentation indicator says (`a: |2` then `   # c`).
+/// go-yaml ends the scalar there, and a comment line may follow it (YAML 1.2 has such
+/// comments too); see [`lift_comment`].
+pub fn is_comment_in_block_scalar(message: &str) -> bool {
+    message == "wrongly indented line in block scalar"
+}
+
+/// Moves the comment the parser refused (see [`is_comment_in_block_scalar`]; its error
+/// points at the `#`) to the start of its line in `copy`, where it ends the scalar for
+/// saphyr as its indentation ends it for go-yaml: `   # c` becomes `#    c`. A comment
+/// holds no value, so nothing is read again. False when the line is no such comment or
+/// the comment already starts its line: at the top level saphyr refuses that too, and
+/// the error stands (go-yaml reads it; such a document is a scalar, never an object).
+pub fn lift_comment(copy: &mut String, e: &YamlError) -> bool {
+    let Some(at) = offset_of(copy, e.line, e.column) else {
+        return false;
+    };
+    let b = copy.as_bytes();
+    let indent = b[..at].iter().rev().take_while(|&&c| c == b' ').count();
+    let line_start = at - indent;
+    if b[at] != b'#'
+        || indent == 0
+        || (line_start > 0 && !matches!(b[line_start - 1], b'\n' | b'\r'))
+    {
+        return false;
+    }
+    let mut bytes = std::mem::take(copy).into_bytes();
+    bytes[line_start] = b'#';
+    bytes[at] = b' ';
+    // Only ASCII bytes were swapped.
+    *copy = String::from_utf8(bytes).expect("still UTF-8");
+    true
 }
 
 /// Makes the quoted scalar the parser refused (see [`is_quoted_indentation`])
@@ -978,6 +1014,18 @@ mod tests {
             documents("--- |\nx\u{2028}y\n---\nz\n"),
             ["x\u{2028}y\n", "z"]
         );
+    }
+
+    #[test]
+    fn a_comment_indented_less_than_an_indentation_indicator_ends_the_scalar() {
+        // kubectl kustomize reads this ConfigMap's `a` as "" (checked); saphyr refused
+        // the comment line.
+        assert_eq!(values("a: |3\n  # c\nb: x\n"), ["", "x"]);
+        assert_eq!(values("a: |2\n   # c\nb: x\n"), [" # c\n", "x"]);
+        assert_eq!(values("a: >3+\n\n  # c\n   #d\nb: x\n"), ["\n", "x"]);
+        // Content indented less is still an error, as is a comment at the top level.
+        assert!(crate::yaml::Tree::parse("a: |3\n  x\nb: x\n").is_err());
+        assert!(crate::yaml::Tree::parse("|2\n # c\n").is_err());
     }
 
     #[test]

@@ -292,7 +292,10 @@ impl<'a> Tree<'a> {
         let (mut copy, mut patched) = match super::dialect::parser_copy(src) {
             Some((copy, patched)) => (copy, patched),
             None => match Self::parse_text(src, src, |v| v) {
-                Err(e) if super::dialect::is_quoted_indentation(&e.message) => {
+                Err(e)
+                    if super::dialect::is_quoted_indentation(&e.message)
+                        || super::dialect::is_comment_in_block_scalar(&e.message) =>
+                {
                     (src.to_owned(), Vec::new())
                 }
                 read => return read,
@@ -320,6 +323,27 @@ impl<'a> Tree<'a> {
                 Err(e)
                     if super::dialect::is_quoted_indentation(&e.message)
                         && super::dialect::repair_quoted(&mut copy, src, &mut patched, &e) =>
+                {
+                    unfolded += 1;
+                }
+                Err(e)
+                    if super::dialect::is_comment_in_block_scalar(&e.message)
+                        && !super::dialect::may_unfold(unfolded, copy.len()) =>
+                {
+                    return Err(YamlError {
+                        message: format!(
+                            "{}: this is the comment past the repair limit ({} comments per text may stand indented less than a block scalar's indentation indicator before its content, as go-yaml allows: each costs one more parse, up to {} MiB of text parsed again); indent the comment, or drop the indentation indicator",
+                            e.message,
+                            super::dialect::MAX_UNFOLDED,
+                            super::dialect::MAX_UNFOLDED_BYTES >> 20
+                        ),
+                        limit: Some(Limit::QuotedRepairs),
+                        ..e
+                    });
+                }
+                Err(e)
+                    if super::dialect::is_comment_in_block_scalar(&e.message)
+                        && super::dialect::lift_comment(&mut copy, &e) =>
                 {
                     unfolded += 1;
                 }
