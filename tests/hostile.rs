@@ -260,3 +260,18 @@ fn many_quoted_scalars_needing_repair_are_refused_quickly_at_the_limit() {
     let err = within(20, move || run(input)).unwrap_err();
     assert!(err.contains("past the repair limit"), "{err}");
 }
+
+/// Comments indented less than a block scalar's indentation indicator share that limit:
+/// each is one more parse too.
+#[test]
+fn many_comments_needing_repair_are_refused_quickly_at_the_limit() {
+    let mut input = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n");
+    for i in 0..4_000 {
+        input.push_str(&format!("  a{i}: |4\n     # c\n"));
+    }
+    let err = within(20, move || run(input)).unwrap_err();
+    assert!(
+        err.contains("this is the comment past the repair limit"),
+        "{err}"
+    );
+}
