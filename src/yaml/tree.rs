@@ -502,9 +502,13 @@ impl<'a> Tree<'a> {
                     // A flow collection's start span ends just after its `{` or `[` (it
                     // may begin with an anchor or tag); a block one's span is empty or
                     // holds only properties.
-                    // (saphyr's span may also run over spaces after the opener.)
+                    // (saphyr's span may also run over spaces, line breaks and a comment
+                    // after the opener: `{ # note`. A comment starts after a blank, which
+                    // no anchor or tag holds.)
                     let opener = if is_map { '{' } else { '[' };
-                    let opened = src[start..end.max(start)].trim_end();
+                    let text = &src[start..end.max(start)];
+                    let comment = text.find(" #").or_else(|| text.find("\t#"));
+                    let opened = text[..comment.unwrap_or(text.len())].trim_end();
                     let flow = opened.ends_with(opener);
                     let start = if flow {
                         start + opened.len() - 1
