@@ -122,7 +122,11 @@ fn first_indent(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<usize> {
             entries,
         } => entries.iter().find_map(|&(k, v)| {
             if let (Some(&(first, _)), false) = (tree.own_entries(v).first(), tree.is_flow(v)) {
-                let (ks, fs) = (tree.node(k).span.start(), tree.node(first).span.start());
+                let fs = tree.node(first).span.start();
+                let (ks, fs) = (
+                    tree.node(k).span.start(),
+                    block_entry_start(src, tree.node(v).span.start(), fs),
+                );
                 let (kc, fc) = (column(src, ks), column(src, fs));
                 if fc > kc && src[ks..fs].contains('\n') {
                     return Some(fc - kc);
@@ -563,8 +567,10 @@ impl<'t, 'a> Editor<'t, 'a> {
                 what: "an empty block mapping",
             });
         };
-        let col = column(src, self.tree.node(first).span.start());
-        self.layout.eol = eol_at(src, self.tree.node(first).span.start(), self.layout.eol);
+        let first_at =
+            block_entry_start(src, node.span.start(), self.tree.node(first).span.start());
+        let col = column(src, first_at);
+        self.layout.eol = eol_at(src, first_at, self.layout.eol);
         let entry = format!("{}:{}", key_text(key), self.block_value(value, col));
         let eol = self.layout.eol;
         // After the last one-line entry reads naturally ("appended"); a block scalar or a
@@ -578,9 +584,8 @@ impl<'t, 'a> Editor<'t, 'a> {
             self.splices
                 .insert(at, format!("{eol}{}{entry}", spaces(col)));
         } else {
-            let at = self.tree.node(first).span.start();
             self.splices
-                .insert(at, format!("{entry}{eol}{}", spaces(col)));
+                .insert(first_at, format!("{entry}{eol}{}", spaces(col)));
         }
         Ok(())
     }
@@ -591,7 +596,11 @@ impl<'t, 'a> Editor<'t, 'a> {
         match first {
             None => self.splices.insert(open + 1, entry),
             Some(first) => {
-                let at = self.tree.node(first).span.start();
+                // saphyr places a key at its text, so one written as nothing (`{: x}`,
+                // `{&a : x}`) or as explicit (`{? k : x}`) begins before its span: go
+                // before the first token instead.
+                let key = self.tree.node(first).span.start();
+                let at = past_blanks_and_comments(self.src(), open + 1).min(key);
                 let gap = &self.src()[open + 1..at];
                 let sep = if gap.contains('\n') && gap.trim().is_empty() {
                     gap
@@ -894,6 +903,42 @@ pub fn column(src: &str, pos: usize) -> usize {
     line.chars().filter(|&c| c != '\u{feff}').count()
 }
 
+/// The first offset from `from` that is not a blank, a line break or part of a comment.
+fn past_blanks_and_comments(src: &str, from: usize) -> usize {
+    let mut at = from;
+    while let Some(c) = src[at..].chars().next() {
+        if c == '#' {
+            // Only called just after a flow opener or a blank, where `#` starts a comment.
+            at = line_end(src, at);
+        } else if c == ' ' || c == '\t' || c == '\r' || is_break(c) {
+            at += c.len_utf8();
+        } else {
+            break;
+        }
+    }
+    at
+}
+
+/// Where the first entry of a block mapping starting at `map` begins, given its key's
+/// span starts at `key`: at the key, or at the `?` of an explicit key (`? k`), which
+/// saphyr leaves out of the key's span. The mapping's own tag and anchor come first.
+fn block_entry_start(src: &str, map: usize, key: usize) -> usize {
+    let mut at = past_blanks_and_comments(src, map);
+    while at < key && matches!(src.as_bytes()[at], b'&' | b'!') {
+        let token = src[at..]
+            .find([' ', '\t', '\r', '\n'])
+            .map_or(src.len(), |n| at + n);
+        at = past_blanks_and_comments(src, token);
+    }
+    let explicit = at < key
+        && src.as_bytes()[at] == b'?'
+        && src[at + 1..]
+            .chars()
+            .next()
+            .is_none_or(|c| c == ' ' || c == '\t' || c == '\r' || is_break(c));
+    if explicit { at } else { key }
+}
+
 /// The `:` that follows a key ending at `key_end`.
 fn colon_after(src: &str, key_end: usize) -> Option<usize> {
     let rest = &src[key_end..];
@@ -942,6 +987,32 @@ mod tests {
             set(src, &["template", "metadata", "annotations"], "k", "v"),
             "template:\n  metadata:\n    annotations:\n      k: \"v\"\n  spec:\n    containers: []\n"
         );
+    }
+
+    #[test]
+    fn inserts_before_a_first_key_that_starts_before_its_span() {
+        // An explicit key's `?`, and a key written as nothing, sit outside saphyr's span
+        // of the key; the new entry goes before them, not into them.
+        let cases = [
+            (
+                "t:\n  ? l\n  : 1\n  s:\n    c: 1\n",
+                "t:\n  m:\n    k: \"v\"\n  ? l\n  : 1\n  s:\n    c: 1\n",
+            ),
+            (
+                "t: &t\n  ? # c\n    l\n  : 1\n  s:\n    c: 1\n",
+                "t: &t\n  m:\n    k: \"v\"\n  ? # c\n    l\n  : 1\n  s:\n    c: 1\n",
+            ),
+            ("t: {? l : 1}\n", "t: {m: {k: \"v\"}, ? l : 1}\n"),
+            ("t: {: 1}\n", "t: {m: {k: \"v\"}, : 1}\n"),
+            (
+                "t: { # c\n  ? l : 1}\n",
+                "t: { # c\n  m: {k: \"v\"}, ? l : 1}\n",
+            ),
+            ("t: {\n  ? l : 1}\n", "t: {\n  m: {k: \"v\"},\n  ? l : 1}\n"),
+        ];
+        for (src, want) in cases {
+            assert_eq!(set(src, &["t", "m"], "k", "v"), want, "{src:?}");
+        }
     }
 
     #[test]
