@@ -1108,8 +1108,12 @@ impl DataRefs {
                         .find(|&(k, _)| tree.str(k) == Some("valueFrom"));
                     // Only a valueFrom with one source: the API server refuses more, and
                     // replacing it would drop the others' references from what the pod
-                    // reads, so a second run would hash something else.
-                    let single = value_from.filter(|&(_, vf)| tree.own_entries(vf).len() == 1);
+                    // reads, so a second run would hash something else. Nor beside a
+                    // `value`: the API server refuses that unless the value is empty, and
+                    // the rewrite would write a second `value` key.
+                    let has_value_key = tree.get(entry, "value").is_some();
+                    let single = value_from
+                        .filter(|&(_, vf)| tree.own_entries(vf).len() == 1 && !has_value_key);
                     let fresh = single.and_then(|(_, vf)| {
                         [
                             ("configMapKeyRef", SourceKind::ConfigMap),
