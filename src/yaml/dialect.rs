@@ -31,7 +31,7 @@
 
 use std::borrow::Cow;
 
-use super::tree::{Node, NodeKind, Style, YamlError};
+use super::tree::{Limit, Node, NodeKind, Style, YamlError};
 
 /// The characters go-yaml takes for line breaks besides CR and LF (NEL, LS, PS), in
 /// YAML text; in JSON text they are characters like any other.
@@ -286,10 +286,10 @@ pub fn same_chars_in(copy: &str, src: &str, offsets: &[usize]) -> Vec<usize> {
     out
 }
 
-/// How many repairs of quoted scalars' indentation one text may need: each costs one
-/// more parse of it. A small text may take more, as long as the text parsed again stays
-/// within [`MAX_UNFOLDED_BYTES`]: the whole input read as one text (when it cannot be cut
-/// into items) then repairs what its items, read one by one, would.
+/// How many repairs ([`Repair`]) one text may need: each costs one more parse of it. A
+/// small text may take more, as long as the text parsed again stays within
+/// [`MAX_UNFOLDED_BYTES`]: the whole input read as one text (when it cannot be cut into
+/// items) then repairs what its items, read one by one, would.
 pub const MAX_UNFOLDED: usize = 64;
 
 /// See [`MAX_UNFOLDED`]: 4 MiB of text parsed again, a fraction of a second.
@@ -300,31 +300,83 @@ pub fn may_unfold(repairs: usize, len: usize) -> bool {
     repairs < MAX_UNFOLDED || (repairs + 1).saturating_mul(len) <= MAX_UNFOLDED_BYTES
 }
 
-/// Whether saphyr refused a quoted scalar for the indentation of a continuation line,
-/// which go-yaml does not look at: indented less than the block around it
-/// (`a:\n  b: 'x\ny'`), or with a tab (`a:\n  b: 'x\n  \ty'`).
-pub fn is_quoted_indentation(message: &str) -> bool {
-    matches!(
-        message,
-        "invalid indentation in quoted scalar" | "tab cannot be used as indentation"
-    )
+/// A refusal of saphyr's that the parser's copy can repair, since go-yaml reads the
+/// text: each repair costs one more parse, within [`MAX_UNFOLDED`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repair {
+    /// A quoted scalar's continuation line, whose indentation go-yaml does not look at:
+    /// indented less than the block around it (`a:\n  b: 'x\ny'`), or with a tab
+    /// (`a:\n  b: 'x\n  \ty'`). See [`repair_quoted`].
+    Quoted,
+    /// The first non-empty line after a block scalar's header, indented less than its
+    /// indentation indicator says (`a: |2` then `   # c`). go-yaml ends the scalar
+    /// there, and a comment line may follow it (YAML 1.2 has such comments too). See
+    /// [`lift_comment`].
+    Comment,
 }
 
-/// Whether saphyr refused the first non-empty line after a block scalar's header for
-/// being indented less than its indentation indicator says (`a: |2` then `   # c`).
-/// go-yaml ends the scalar there, and a comment line may follow it (YAML 1.2 has such
-/// comments too); see [`lift_comment`].
-pub fn is_comment_in_block_scalar(message: &str) -> bool {
-    message == "wrongly indented line in block scalar"
+impl Repair {
+    /// The repair for saphyr's error `message`, if it is one the copy can make.
+    pub fn for_error(message: &str) -> Option<Repair> {
+        match message {
+            "invalid indentation in quoted scalar" | "tab cannot be used as indentation" => {
+                Some(Repair::Quoted)
+            }
+            "wrongly indented line in block scalar" => Some(Repair::Comment),
+            _ => None,
+        }
+    }
+
+    /// Makes the repair in `copy` (recording in `patched` what must be read again from
+    /// `src`); false when the error `e` points at nothing it can change.
+    pub fn apply(
+        self,
+        copy: &mut String,
+        src: &str,
+        patched: &mut Vec<usize>,
+        e: &YamlError,
+    ) -> bool {
+        match self {
+            Repair::Quoted => repair_quoted(copy, src, patched, e),
+            Repair::Comment => lift_comment(copy, e),
+        }
+    }
+
+    /// The error `e` when a text needs one repair more than [`may_unfold`] allows.
+    pub fn past_limit(self, e: YamlError) -> YamlError {
+        let (one, many, what, fix) = match self {
+            Repair::Quoted => (
+                "quoted scalar",
+                "quoted scalars",
+                "continue their lines less indented than the block around them, or with tabs",
+                "indent their continuation lines",
+            ),
+            Repair::Comment => (
+                "comment",
+                "comments",
+                "stand indented less than a block scalar's indentation indicator before its content",
+                "indent the comment, or drop the indentation indicator",
+            ),
+        };
+        YamlError {
+            message: format!(
+                "{}: this is the {one} past the repair limit ({MAX_UNFOLDED} {many} per text may {what}, as go-yaml allows: each costs one more parse, up to {} MiB of text parsed again); {fix}",
+                e.message,
+                MAX_UNFOLDED_BYTES >> 20
+            ),
+            limit: Some(Limit::QuotedRepairs),
+            ..e
+        }
+    }
 }
 
-/// Moves the comment the parser refused (see [`is_comment_in_block_scalar`]; its error
+/// Moves the comment the parser refused (see [`Repair::Comment`]; its error
 /// points at the `#`) to the start of its line in `copy`, where it ends the scalar for
 /// saphyr as its indentation ends it for go-yaml: `   # c` becomes `#    c`. A comment
 /// holds no value, so nothing is read again. False when the line is no such comment or
 /// the comment already starts its line: at the top level saphyr refuses that too, and
 /// the error stands (go-yaml reads it; such a document is a scalar, never an object).
-pub fn lift_comment(copy: &mut String, e: &YamlError) -> bool {
+fn lift_comment(copy: &mut String, e: &YamlError) -> bool {
     let Some(at) = offset_of(copy, e.line, e.column) else {
         return false;
     };
@@ -345,16 +397,11 @@ pub fn lift_comment(copy: &mut String, e: &YamlError) -> bool {
     true
 }
 
-/// Makes the quoted scalar the parser refused (see [`is_quoted_indentation`])
+/// Makes the quoted scalar the parser refused (see [`Repair::Quoted`])
 /// readable in `copy`: a continuation line's tabs become spaces, or its line breaks do
 /// ([`unfold_quoted`]). The scalar is read again from the original. False when there
 /// is nothing to change.
-pub fn repair_quoted(
-    copy: &mut String,
-    src: &str,
-    patched: &mut Vec<usize>,
-    e: &YamlError,
-) -> bool {
+fn repair_quoted(copy: &mut String, src: &str, patched: &mut Vec<usize>, e: &YamlError) -> bool {
     if e.message != "tab cannot be used as indentation" {
         return unfold_quoted(copy, src, patched, e);
     }

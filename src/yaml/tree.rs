@@ -6,6 +6,8 @@ use std::collections::HashSet;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
+use super::dialect::Repair;
+
 /// Index of a node in [`Tree::nodes`].
 pub type NodeId = usize;
 
@@ -292,67 +294,30 @@ impl<'a> Tree<'a> {
         let (mut copy, mut patched) = match super::dialect::parser_copy(src) {
             Some((copy, patched)) => (copy, patched),
             None => match Self::parse_text(src, src, |v| v) {
-                Err(e)
-                    if super::dialect::is_quoted_indentation(&e.message)
-                        || super::dialect::is_comment_in_block_scalar(&e.message) =>
-                {
-                    (src.to_owned(), Vec::new())
-                }
+                Err(e) if Repair::for_error(&e.message).is_some() => (src.to_owned(), Vec::new()),
                 read => return read,
             },
         };
         let own = |v: Cow<'_, str>| Cow::Owned(v.into_owned());
-        let mut unfolded = 0;
+        let mut repairs = 0;
         loop {
-            match Self::parse_text(&copy, src, own) {
-                Err(e)
-                    if super::dialect::is_quoted_indentation(&e.message)
-                        && !super::dialect::may_unfold(unfolded, copy.len()) =>
-                {
-                    return Err(YamlError {
-                        message: format!(
-                            "{}: this is the quoted scalar past the repair limit ({} quoted scalars per text may continue their lines less indented than the block around them, or with tabs, as go-yaml allows: each costs one more parse, up to {} MiB of text parsed again); indent their continuation lines",
-                            e.message,
-                            super::dialect::MAX_UNFOLDED,
-                            super::dialect::MAX_UNFOLDED_BYTES >> 20
-                        ),
-                        limit: Some(Limit::QuotedRepairs),
-                        ..e
-                    });
-                }
-                Err(e)
-                    if super::dialect::is_quoted_indentation(&e.message)
-                        && super::dialect::repair_quoted(&mut copy, src, &mut patched, &e) =>
-                {
-                    unfolded += 1;
-                }
-                Err(e)
-                    if super::dialect::is_comment_in_block_scalar(&e.message)
-                        && !super::dialect::may_unfold(unfolded, copy.len()) =>
-                {
-                    return Err(YamlError {
-                        message: format!(
-                            "{}: this is the comment past the repair limit ({} comments per text may stand indented less than a block scalar's indentation indicator before its content, as go-yaml allows: each costs one more parse, up to {} MiB of text parsed again); indent the comment, or drop the indentation indicator",
-                            e.message,
-                            super::dialect::MAX_UNFOLDED,
-                            super::dialect::MAX_UNFOLDED_BYTES >> 20
-                        ),
-                        limit: Some(Limit::QuotedRepairs),
-                        ..e
-                    });
-                }
-                Err(e)
-                    if super::dialect::is_comment_in_block_scalar(&e.message)
-                        && super::dialect::lift_comment(&mut copy, &e) =>
-                {
-                    unfolded += 1;
-                }
-                Err(e) => return Err(e),
+            let e = match Self::parse_text(&copy, src, own) {
                 Ok(mut tree) => {
                     super::dialect::reread_scalars(src, &mut tree.nodes, &patched);
                     return Ok(tree);
                 }
+                Err(e) => e,
+            };
+            let Some(repair) = Repair::for_error(&e.message) else {
+                return Err(e);
+            };
+            if !super::dialect::may_unfold(repairs, copy.len()) {
+                return Err(repair.past_limit(e));
             }
+            if !repair.apply(&mut copy, src, &mut patched, &e) {
+                return Err(e);
+            }
+            repairs += 1;
         }
     }
 
