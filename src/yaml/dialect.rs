@@ -63,7 +63,7 @@ pub fn parser_copy(src: &str) -> Option<(String, Vec<usize>)> {
     };
     // `key:<TAB>value`: go-yaml takes the tab for the space saphyr insists on.
     let tab_after_colon = |i: usize| b[i] == b'\t' && i > 0 && b[i - 1] == b':';
-    let ended = ended_by_markers(b);
+    let ended = ended_by_markers(src, json);
     let directives = non_ascii_directives(src);
     let early = [ended.first().map(|r| r.at), directives.first().map(|d| d.0)]
         .into_iter()
@@ -185,7 +185,13 @@ struct Rewrite {
 /// line, which reads as the same value at any level: the empty lines' breaks, chomped.
 /// Sorted by position. Linear: a header's line and the empty lines after it are scanned
 /// once.
-fn ended_by_markers(b: &[u8]) -> Vec<Rewrite> {
+fn ended_by_markers(src: &str, json: bool) -> Vec<Rewrite> {
+    let b = src.as_bytes();
+    // go-yaml's line breaks, NEL, LS and PS among them (not in JSON, as in the copy).
+    let brk = |i: usize| match line_break(src, i) {
+        Some((len, _)) if !json || matches!(b[i], b'\n' | b'\r') => Some(len),
+        _ => None,
+    };
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(p) = b[from..].iter().position(|&c| c == b'|' || c == b'>') {
@@ -211,30 +217,28 @@ fn ended_by_markers(b: &[u8]) -> Vec<Rewrite> {
             .count();
         from = end + blanks;
         match b.get(end + blanks) {
-            None | Some(b'\n' | b'\r') => {}
+            None => {}
             Some(b'#') if blanks > 0 => {}
+            _ if brk(end + blanks).is_some() => {}
             _ => continue,
         }
         // Nothing after a header on its line can be another one.
-        let eol = from
-            + b[from..]
-                .iter()
-                .position(|&c| matches!(c, b'\n' | b'\r'))
-                .unwrap_or(b.len() - from);
+        let eol = (from..b.len())
+            .find(|&i| brk(i).is_some())
+            .unwrap_or(b.len());
         from = eol;
         // Empty lines of at most `indent` spaces, then a marker at column 0.
         let mut line = eol;
         let marker = loop {
-            line += match (b.get(line), b.get(line + 1)) {
-                (Some(b'\r'), Some(b'\n')) => 2,
-                (Some(b'\n' | b'\r'), _) => 1,
-                _ => break false,
+            let Some(len) = brk(line) else {
+                break false;
             };
+            line += len;
             let spaces = b[line..].iter().take_while(|&&c| c == b' ').count();
-            if spaces == 0 && is_document_marker(&b[line..]) {
+            if spaces == 0 && is_document_marker(&b[line..], |i| brk(line + i).is_some()) {
                 break true;
             }
-            if spaces > indent || !matches!(b.get(line + spaces), Some(b'\n' | b'\r')) {
+            if spaces > indent || brk(line + spaces).is_none() {
                 break false;
             }
             line += spaces;
@@ -251,23 +255,34 @@ fn ended_by_markers(b: &[u8]) -> Vec<Rewrite> {
             byte,
             header: true,
         }));
-        let region = &b[eol..line];
-        let spaces = region.iter().filter(|&&c| c == b' ').count();
-        let breaks = region.iter().copied().filter(|&c| c != b' ');
+        // Character by character, as the copy is written: a NEL, LS or PS becomes the
+        // LF the copy has for it.
+        let region = &src[eol..line];
+        let spaces = region.bytes().filter(|&c| c == b' ').count();
+        let breaks = region.chars().filter(|&c| c != ' ').map(|c| match c {
+            '\r' => b'\r',
+            _ => b'\n',
+        });
         let moved = std::iter::repeat_n(b' ', spaces).chain(breaks);
-        out.extend((eol..line).zip(moved).map(|(at, byte)| Rewrite {
-            at,
-            byte,
-            header: false,
-        }));
+        out.extend(
+            region
+                .char_indices()
+                .zip(moved)
+                .map(|((i, _), byte)| Rewrite {
+                    at: eol + i,
+                    byte,
+                    header: false,
+                }),
+        );
     }
     out
 }
 
-/// `---` or `...` followed by a blank, a line break or the end.
-fn is_document_marker(line: &[u8]) -> bool {
+/// Whether a line starts with a document marker (`---` or `...` then a blank, a line
+/// break, which `is_break(i)` says of the offset `i` in the line, or the end).
+fn is_document_marker(line: &[u8], is_break: impl Fn(usize) -> bool) -> bool {
     (line.starts_with(b"---") || line.starts_with(b"..."))
-        && matches!(line.get(3), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
+        && (matches!(line.get(3), None | Some(b' ' | b'\t')) || is_break(3))
 }
 
 /// Byte offsets in `copy` (sorted) as offsets of the same characters in `src`.
@@ -838,7 +853,10 @@ fn block(src: &str, open: usize, literal: bool, parsed: &str) -> Option<String> 
     let (mut out, mut leading, mut trailing) = (String::new(), String::new(), String::new());
     let mut column = empty_lines(src, &mut i, indent, &mut trailing);
     let mut leading_blank = false;
-    while column == indent && i < b.len() && !(indent == 0 && is_document_marker(&b[i..])) {
+    while column == indent
+        && i < b.len()
+        && !(indent == 0 && is_document_marker(&b[i..], |k| line_break(src, i + k).is_some()))
+    {
         let trailing_blank = is_blank(src, i);
         if !literal && !leading_blank && !trailing_blank && leading.starts_with('\n') {
             if trailing.is_empty() {
@@ -1027,6 +1045,9 @@ mod tests {
         // Empty lines of up to the indicator's spaces; their breaks kept with `+`.
         assert_eq!(documents(">1+ # c\n \r\n\n...\n---\nx\n"), ["\n\n", "x"]);
         assert_eq!(documents("--- |-2\n  \n---\nx\n"), ["", "x"]);
+        // NEL, LS and PS end lines too (found by fuzzing: the whole reading refused).
+        assert_eq!(documents(">1\u{2029}\n---\nx\n"), ["", "x"]);
+        assert_eq!(documents("|-2\u{85}  \u{2028}---\nx\n"), ["", "x"]);
         // Not a header after all: the plain scalar is read from the original.
         assert_eq!(values("a: x |1\n---\n"), ["x |1"]);
         // Nested, the marker ends the scalar in both readings; more spaces are content.
