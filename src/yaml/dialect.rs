@@ -197,7 +197,8 @@ fn ended_by_markers(src: &str, json: bool) -> Vec<Rewrite> {
     while let Some(p) = b[from..].iter().position(|&c| c == b'|' || c == b'>') {
         let at = from + p;
         from = at + 1;
-        if at > 0 && !matches!(b[at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        let after_break = UNICODE_BREAKS.iter().any(|c| src[..at].ends_with(*c));
+        if at > 0 && !matches!(b[at - 1], b' ' | b'\t' | b'\n' | b'\r') && (json || !after_break) {
             continue;
         }
         let (mut digit, mut chomp, mut end) = (None, None, at + 1);
@@ -1048,6 +1049,7 @@ mod tests {
         // NEL, LS and PS end lines too (found by fuzzing: the whole reading refused).
         assert_eq!(documents(">1\u{2029}\n---\nx\n"), ["", "x"]);
         assert_eq!(documents("|-2\u{85}  \u{2028}---\nx\n"), ["", "x"]);
+        assert_eq!(documents("---\u{2028}>1\n---\nx\n"), ["", "x"]);
         // Not a header after all: the plain scalar is read from the original.
         assert_eq!(values("a: x |1\n---\n"), ["x |1"]);
         // Nested, the marker ends the scalar in both readings; more spaces are content.
