@@ -481,12 +481,20 @@ pub fn write_results_before(
 ) -> Option<ResultsStyle> {
     let src = tree.src;
     let eol = end.eol;
+    // A comment may follow a JSON key's `:` with no blank (`"items":#`: go-yaml and
+    // saphyr read it so); after the results written there it needs one.
+    let fill = |splices: &mut Splices, start: usize, end: usize, text: String| {
+        splices.replace_then_fill(start, end, text);
+        if src[end..].starts_with('#') {
+            splices.insert(end, " ");
+        }
+    };
     if tree.is_flow(list.root) {
         if let Some((k, v)) = list.results {
             match flow_value_place(tree, k, v) {
-                FlowValue::Written(start, end) => splices.replace_then_fill(start, end, ""),
-                FlowValue::AfterColon(at) => splices.replace_then_fill(at, at, " "),
-                FlowValue::NoColon(at) => splices.replace_then_fill(at, at, ": "),
+                FlowValue::Written(start, end) => fill(splices, start, end, String::new()),
+                FlowValue::AfterColon(at) => fill(splices, at, at, " ".into()),
+                FlowValue::NoColon(at) => fill(splices, at, at, ": ".into()),
             }
         } else if let Some(&(last_key, last)) = tree.own_entries(list.root).last() {
             let first = tree.own_entries(list.root)[0].0;
@@ -501,7 +509,7 @@ pub fn write_results_before(
                 FlowValue::Written(_, end) => end,
                 FlowValue::AfterColon(at) | FlowValue::NoColon(at) => at,
             };
-            splices.replace_then_fill(at, at, format!(",{sep}\"results\": "));
+            fill(splices, at, at, format!(",{sep}\"results\": "));
         } else {
             return None;
         }
