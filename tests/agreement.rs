@@ -3,9 +3,10 @@
 //! edges, every missing-reference finding is a missing edge, and `--check` reports stale
 //! exactly what stamping would edit, and nothing once the output is stamped.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::Path;
 
 use config_hash::findings::Finding;
 use config_hash::graph::{Status, Via};
@@ -14,15 +15,10 @@ use config_hash::{Options, graph, run};
 
 #[test]
 fn graph_check_and_stamping_agree_on_every_golden_case() {
-    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
     let (mut cases, mut stamped_compared, mut missing_compared) = (0, 0, 0);
-    for entry in fs::read_dir(&testdata).unwrap() {
-        let dir = entry.unwrap().path();
-        let Some(input) = ["input.yaml", "input.json"]
-            .iter()
-            .map(|f| dir.join(f))
-            .find(|p| p.exists())
-        else {
+    for case in common::golden_cases() {
+        let dir = case.dir.clone();
+        let Some(input) = case.input() else {
             continue;
         };
         let Ok(text) = fs::read_to_string(&input) else {

@@ -2,8 +2,8 @@
 //! the output must parse and differ from the input only where the function meant it to.
 //!
 //! The corpus is other projects' data, so it is not in the repository. When it is absent
-//! the test prints `SKIPPED` and passes, except under `CI` (set in CI, which always has
-//! `../shared/`), where it fails.
+//! the tests show as ignored, except under `CI` (set in CI, which always has
+//! `../shared/`), where they fail.
 //!
 //! Wrapping, per file (what `kpt fn eval` would send for a package holding that file):
 //!
@@ -42,11 +42,15 @@
 //!
 //! Over the whole corpus: more than 100 files processed and at least one workload stamped.
 
+#[macro_use]
+mod common;
+
 use std::fmt::Write as _;
 use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
+use common::harness::Need;
 use config_hash::run_resource_list;
 use yaml_serde::Value;
 
@@ -56,21 +60,16 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
 }
 
-#[test]
+/// The shared corpus, beside the repository.
+fn corpus() -> Need {
+    Need::Dir(
+        corpus_dir(),
+        "the shared corpus, ../shared/corpus beside the repository",
+    )
+}
+
 fn corpus_manifests_round_trip() {
     let dir = corpus_dir();
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but the corpus {} is missing",
-            dir.display()
-        );
-        eprintln!(
-            "\n*** SKIPPED corpus test: {} not found (set CI=1 to make this an error) ***\n",
-            dir.display()
-        );
-        return;
-    }
 
     let mut files = Vec::new();
     walk(&dir, &mut files);
@@ -631,7 +630,6 @@ fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
     }
 }
 
-#[test]
 fn wrapping_shifts_documents_and_unwraps_json_lists() {
     let yaml =
         "# c\n---\na: 1\nb: |\n  x\n\n  y\n--- # two\nc: [1,\n  2]\n...\n---\n# only a comment\n";
@@ -651,7 +649,6 @@ fn wrapping_shifts_documents_and_unwraps_json_lists() {
 }
 
 /// The checks are only worth something if they fail: tamper with a real outcome.
-#[test]
 fn checks_catch_changes_outside_the_item_edits() {
     let wrapped = wrap_yaml(
         "kind: ConfigMap\napiVersion: v1\nmetadata: {name: c}\ndata: {a: 'yes'}\n---\n\
@@ -684,16 +681,8 @@ fn checks_catch_changes_outside_the_item_edits() {
 }
 
 /// The corpus's files under `dir`, as one manifest stream (what a package of them is).
-fn package_stream(dir: &Path) -> Option<String> {
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but {} is missing",
-            dir.display()
-        );
-        eprintln!("\n*** SKIPPED: {} not found ***\n", dir.display());
-        return None;
-    }
+fn package_stream(dir: &Path) -> String {
+    assert!(dir.is_dir(), "{} is missing from the corpus", dir.display());
     let mut files = Vec::new();
     walk(dir, &mut files);
     files.sort();
@@ -702,7 +691,7 @@ fn package_stream(dir: &Path) -> Option<String> {
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .map(|p| fs::read_to_string(p).expect("read a corpus file"))
         .collect();
-    Some(texts.join("\n---\n"))
+    texts.join("\n---\n")
 }
 
 /// Warnings about references to objects that are not in the input.
@@ -715,12 +704,9 @@ fn missing_object_warnings(outcome: &config_hash::Outcome) -> Vec<String> {
         .collect()
 }
 
-#[test]
 fn sealed_secrets_example_resolves_through_its_sealed_secret() {
     let dir = corpus_dir().join("bitnami-labs__sealed-secrets/docs/examples/config-template");
-    let Some(stream) = package_stream(&dir) else {
-        return;
-    };
+    let stream = package_stream(&dir);
     let out = config_hash::run(&stream, &config_hash::Options::default()).unwrap();
     assert_eq!(missing_object_warnings(&out), Vec::<String>::new());
     let stamped: Vec<String> = out
@@ -741,12 +727,9 @@ fn sealed_secrets_example_resolves_through_its_sealed_secret() {
     assert_eq!(missing_object_warnings(&out).len(), 1);
 }
 
-#[test]
 fn external_secrets_examples_resolve_their_targets() {
     let dir = corpus_dir().join("external-secrets__external-secrets/docs/snippets");
-    let Some(stream) = package_stream(&dir) else {
-        return;
-    };
+    let stream = package_stream(&dir);
     // A Deployment per ExternalSecret reading the Secret it makes, named as ESO's docs
     // say (`spec.target.name`, else the ExternalSecret's own name), read independently
     // of the function with yaml_serde.
@@ -786,4 +769,17 @@ fn external_secrets_examples_resolve_their_targets() {
         .filter(|r| r.message().contains("cannot be seen at build time"))
         .count();
     assert_eq!(external, targets.len());
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![
+        trial!(corpus_manifests_round_trip, corpus()),
+        trial!(wrapping_shifts_documents_and_unwraps_json_lists),
+        trial!(checks_catch_changes_outside_the_item_edits),
+        trial!(
+            sealed_secrets_example_resolves_through_its_sealed_secret,
+            corpus()
+        ),
+        trial!(external_secrets_examples_resolve_their_targets, corpus()),
+    ])
 }

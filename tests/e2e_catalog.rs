@@ -3,8 +3,10 @@
 //! Widget's pod template, renames its ConfigMap and Secret and rewrites both references,
 //! a second render changes nothing, and an edit of the ConfigMap rolls the Widget.
 
+#[macro_use]
 mod common;
 
+use common::harness::Need;
 use std::path::Path;
 use std::process::Command;
 
@@ -28,11 +30,7 @@ fn hash(w: &yaml_serde::Value) -> String {
         .to_string()
 }
 
-#[test]
 fn a_declared_custom_resource_is_stamped_and_renamed_under_kpt_render() {
-    if common::tools_missing(&["kpt"], "kpt") {
-        return;
-    }
     let dir = common::TempDir::copy_of("catalog", "custom-resource");
     render(dir.path());
     let w = widget(&dir);
@@ -88,4 +86,11 @@ fn a_declared_custom_resource_is_stamped_and_renamed_under_kpt_render() {
         "{table}"
     );
     assert!(table.contains(&format!("Secret {secret}")), "{table}");
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![trial!(
+        a_declared_custom_resource_is_stamped_and_renamed_under_kpt_render,
+        Need::tool("kpt")
+    )])
 }

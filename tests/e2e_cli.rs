@@ -19,19 +19,10 @@ const WORKER: &str = "StatefulSet/worker";
 
 /// Runs config-hash with `args` and `stdin`.
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BINARY)
-        .args(args)
-        .current_dir(pipes_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run config-hash");
-    let mut input = child.stdin.take().expect("stdin");
-    // A command that does not read stdin may close it first: not an error here.
-    let _ = input.write_all(stdin.as_bytes());
-    drop(input);
-    child.wait_with_output().expect("wait for config-hash")
+    common::run_with_stdin(
+        Command::new(BINARY).args(args).current_dir(pipes_dir()),
+        stdin,
+    )
 }
 
 fn stdout(output: &Output) -> String {
@@ -1116,16 +1107,16 @@ items:
     assert!(written.contains("severity: error"), "{written}");
 }
 
-/// The README's sample message for a missing volume source is what the function prints
-/// (the README wraps it; joined with spaces it is the stderr line).
+/// The documentation's sample message for a missing volume source is what the function
+/// prints (the page wraps it; joined with spaces it is the stderr line).
 #[test]
-fn readme_sample_for_a_missing_volume_source_is_what_is_printed() {
-    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("read README.md");
-    let block = readme
-        .split("```")
+fn documented_sample_for_a_missing_volume_source_is_what_is_printed() {
+    let docs = common::user_docs();
+    let block = docs
+        .iter()
+        .flat_map(|(_, text)| text.split("```"))
         .find(|b| b.contains("\"web-cfg\"") && b.contains("which is not in the input"))
-        .expect("a README code block with the web-cfg sample");
+        .expect("a code block in the docs with the web-cfg sample");
     let sample = block.split_whitespace().collect::<Vec<_>>().join(" ");
     let input = "\
 apiVersion: apps/v1

@@ -8,8 +8,10 @@
 //! scratch`) stage around it; the build stage itself is not run here. podman and
 //! buildah come from `.ci/setup-container.sh` (Debian packages, runc, low ulimits).
 
+#[macro_use]
 mod common;
 
+use common::harness::Need;
 use std::fs;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
@@ -31,17 +33,6 @@ const ANNOTATION_KEY: &str = "config-hash.dev/hash";
 /// What the Dockerfile's final stage copies from the build stage; replaced by the
 /// host-built binary in the test's build context.
 const COPY_FROM_BUILD: &str = "COPY --from=build /out/config-hash /config-hash";
-
-/// True (after a loud note) when a tool is absent and the test may skip; panics under CI.
-fn tools_missing(tools: &[&str]) -> bool {
-    let missing = common::missing_tools(tools);
-    let hint = if missing.iter().any(|t| ["podman", "buildah"].contains(t)) {
-        " (run .ci/setup-container.sh as root to install podman and buildah)"
-    } else {
-        ""
-    };
-    common::skip_unless_ci(&missing, "container", hint)
-}
 
 /// `command` with `stdin` fed from a file.
 fn with_stdin(command: &mut Command, file: &Path) -> Output {
@@ -156,7 +147,6 @@ fn find<'a>(docs: &'a [Value], kind: &str, name_prefix: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {kind} {name_prefix}* in the output"))
 }
 
-#[test]
 fn dockerfile_builds_what_we_test() {
     let dockerfile = fs::read_to_string(Path::new(ROOT).join("Dockerfile")).expect("Dockerfile");
     for needle in [
@@ -242,7 +232,6 @@ fn run_in_empty_root(binary: &Path, input: &Path) -> std::io::Result<Output> {
         .output()
 }
 
-#[test]
 fn release_binary_is_static_and_runs_in_an_empty_root() {
     let binary = static_binary();
     assert_static_elf(binary);
@@ -289,11 +278,7 @@ fn kpt_eval(dir: &TempDir, args: &[&str], fn_args: &[&str]) -> Output {
     run(command.env("KPT_FN_RUNTIME", "podman"))
 }
 
-#[test]
 fn image_under_kpt_matches_exec() {
-    if tools_missing(&["podman", "buildah", "kpt"]) {
-        return;
-    }
     let image = test_image();
     let inspect = run(Command::new("podman").args([
         "image",
@@ -359,11 +344,7 @@ fn kustomize(dir: &TempDir, xdg: &TempDir) -> String {
     String::from_utf8(output.stdout).expect("UTF-8 output")
 }
 
-#[test]
 fn image_as_kustomize_container_function_matches_exec_plugin() {
-    if tools_missing(&["podman", "buildah", "kubectl"]) {
-        return;
-    }
     let image = test_image();
     let example = TempDir::copy_of("e2e-container", "container");
     example.edit(
@@ -420,16 +401,16 @@ fn image_as_kustomize_container_function_matches_exec_plugin() {
     );
 }
 
-/// The image names users copy from the README and examples carry a registry host, which
+/// The image names users copy from the docs and examples carry a registry host, which
 /// kpt leaves alone; kpt rewrites an unqualified name to its catalog (gcr.io/kpt-fn/).
 /// Checked with the real kpt: what it reports running is the name as given. Needs no
 /// container runtime (the run itself may fail without one).
-#[test]
 fn documented_image_names_are_ones_kpt_does_not_rewrite() {
-    let mut docs = vec![
-        Path::new(ROOT).join("README.md"),
-        Path::new(ROOT).join("Dockerfile"),
-    ];
+    let mut docs: Vec<PathBuf> = common::user_docs()
+        .into_iter()
+        .map(|(page, _)| Path::new(ROOT).join(page))
+        .collect();
+    docs.push(Path::new(ROOT).join("Dockerfile"));
     let mut stack = vec![Path::new(ROOT).join("examples")];
     while let Some(dir) = stack.pop() {
         for entry in fs::read_dir(&dir).expect("list examples") {
@@ -471,9 +452,6 @@ fn documented_image_names_are_ones_kpt_does_not_rewrite() {
         names.iter().any(|n| n == "localhost/config-hash:latest"),
         "{names:?}"
     );
-    if tools_missing(&["kpt"]) {
-        return;
-    }
     let pkg = TempDir::copy_of("e2e-container-names", "basic");
     for (image, ran) in [
         (
@@ -501,4 +479,27 @@ fn documented_image_names_are_ones_kpt_does_not_rewrite() {
             "kpt --image {image}: expected it to run {ran}:\n{err}"
         );
     }
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![
+        trial!(dockerfile_builds_what_we_test),
+        trial!(release_binary_is_static_and_runs_in_an_empty_root),
+        trial!(
+            image_under_kpt_matches_exec,
+            Need::tool("podman"),
+            Need::tool("buildah"),
+            Need::tool("kpt")
+        ),
+        trial!(
+            image_as_kustomize_container_function_matches_exec_plugin,
+            Need::tool("podman"),
+            Need::tool("buildah"),
+            Need::tool("kubectl")
+        ),
+        trial!(
+            documented_image_names_are_ones_kpt_does_not_rewrite,
+            Need::tool("kpt")
+        ),
+    ])
 }

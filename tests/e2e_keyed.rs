@@ -5,8 +5,7 @@
 
 mod common;
 
-use std::io::Write as _;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use common::{BINARY, TempDir};
 
@@ -36,18 +35,11 @@ fn run(args: &[&str], env: &[(&str, &str)], stdin: &str) -> Output {
     let mut cmd = Command::new(BINARY);
     cmd.args(args)
         .env_remove("CONFIG_HASH_KEY")
-        .env_remove("CONFIG_HASH_KEY_FILE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env_remove("CONFIG_HASH_KEY_FILE");
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().expect("run config-hash");
-    let mut input = child.stdin.take().expect("stdin");
-    let _ = input.write_all(stdin.as_bytes());
-    drop(input);
-    child.wait_with_output().expect("wait for config-hash")
+    common::run_with_stdin(&mut cmd, stdin)
 }
 
 fn text(bytes: &[u8]) -> String {

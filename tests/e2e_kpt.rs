@@ -12,8 +12,10 @@
 //! the package. The examples are written in the form kpt writes, so every byte that
 //! moves in these tests is config-hash's doing.
 
+#[macro_use]
 mod common;
 
+use common::harness::Need;
 use std::collections::BTreeMap;
 use std::fs;
 use std::process::{Command, Output};
@@ -319,19 +321,11 @@ fn eval_basic(fn_args: &[&str], mode: Mode) -> (String, String) {
     (deployment_hash, cronjob_hash)
 }
 
-#[test]
 fn eval_stamps_annotations_and_leaves_every_other_byte() {
-    if common::tools_missing(&["kpt"], "kpt") {
-        return;
-    }
     eval_basic(&[], Mode::Annotation);
 }
 
-#[test]
 fn eval_env_mode_puts_the_annotation_hash_in_every_container() {
-    if common::tools_missing(&["kpt"], "kpt") {
-        return;
-    }
     let annotation = eval_basic(&[], Mode::Annotation);
     let env = eval_basic(&["mode=env"], Mode::Env);
     // In key granularity, the annotation and the env var carry the same hash.
@@ -406,11 +400,7 @@ fn check_render(example: &str, mode: Mode, expected: &[(&str, &[&str])], edits: 
     }
 }
 
-#[test]
 fn render_basic_stamps_once_and_follows_the_keys_each_pod_sees() {
-    if common::tools_missing(&["kpt"], "kpt") {
-        return;
-    }
     check_render(
         "basic",
         Mode::Annotation,
@@ -463,11 +453,7 @@ fn render_basic_stamps_once_and_follows_the_keys_each_pod_sees() {
     );
 }
 
-#[test]
 fn render_env_mode_stamps_once_and_follows_the_keys_each_pod_sees() {
-    if common::tools_missing(&["kpt"], "kpt") {
-        return;
-    }
     check_render(
         "env-mode",
         Mode::Env,
@@ -512,11 +498,7 @@ fn render_env_mode_stamps_once_and_follows_the_keys_each_pod_sees() {
     );
 }
 
-#[test]
 fn function_config_error_fails_kpt_with_the_message() {
-    if common::tools_missing(&["kpt"], "kpt") {
-        return;
-    }
     let package = Package::copy_of("basic");
     let before = package.snapshot();
     let output = package.eval(&["mode=sideways"]);
@@ -558,4 +540,29 @@ fn function_config_error_fails_kpt_with_the_message() {
         package.snapshot() == before,
         "a failed render changed the package"
     );
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![
+        trial!(
+            eval_stamps_annotations_and_leaves_every_other_byte,
+            Need::tool("kpt")
+        ),
+        trial!(
+            eval_env_mode_puts_the_annotation_hash_in_every_container,
+            Need::tool("kpt")
+        ),
+        trial!(
+            render_basic_stamps_once_and_follows_the_keys_each_pod_sees,
+            Need::tool("kpt")
+        ),
+        trial!(
+            render_env_mode_stamps_once_and_follows_the_keys_each_pod_sees,
+            Need::tool("kpt")
+        ),
+        trial!(
+            function_config_error_fails_kpt_with_the_message,
+            Need::tool("kpt")
+        ),
+    ])
 }

@@ -7,8 +7,10 @@
 //! under its unsuffixed name, and the suffixing and reference rewriting must still
 //! happen afterwards.
 
+#[macro_use]
 mod common;
 
+use common::harness::Need;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
@@ -187,11 +189,7 @@ fn config_map_key_refs(doc: &Value) -> Vec<String> {
         .collect()
 }
 
-#[test]
 fn kubectl_kustomize_runs_the_installed_plugin_and_still_suffixes() {
-    if common::tools_missing(&["kubectl"], "kustomize") {
-        return;
-    }
     let ws = Workspace::new();
     let output = ws.build();
     let docs = documents(&output);
@@ -265,11 +263,7 @@ fn kubectl_kustomize_runs_the_installed_plugin_and_still_suffixes() {
     assert_eq!(hashes(&documents(&rerun)), stamped);
 }
 
-#[test]
 fn editing_a_value_changes_exactly_the_hashes_of_the_workloads_that_read_it() {
-    if common::tools_missing(&["kubectl"], "kustomize") {
-        return;
-    }
     let baseline_ws = Workspace::new();
     let baseline_docs = documents(&baseline_ws.build());
     let baseline = hashes(&baseline_docs);
@@ -334,11 +328,7 @@ fn editing_a_value_changes_exactly_the_hashes_of_the_workloads_that_read_it() {
     }
 }
 
-#[test]
 fn on_missing_error_fails_the_kustomize_build() {
-    if common::tools_missing(&["kubectl"], "kustomize") {
-        return;
-    }
     let ws = Workspace::new();
     ws.edit(
         "deployment.yaml",
@@ -365,11 +355,7 @@ fn on_missing_error_fails_the_kustomize_build() {
 /// standalone kustomize and Argo CD) gets the ConfigHash object as `functionConfig`
 /// and the resources as kustomize holds them before suffixing: it must compute the same
 /// hashes as the plugin form did under `kubectl kustomize`.
-#[test]
 fn krm_function_form_accepts_the_same_config_object() {
-    if common::tools_missing(&["kubectl"], "kustomize") {
-        return;
-    }
     let ws = Workspace::new();
     let output = ws.build();
     let plugin_hashes = hashes(&documents(&output));
@@ -479,11 +465,7 @@ fn indent_item(doc: &str) -> String {
 /// `kubectl kustomize dir | config-hash --name-suffix`: kustomize's own suffixed names
 /// are recognised as suffixed (the content gives the same suffix), so they do not get a
 /// second one, and nothing changes at all.
-#[test]
 fn suffixes_never_stack_on_kustomize_output() {
-    if common::tools_missing(&["kubectl"], "kustomize") {
-        return;
-    }
     let dir = common::TempDir::new("e2e-kustomize-stack");
     dir.write(
         "kustomization.yaml",
@@ -527,4 +509,29 @@ fn suffixes_never_stack_on_kustomize_output() {
         built.matches("app-settings-").count(),
         "{text}"
     );
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![
+        trial!(
+            kubectl_kustomize_runs_the_installed_plugin_and_still_suffixes,
+            Need::tool("kubectl")
+        ),
+        trial!(
+            editing_a_value_changes_exactly_the_hashes_of_the_workloads_that_read_it,
+            Need::tool("kubectl")
+        ),
+        trial!(
+            on_missing_error_fails_the_kustomize_build,
+            Need::tool("kubectl")
+        ),
+        trial!(
+            krm_function_form_accepts_the_same_config_object,
+            Need::tool("kubectl")
+        ),
+        trial!(
+            suffixes_never_stack_on_kustomize_output,
+            Need::tool("kubectl")
+        ),
+    ])
 }

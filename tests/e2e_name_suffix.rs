@@ -2,8 +2,10 @@
 //! changes nothing), then its ConfigMap edited and rendered again (a new suffix, every
 //! reference follows, suffixes never stack).
 
+#[macro_use]
 mod common;
 
+use common::harness::Need;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -55,11 +57,7 @@ fn name_of(text: &str) -> String {
         .to_string()
 }
 
-#[test]
 fn render_suffixes_names_idempotently_and_follows_content_changes() {
-    if common::tools_missing(&["kpt"], "kpt") {
-        return;
-    }
     let dir = temp_copy("name-suffix");
     render(&dir);
 
@@ -132,4 +130,11 @@ fn render_suffixes_names_idempotently_and_follows_content_changes() {
         before.iter().find(|f| f.0 == "serviceaccount.yaml")
     );
     fs::remove_dir_all(&dir).ok();
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![trial!(
+        render_suffixes_names_idempotently_and_follows_content_changes,
+        Need::tool("kpt")
+    )])
 }

@@ -4,8 +4,10 @@
 //! missing-reference warning), a second render changes nothing, and editing either
 //! producer's part that git controls rolls the Deployment.
 
+#[macro_use]
 mod common;
 
+use common::harness::Need;
 use std::path::Path;
 use std::process::Command;
 
@@ -29,11 +31,7 @@ fn hash(dir: &common::TempDir) -> String {
         .to_string()
 }
 
-#[test]
 fn sealed_and_external_secrets_resolve_under_kpt_render_twice() {
-    if common::tools_missing(&["kpt"], "kpt") {
-        return;
-    }
     let dir = common::TempDir::copy_of("producers", "sealed-and-external-secrets");
     let results = render(dir.path());
     assert!(!results.contains("not in the input"), "{results}");
@@ -72,4 +70,11 @@ fn sealed_and_external_secrets_resolve_under_kpt_render_twice() {
         resealed,
         "an ExternalSecret spec edit must roll it"
     );
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![trial!(
+        sealed_and_external_secrets_resolve_under_kpt_render_twice,
+        Need::tool("kpt")
+    )])
 }

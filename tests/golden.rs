@@ -17,11 +17,12 @@
 //! the part that matters: a pattern, not frozen wording). Review the diff before
 //! committing: the expected files are the specification.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::fs;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_config-hash");
 
@@ -33,45 +34,18 @@ struct Run {
 }
 
 fn run(input: &[u8]) -> Run {
-    let mut child = Command::new(BIN)
-        // The expected files are unkeyed hashes, whatever the developer's shell holds.
-        .env_remove("CONFIG_HASH_KEY")
-        .env_remove("CONFIG_HASH_KEY_FILE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the config-hash binary");
-    // Write from another thread: a large output would otherwise fill the stdout pipe
-    // while we are still writing stdin.
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().expect("wait for config-hash");
-    writer
-        .join()
-        .expect("stdin writer thread")
-        .expect("write stdin");
+    let out = common::run_with_stdin(
+        Command::new(BIN)
+            // The expected files are unkeyed hashes, whatever the developer's shell holds.
+            .env_remove("CONFIG_HASH_KEY")
+            .env_remove("CONFIG_HASH_KEY_FILE"),
+        input,
+    );
     Run {
         stdout: out.stdout,
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         code: out.status.code().unwrap_or(-1),
     }
-}
-
-fn cases_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
-}
-
-fn cases() -> Vec<PathBuf> {
-    let dir = cases_dir();
-    let mut out: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    out
 }
 
 /// Where the first difference is, as a short human hint: line, column, and a window of
@@ -251,19 +225,13 @@ fn check_case(dir: &Path, update: bool) -> Result<(), String> {
 #[test]
 fn golden_cases() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1");
-    let cases = cases();
-    assert!(
-        !cases.is_empty(),
-        "no golden cases found under {}",
-        cases_dir().display()
-    );
+    let cases = common::golden_cases();
     let mut failures = String::new();
     let mut failed = 0;
-    for dir in &cases {
-        let name = dir.file_name().unwrap_or_default().to_string_lossy();
-        if let Err(why) = check_case(dir, update) {
+    for case in &cases {
+        if let Err(why) = check_case(&case.dir, update) {
             failed += 1;
-            let _ = write!(failures, "\n  {name}:\n    {why}");
+            let _ = write!(failures, "\n  {}:\n    {why}", case.name);
         }
     }
     assert!(

@@ -3,24 +3,20 @@
 //! default) and read as one chunk. Inputs the splitter could not cut are counted apart,
 //! so the comparison never pits one reading against itself unnoticed.
 
+mod common;
+
 use std::fs;
-use std::path::Path;
 
 use config_hash::{Options, run};
 
 #[test]
 fn one_item_per_chunk_and_one_chunk_agree_on_every_golden_input() {
-    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
     let mut compared = 0;
     let mut cases = 0;
     let mut whole = Vec::new();
-    for entry in fs::read_dir(&testdata).unwrap() {
-        let dir = entry.unwrap().path();
-        let input = ["input.yaml", "input.json"]
-            .iter()
-            .map(|f| dir.join(f))
-            .find(|p| p.exists());
-        let Some(input) = input else { continue };
+    for case in common::golden_cases() {
+        let dir = case.dir.clone();
+        let Some(input) = case.input() else { continue };
         let Ok(text) = fs::read_to_string(&input) else {
             continue;
         };

@@ -21,17 +21,18 @@
 //! Values are never printed for Secrets; a ConfigMap mismatch shows the text kustomize
 //! wrote for that object (the values are synthetic).
 
+#[macro_use]
 mod common;
 
+use common::harness::Need;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use common::{BINARY, TempDir, tools_missing};
+use common::{BINARY, TempDir};
 
 /// The seed every run checks: before go-yaml's line breaks were read, config-hash
 /// rejected what kustomize wrote for it (an LS in a block scalar).
@@ -319,17 +320,7 @@ fn buildable(dir: &Path, objects: Vec<Generated>) -> Vec<Generated> {
 }
 
 fn config_hash(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BINARY)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run config-hash");
-    let mut input = child.stdin.take().expect("stdin");
-    input.write_all(stdin.as_bytes()).expect("write stdin");
-    drop(input);
-    child.wait_with_output().expect("wait for config-hash")
+    common::run_with_stdin(Command::new(BINARY).args(args), stdin)
 }
 
 /// Every `metadata.name` of a generated object in kustomize's (or config-hash's) output,
@@ -452,11 +443,7 @@ fn random_seed() -> u64 {
     Rng(nanos as u64 ^ u64::from(std::process::id())).next()
 }
 
-#[test]
 fn config_hash_reads_what_kubectl_kustomize_writes() {
-    if tools_missing(&["kubectl"], "kustomize dialect") {
-        return;
-    }
     let seeds: Vec<u64> = match std::env::var("KUSTOMIZE_DIALECT_SEEDS") {
         Ok(list) => list
             .split(',')
@@ -483,7 +470,6 @@ fn config_hash_reads_what_kubectl_kustomize_writes() {
 }
 
 /// The helpers find each generated object's name, and only those.
-#[test]
 fn names_are_found_per_object_and_unsuffixed() {
     let objects = vec![Generated {
         name: "cm-00".to_owned(),
@@ -498,4 +484,14 @@ fn names_are_found_per_object_and_unsuffixed() {
         unsuffix(text, &names, false),
         "metadata:\n  name: cm-00\n---\nmetadata:\n  name: other-x\n"
     );
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![
+        trial!(
+            config_hash_reads_what_kubectl_kustomize_writes,
+            Need::tool("kubectl")
+        ),
+        trial!(names_are_found_per_object_and_unsuffixed),
+    ])
 }

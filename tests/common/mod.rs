@@ -1,6 +1,7 @@
-//! Helpers shared by the end-to-end tests: unique temp dirs, copies of `examples/`,
-//! skipping (or failing under CI) when a tool is missing, running a command that must
-//! succeed, and PATH with the built binary's directory first.
+//! Helpers shared by the tests: the test harness for tests that need a tool
+//! ([`harness`]), where the cases are (golden cases under `testdata/`, example packages,
+//! the user documentation), unique temp dirs and copies of `examples/`, running the
+//! binary or another command, and PATH with the built binary's directory first.
 
 // Each test file is its own crate that compiles this module with `mod common;` and uses
 // only some of its helpers; the rest would be dead code in that crate.
@@ -9,12 +10,15 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use yaml_serde::Value;
+
+pub mod harness;
 
 /// The config-hash binary cargo built for this test run.
 pub const BINARY: &str = env!("CARGO_BIN_EXE_config-hash");
@@ -136,39 +140,6 @@ pub fn which(tool: &str) -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
-/// Those of `tools` that are not on PATH.
-pub fn missing_tools<'a>(tools: &[&'a str]) -> Vec<&'a str> {
-    tools
-        .iter()
-        .copied()
-        .filter(|tool| which(tool).is_none())
-        .collect()
-}
-
-/// True (after a loud note) when `missing` names a tool, so the test may skip; panics
-/// under CI, where the `suite` end-to-end tests must run. `hint` follows the tool names.
-pub fn skip_unless_ci(missing: &[&str], suite: &str, hint: &str) -> bool {
-    if missing.is_empty() {
-        return false;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} not found on PATH, and CI is set: the {suite} end-to-end tests must run in CI{hint}",
-        missing.join(", ")
-    );
-    eprintln!(
-        "\n*** SKIPPED: {} not found on PATH{hint}; {suite} end-to-end test not run ***\n",
-        missing.join(", ")
-    );
-    true
-}
-
-/// True (after a loud note) when one of `tools` is absent and the test may skip; panics
-/// under CI.
-pub fn tools_missing(tools: &[&str], suite: &str) -> bool {
-    skip_unless_ci(&missing_tools(tools), suite, "")
-}
-
 /// Panics with the output unless `output` is a success.
 pub fn assert_success(output: &Output, what: &str) {
     assert!(
@@ -214,4 +185,116 @@ pub fn pod_template(doc: &Value) -> &Value {
         Some("CronJob") => &doc["spec"]["jobTemplate"]["spec"]["template"],
         _ => &doc["spec"]["template"],
     }
+}
+
+/// Runs `command` with `stdin` written to it (from another thread, so a large output
+/// cannot fill the stdout pipe while stdin is still being written), and returns its
+/// output whatever the exit status. A command that exits without reading all of stdin
+/// is not an error here.
+pub fn run_with_stdin(command: &mut Command, stdin: impl Into<Vec<u8>>) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    let mut input = child.stdin.take().expect("stdin is piped");
+    let stdin = stdin.into();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let output = child.wait_with_output().expect("wait for the command");
+    writer.join().expect("stdin writer thread");
+    output
+}
+
+/// `config-hash ARGS` with `stdin`, with no hash key from the environment (expected
+/// outputs are unkeyed hashes, whatever the developer's shell holds).
+pub fn config_hash(args: &[&str], stdin: &str) -> Output {
+    run_with_stdin(
+        Command::new(BINARY)
+            .args(args)
+            .env_remove("CONFIG_HASH_KEY")
+            .env_remove("CONFIG_HASH_KEY_FILE"),
+        stdin,
+    )
+}
+
+/// The repository's root.
+pub fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A golden case: one directory under `testdata/`.
+#[derive(Debug, Clone)]
+pub struct GoldenCase {
+    pub dir: PathBuf,
+    pub name: String,
+}
+
+impl GoldenCase {
+    /// Its input (`input.yaml` or `input.json`), if it has one.
+    pub fn input(&self) -> Option<PathBuf> {
+        ["input.yaml", "input.json"]
+            .iter()
+            .map(|f| self.dir.join(f))
+            .find(|p| p.is_file())
+    }
+}
+
+/// Every golden case, sorted by name. Panics when there is none: a harness that finds
+/// no case tests nothing.
+pub fn golden_cases() -> Vec<GoldenCase> {
+    let root = repo_root().join("testdata");
+    let mut cases: Vec<GoldenCase> = fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", root.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.is_dir())
+        .map(|dir| GoldenCase {
+            name: dir
+                .file_name()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned(),
+            dir,
+        })
+        .collect();
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    assert!(!cases.is_empty(), "no golden case under {}", root.display());
+    cases
+}
+
+/// Every kpt package under `examples/` (a directory holding a Kptfile), sorted.
+pub fn example_packages() -> Vec<PathBuf> {
+    let root = repo_root().join("examples");
+    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
+        .expect("list examples")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.join("Kptfile").is_file())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no kpt package under {}", root.display());
+    dirs
+}
+
+/// The user documentation: README.md and every Markdown page of the book in `docs/`,
+/// with their paths relative to the repository.
+pub fn user_docs() -> Vec<(PathBuf, String)> {
+    let root = repo_root();
+    let mut pages: Vec<PathBuf> = fs::read_dir(root.join("docs"))
+        .expect("list docs/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .map(|p| p.strip_prefix(root).expect("under the root").to_path_buf())
+        .collect();
+    pages.sort();
+    pages.insert(0, PathBuf::from("README.md"));
+    pages
+        .into_iter()
+        .map(|page| {
+            let text = fs::read_to_string(root.join(&page))
+                .unwrap_or_else(|e| panic!("read {}: {e}", page.display()));
+            (page, text)
+        })
+        .collect()
 }
