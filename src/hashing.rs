@@ -395,7 +395,7 @@ mod tests {
         content(&tree, tree.docs[0].root, kind).unwrap()
     }
 
-    /// Pinned vectors: these values are the contract in the README. If this test fails,
+    /// Pinned vectors: these values are the contract in docs/hash-contract.md. If this test fails,
     /// the encoding changed and every stamped workload in the world would restart.
     #[test]
     fn encoding_v1_vectors() {

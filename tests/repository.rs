@@ -1,11 +1,96 @@
-//! What the repository promises about itself: no test is written where it would never
-//! run.
+//! What the repository promises about itself: the README a newcomer reads first is short
+//! and keeps its two set-up commands; every page of the book is in its table of contents;
+//! user documentation speaks to users (no issue numbers); and no test is written where
+//! it would never run.
 
 mod common;
 
 use std::fs;
 
-use common::repo_root;
+use common::{repo_root, user_docs};
+
+/// The two commands a newcomer needs on a fresh machine (`.ci/run` runs the second).
+const SETUP_COMMANDS: [&str; 2] = [
+    "cargo run --release -- < examples/resource-list.yaml",
+    "cargo test --locked",
+];
+
+#[test]
+fn the_readme_is_short_and_keeps_its_two_set_up_commands() {
+    let readme = fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 300,
+        "README.md has {lines} lines; at most 300 (the rest goes in docs/)"
+    );
+    let block = readme
+        .split("```")
+        .find(|b| b.contains(SETUP_COMMANDS[0]))
+        .expect("a code block with the build-and-run command");
+    for command in SETUP_COMMANDS {
+        assert!(
+            block.lines().any(|l| l.trim_start().starts_with(command)),
+            "the quick start's code block lacks {command:?}:\n{block}"
+        );
+    }
+}
+
+#[test]
+fn every_page_of_the_book_is_in_its_summary() {
+    let summary = fs::read_to_string(repo_root().join("docs/SUMMARY.md")).expect("SUMMARY.md");
+    let mut pages = 0;
+    for (page, _) in user_docs() {
+        let Some(name) = page.strip_prefix("docs").ok().and_then(|p| p.to_str()) else {
+            continue;
+        };
+        if name == "SUMMARY.md" {
+            continue;
+        }
+        pages += 1;
+        assert!(
+            summary.contains(&format!("]({name})")),
+            "docs/{name} is not linked from docs/SUMMARY.md"
+        );
+    }
+    assert!(pages >= 20, "only {pages} pages in docs/");
+}
+
+/// "issue 10", "issues 3 and 4", "(#12)": numbers a user cannot look up.
+fn issue_references(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut found = Vec::new();
+    for pair in words.windows(2) {
+        let word = pair[0].trim_start_matches(['(', '[']).to_ascii_lowercase();
+        let number = pair[1].trim_start_matches('#');
+        if (word == "issue" || word == "issues")
+            && number.chars().next().is_some_and(|c| c.is_ascii_digit())
+        {
+            found.push(pair.join(" "));
+        }
+    }
+    for (i, _) in text.match_indices("(#") {
+        if text[i + 2..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit())
+        {
+            found.push(text[i..(i + 8).min(text.len())].to_string());
+        }
+    }
+    found
+}
+
+#[test]
+fn user_docs_cite_no_issue_numbers() {
+    assert_eq!(
+        issue_references("see issue 10 (#12) and issue #3"),
+        ["issue 10", "issue #3", "(#12) an"]
+    );
+    for (page, text) in user_docs() {
+        let found = issue_references(&text);
+        assert!(found.is_empty(), "{}: {found:?}", page.display());
+    }
+}
 
 /// A `#[test]` in a file that runs under the harness of `tests/common/harness.rs`
 /// (`harness = false` in Cargo.toml) would never run: register it with `trial!`.
@@ -40,4 +125,89 @@ fn no_test_hides_in_a_file_without_libtest() {
             "tests/{name}.rs has harness = false but does not run common::harness::run"
         );
     }
+}
+
+/// The anchor mdBook (and GitHub) gives a heading: lower case, spaces to `-`, and only
+/// letters, digits, `-` and `_` kept.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every Markdown link target in `text` outside code: `[text](target)`.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fence = !fence;
+            continue;
+        }
+        if fence {
+            continue;
+        }
+        // Inline code is not a link: drop `...` spans first.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        for (i, _) in prose.match_indices("](") {
+            if let Some(end) = prose[i + 2..].find(')') {
+                out.push(prose[i + 2..i + 2 + end].to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Links between the README and the book's pages, and to the repository's files, resolve,
+/// anchors included (mdbook-linkcheck checks files, not anchors, and not the README).
+#[test]
+fn links_in_user_docs_resolve() {
+    let root = repo_root();
+    let mut checked = 0;
+    for (page, text) in user_docs() {
+        let dir = root
+            .join(&page)
+            .parent()
+            .expect("a directory")
+            .to_path_buf();
+        for target in link_targets(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let path = if file.is_empty() {
+                root.join(&page)
+            } else {
+                dir.join(file)
+            };
+            assert!(
+                path.exists(),
+                "{}: link to {target}: {} does not exist",
+                page.display(),
+                path.display()
+            );
+            if !anchor.is_empty() {
+                let target_text = fs::read_to_string(&path).expect("a linked page");
+                let anchors: Vec<String> = target_text
+                    .lines()
+                    .filter(|l| l.starts_with('#'))
+                    .map(|l| slug(l.trim_start_matches('#')))
+                    .collect();
+                assert!(
+                    anchors.iter().any(|a| a == anchor),
+                    "{}: link to {target}: no heading with that anchor (has {anchors:?})",
+                    page.display()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "only {checked} links checked");
 }
