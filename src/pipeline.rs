@@ -90,9 +90,23 @@ enum Pass1 {
     Unparsed,
     Parsed {
         sources: Vec<SourceSeen>,
-        /// Pass 2 has work here even without renames (a workload, a name-reference site).
+        /// Pass 2 has work here even without renames: a workload, or a kind with
+        /// name-reference sites (whether or not it is also a source).
         busy: bool,
     },
+}
+
+impl Pass1 {
+    /// Whether pass 2 must read the chunk again when nothing is renamed (with renames,
+    /// every chunk is read again, for references and stale mentions). A ConfigMap or
+    /// Secret alone is read once: its content is in the index, and only a rename edits
+    /// it.
+    fn busy(&self) -> bool {
+        match self {
+            Pass1::Unparsed => true,
+            Pass1::Parsed { busy, .. } => *busy,
+        }
+    }
 }
 
 /// What pass 2 yields for one item.
@@ -364,10 +378,10 @@ fn attempt<'a>(
     let mut early = Vec::new();
     let mut busy = Vec::with_capacity(pass1.len());
     for p in pass1 {
+        busy.push(p.busy());
         match p {
-            Pass1::Unparsed => busy.push(true),
-            Pass1::Parsed { sources, busy: b } => {
-                busy.push(b || !sources.is_empty());
+            Pass1::Unparsed => {}
+            Pass1::Parsed { sources, .. } => {
                 for s in sources {
                     let id = &s.entry.id;
                     let name = renames
@@ -602,6 +616,9 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
             continue;
         }
         let id = ResourceId::of(tree, item);
+        // Whatever else it is (a catalog may declare any kind a workload).
+        busy |= catalog.workload(&id.api_version, &id.kind).is_some()
+            || catalog.has_name_sites(&id.api_version, &id.kind);
         if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
             let decision = suffix::decide(tree, item, &id, kind, config);
             let entry = Box::new(SourceEntry::read(tree, item, id, kind));
@@ -624,10 +641,6 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
                     });
                 }
             }
-        } else if catalog.workload(&id.api_version, &id.kind).is_some()
-            || catalog.has_name_sites(&id.api_version, &id.kind)
-        {
-            busy = true;
         }
     }
     // Most chunks hold one item: no spare capacity for the whole run.
@@ -945,6 +958,30 @@ items:
         };
         let out = run(input, &both).unwrap().output;
         assert_eq!(run(&out, &both).unwrap().output, out);
+    }
+
+    #[test]
+    fn pass_two_reads_again_only_chunks_it_may_edit() {
+        let config = crate::config::Config::default();
+        let catalog = crate::catalog::Catalog::builtin();
+        let busy = |text: &str| {
+            let tree = crate::yaml::Tree::parse(text).unwrap();
+            let root = tree.docs[0].root;
+            super::first_pass(&tree, &[root], &config, &catalog).busy()
+        };
+        // Its content is in the index; only a rename (which reads every chunk) edits it.
+        assert!(!busy(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
+        ));
+        assert!(!busy(
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: Yg==}\n"
+        ));
+        assert!(!busy(
+            "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"
+        ));
+        assert!(busy(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: []}}}\n"
+        ));
     }
 
     #[test]
