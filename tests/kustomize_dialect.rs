@@ -30,9 +30,8 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use common::{BINARY, TempDir};
+use common::{BINARY, Rng, TempDir, seeds};
 
 /// The seed every run checks: before go-yaml's line breaks were read, config-hash
 /// rejected what kustomize wrote for it (an LS in a block scalar).
@@ -41,28 +40,6 @@ const FIXED_SEED: u64 = 0xd;
 /// How many ConfigMaps and Secrets one seed generates.
 const CONFIG_MAPS: usize = 14;
 const SECRETS: usize = 4;
-
-/// splitmix64: a tiny, good-enough PRNG, so a seed reproduces a case anywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
 
 /// Pieces values are built from: where go-yaml and YAML 1.2 readers (and writers)
 /// may disagree. Not DEL nor C1 controls other than NEL: kustomize's writer puts them
@@ -436,26 +413,8 @@ fn check_seed(seed: u64) -> Vec<String> {
     failures
 }
 
-fn random_seed() -> u64 {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    Rng(nanos as u64 ^ u64::from(std::process::id())).next()
-}
-
 fn config_hash_reads_what_kubectl_kustomize_writes() {
-    let seeds: Vec<u64> = match std::env::var("KUSTOMIZE_DIALECT_SEEDS") {
-        Ok(list) => list
-            .split(',')
-            .map(|s| {
-                let s = s.trim();
-                s.strip_prefix("0x")
-                    .map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16))
-                    .expect("KUSTOMIZE_DIALECT_SEEDS: numbers, comma-separated")
-            })
-            .collect(),
-        Err(_) => vec![FIXED_SEED, random_seed()],
-    };
+    let seeds = seeds("KUSTOMIZE_DIALECT_SEEDS", FIXED_SEED);
     let mut failures = Vec::new();
     for &seed in &seeds {
         eprintln!("kustomize dialect: seed {seed:#x}");

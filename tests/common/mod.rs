@@ -298,3 +298,56 @@ pub fn user_docs() -> Vec<(PathBuf, String)> {
         })
         .collect()
 }
+
+/// splitmix64: a tiny, good-enough PRNG, so a seed reproduces a generated case anywhere.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True once in `n` draws on average.
+    pub fn one_in(&mut self, n: usize) -> bool {
+        self.below(n) == 0
+    }
+
+    pub fn pick<'a, T: ?Sized>(&mut self, items: &[&'a T]) -> &'a T {
+        items[self.below(items.len())]
+    }
+}
+
+/// The seeds a differential test runs: the numbers in the environment variable `var`
+/// (comma-separated, decimal or `0x` hex) when it is set, else `fixed` and one random
+/// seed (which the test prints, so a failure can be run again).
+pub fn seeds(var: &str, fixed: u64) -> Vec<u64> {
+    match std::env::var(var) {
+        Ok(list) => list
+            .split(',')
+            .map(|s| {
+                let s = s.trim();
+                s.strip_prefix("0x")
+                    .map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16))
+                    .unwrap_or_else(|_| panic!("{var}: numbers, comma-separated"))
+            })
+            .collect(),
+        Err(_) => {
+            let nanos = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            vec![
+                fixed,
+                Rng(nanos as u64 ^ u64::from(std::process::id())).next(),
+            ]
+        }
+    }
+}
