@@ -1528,7 +1528,7 @@ impl Writer<'_> {
                 self.indentation(indent);
             }
             self.out.push('-');
-            if self.mutate(C::TabAfterDash, 10) && matches!(item, Node::Str(_)) {
+            if matches!(item, Node::Str(_)) && self.mutate(C::TabAfterDash, 10) {
                 self.out.push_str("\tx\n");
                 continue;
             }
@@ -1789,7 +1789,9 @@ impl Writer<'_> {
             if i > 0 && self.may(C::DocumentEnd, 5) {
                 self.out.push_str("...\n");
                 self.lines_before(0);
-                if !directive && self.may(C::EndWithoutStart, 4) {
+                // A mutation in the document nobody reads would be refused by nobody.
+                let plain = self.mutation.is_none() && self.mutated.is_none();
+                if !directive && plain && self.may(C::EndWithoutStart, 4) {
                     // go-yaml reads this piece's first document only: the rest of the
                     // piece is not the model any more (the test judges by what it read).
                     self.document(doc);
