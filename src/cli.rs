@@ -16,8 +16,12 @@ use config_hash::config::{Granularity, Mode, OnMissing, Overrides, RuntimeReload
 /// plugin (config from the file, stream on stdin).
 ///
 /// Exit status: 0 success (warnings allowed); 1 an error result, or input that cannot
-/// be read; 2 a usage error (an unknown flag or value); 3 (with --check) something is
-/// out of date.
+/// be read; 2 a usage error (an unknown flag, a bad flag value); 3 (with --check)
+/// something is out of date.
+///
+/// Environment: CONFIG_HASH_ON_MISSING (warn, error or ignore) is --on-missing for
+/// hosts where flags are hard to reach (CI, a Helm or kustomize plugin); the flag wins.
+/// CONFIG_HASH_KEY_FILE and CONFIG_HASH_KEY: see --key-file.
 #[derive(Debug, Parser)]
 #[command(
     name = "config-hash",
@@ -71,6 +75,24 @@ pub enum Command {
         #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
         name_suffix: bool,
     },
+    /// Print a shell completion script: `config-hash completions bash >
+    /// /etc/bash_completion.d/config-hash` (zsh: a file named _config-hash on $fpath;
+    /// fish: ~/.config/fish/completions/config-hash.fish).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the manual page (roff): `config-hash man > config-hash.1`, then `man
+    /// ./config-hash.1`, or install it under a man1 directory.
+    Man,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -96,7 +118,7 @@ pub struct RunArgs {
     /// (fields under data).
     #[arg(short, long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Write the hash as an annotation, an env var, or both.
+    /// Write the hash as an annotation, an env var, or both [default: annotation].
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
     /// Annotation key for the hash [default: config-hash.dev/hash].
@@ -105,25 +127,32 @@ pub struct RunArgs {
     /// Env var name for the hash [default: CONFIG_HASH].
     #[arg(long, value_name = "NAME")]
     pub env_name: Option<String>,
-    /// Hash only the keys each pod sees (key) or whole objects (object).
+    /// Hash only the keys each pod sees (key) or whole objects (object) [default: key].
     #[arg(long, value_enum)]
     pub granularity: Option<GranularityArg>,
-    /// What a non-optional reference to a missing object or key gets.
+    /// What a non-optional reference to a missing object or key gets [default: warn; env
+    /// CONFIG_HASH_ON_MISSING].
     #[arg(long, value_enum)]
     pub on_missing: Option<OnMissingArg>,
     /// Give ConfigMaps and Secrets kustomize-compatible hashed names
-    /// (--name-suffix=false turns off a config file's nameSuffix: true).
+    /// (--name-suffix=false turns off a config file's nameSuffix: true) [default: false].
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub name_suffix: Option<bool>,
     /// With --name-suffix, mark suffixed objects immutable (needs --name-suffix, or
-    /// --name-suffix=false for objects that opt in one by one).
+    /// --name-suffix=false for objects that opt in one by one) [default: false].
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", requires = "name_suffix")]
     pub immutable: Option<bool>,
     /// For sources whose content changes outside git (ExternalSecret targets,
     /// SecretProviderClasses): none, or reloader to also write Reloader's explicit
-    /// reload annotations listing exactly those.
+    /// reload annotations listing exactly those [default: none].
     #[arg(long, value_enum)]
     pub runtime_reload: Option<RuntimeReloadArg>,
+    /// Objects made at install time (by a Helm hook Job, an operator), which the input
+    /// cannot hold: KIND/NAME or KIND/NAMESPACE/NAME, KIND being ConfigMap or Secret;
+    /// repeat the flag or separate with commas. References to them are not reported
+    /// missing.
+    #[arg(long, value_name = "KIND/NAME", value_parser = install_time)]
+    pub install_time: Vec<String>,
     /// Change nothing: list what is out of date and exit 3 if anything is.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub check: bool,
@@ -139,7 +168,8 @@ pub struct RunArgs {
     /// keeping their mode) instead of to stdout, and print each file written.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, requires = "files", conflicts_with = "check")]
     pub in_place: bool,
-    /// No summary line on stderr (warnings and errors are still printed).
+    /// Quiet: no summary line on stderr, and no "up to date" from --check (warnings,
+    /// errors and what is out of date are still printed).
     #[arg(short, long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub quiet: bool,
 }
@@ -170,6 +200,11 @@ pub enum OnMissingArg {
     Ignore,
 }
 
+/// `--install-time`, checked as a functionConfig's installTime is.
+fn install_time(value: &str) -> Result<String, String> {
+    config_hash::config::InstallTime::parse_list(value).map(|_| value.to_string())
+}
+
 impl RunArgs {
     /// The flags as typed configuration overrides.
     pub fn overrides(&self) -> Overrides {
@@ -192,6 +227,10 @@ impl RunArgs {
             }),
             name_suffix: self.name_suffix,
             immutable: self.immutable,
+            install_time: (!self.install_time.is_empty()).then(|| {
+                config_hash::config::InstallTime::parse_list(&self.install_time.join(","))
+                    .expect("checked by clap")
+            }),
             runtime_reload: self.runtime_reload.map(|r| match r {
                 RuntimeReloadArg::None => RuntimeReload::None,
                 RuntimeReloadArg::Reloader => RuntimeReload::Reloader,

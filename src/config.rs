@@ -51,6 +51,65 @@ pub struct Config {
     /// The HMAC key for keyed hashes. Never read from a functionConfig (which lives in
     /// git): only the binary sets it, from a key file or the environment.
     pub hash_key: Option<crate::hashing::HashKey>,
+    /// Objects made at install time (by a Helm hook Job, an operator): a reference to
+    /// one that is not in the input is expected, so not reported missing.
+    pub install_time: Vec<InstallTime>,
+}
+
+/// One object declared as made at install time: `Secret/name`, or `Secret/ns/name` for
+/// one namespace only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallTime {
+    pub kind: crate::catalog::SourceKind,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl InstallTime {
+    /// Reads a comma-separated list (`installTime: Secret/a, ConfigMap/ns/b`).
+    pub fn parse_list(value: &str) -> Result<Vec<InstallTime>, String> {
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|entry| !entry.is_empty())
+            .map(|entry| {
+                let parts: Vec<&str> = entry.split('/').collect();
+                let (kind, namespace, name) = match parts.as_slice() {
+                    [kind, name] => (*kind, None, *name),
+                    [kind, ns, name] => (*kind, Some(ns.to_string()), *name),
+                    _ => return Err(format!("{entry:?} is not KIND/NAME or KIND/NAMESPACE/NAME")),
+                };
+                let kind = match kind {
+                    "ConfigMap" => crate::catalog::SourceKind::ConfigMap,
+                    "Secret" => crate::catalog::SourceKind::Secret,
+                    _ => return Err(format!("{entry:?}: the kind must be ConfigMap or Secret")),
+                };
+                if name.is_empty() || namespace.as_deref() == Some("") {
+                    return Err(format!("{entry:?} names nothing"));
+                }
+                Ok(InstallTime {
+                    kind,
+                    namespace,
+                    name: name.to_string(),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether a reference to `kind` `name` in `namespace` names this object.
+    pub fn matches(
+        &self,
+        kind: crate::catalog::SourceKind,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> bool {
+        self.kind == kind
+            && self.name == name
+            && self
+                .namespace
+                .as_deref()
+                .is_none_or(|ns| Some(ns) == namespace)
+    }
 }
 
 pub const DEFAULT_ANNOTATION_KEY: &str = "config-hash.dev/hash";
@@ -68,6 +127,7 @@ pub const FIELDS: &[&str] = &[
     "nameSuffix",
     "immutable",
     "runtimeReload",
+    "installTime",
     "workloads",
     "references",
 ];
@@ -88,6 +148,7 @@ impl Default for Config {
             runtime_reload: RuntimeReload::None,
             catalog: Extension::default(),
             hash_key: None,
+            install_time: Vec::new(),
         }
     }
 }
@@ -118,6 +179,7 @@ pub struct Overrides {
     pub name_suffix: Option<bool>,
     pub immutable: Option<bool>,
     pub runtime_reload: Option<RuntimeReload>,
+    pub install_time: Option<Vec<InstallTime>>,
 }
 
 const BOOLS: &[(&str, bool)] = &[("true", true), ("false", false)];
@@ -180,6 +242,7 @@ impl Overrides {
                     ],
                 )?)
             }
+            "installTime" => self.install_time = Some(InstallTime::parse_list(value)?),
             _ => {
                 return Err(format!(
                     "unknown field; accepted fields: {}",
@@ -225,7 +288,11 @@ impl Overrides {
             name_suffix,
             immutable,
             runtime_reload,
+            install_time,
         } = self;
+        if let Some(v) = install_time {
+            config.install_time.clone_from(v);
+        }
         if let Some(v) = runtime_reload {
             config.runtime_reload = *v;
         }

@@ -14,8 +14,8 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use config_hash::yaml::Tree;
 use config_hash::yaml::dialect::UNICODE_BREAKS;
+use config_hash::yaml::{NodeId, Tree};
 
 /// One text read: a file, or stdin (`path` None).
 #[derive(Debug)]
@@ -165,6 +165,107 @@ impl Package {
             }
             None => format!("line {line} column {column}"),
         }
+    }
+}
+
+/// Where a resource of a package is: `file:line` of its document.
+pub type Places = std::collections::HashMap<(String, Option<String>, String), String>;
+
+impl Package {
+    /// Where each resource of the files is, by kind, namespace and name: the file and
+    /// the line its object starts on. The files are parsed again, so this is for runs
+    /// that have something to report. Input from stdin has no place to name.
+    pub fn places(&self) -> Places {
+        let mut places = Places::new();
+        for seg in &self.segments {
+            let source = &self.sources[seg.source];
+            let Some(path) = &source.path else { continue };
+            let text = &source.text[seg.start..seg.end];
+            let Ok(tree) = Tree::parse(text) else {
+                continue;
+            };
+            let lines_before = source.text[..seg.start].matches('\n').count();
+            for doc in &tree.docs {
+                let root = doc.root;
+                let is_list = tree
+                    .get(root, "kind")
+                    .and_then(|k| tree.str(k))
+                    .is_some_and(|k| k.ends_with("List"));
+                let objects: Vec<NodeId> = if tree.is_seq(root) {
+                    tree.items(root).to_vec()
+                } else if is_list {
+                    tree.get(root, "items")
+                        .map(|i| tree.items(i).to_vec())
+                        .unwrap_or_default()
+                } else {
+                    vec![root]
+                };
+                for object in objects.into_iter().filter(|&o| tree.is_map(o)) {
+                    let id = config_hash::krm::ResourceId::of(&tree, object);
+                    let (line, _) = tree.line_col(tree.content_start(object));
+                    places
+                        .entry((id.kind, id.namespace, id.name))
+                        .or_insert_with(|| format!("{}:{}", path.display(), lines_before + line));
+                }
+            }
+        }
+        places
+    }
+
+    /// The source and its 1-based line that a line of the joined text comes from.
+    pub fn source_line(&self, line: usize) -> Option<(&Source, usize)> {
+        let line_start = self
+            .joined()
+            .split_inclusive('\n')
+            .take(line.saturating_sub(1))
+            .map(str::len)
+            .sum::<usize>();
+        let idx = self
+            .segments
+            .partition_point(|s| s.joined_start <= line_start)
+            .checked_sub(1)?;
+        let seg = &self.segments[idx];
+        let source = &self.sources[seg.source];
+        let at = (seg.start + line_start.saturating_sub(seg.joined_start)).min(seg.end);
+        Some((source, source.text[..at].matches('\n').count() + 1))
+    }
+
+    /// The files of the package that are kustomizations, and the Kustomization objects
+    /// among its documents: config-hash reads what kustomize builds, not what it builds
+    /// from.
+    pub fn kustomizations(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        for source in &self.sources {
+            let file_name = source
+                .path
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .and_then(|n| n.to_str());
+            if matches!(
+                file_name,
+                Some("kustomization.yaml" | "kustomization.yml" | "Kustomization")
+            ) {
+                found.push(source.name());
+                continue;
+            }
+            if !source.text.contains("Kustomization") {
+                continue;
+            }
+            let Ok(tree) = Tree::parse(source.text.trim_start_matches('\u{feff}')) else {
+                continue;
+            };
+            let is_kustomization = |root| {
+                tree.get(root, "kind").and_then(|k| tree.str(k)) == Some("Kustomization")
+                    && tree
+                        .get(root, "apiVersion")
+                        .and_then(|v| tree.str(v))
+                        .is_some_and(|v| v.starts_with("kustomize.config.k8s.io/"))
+            };
+            if tree.docs.iter().any(|d| is_kustomization(d.root)) {
+                found.push(source.name());
+            }
+        }
+        found
     }
 }
 

@@ -1738,6 +1738,23 @@ fn report_missing(
     config: &Config,
     out: &mut ItemOutcome,
 ) -> bool {
+    // Made at install time, as the configuration declares: expected to be missing here.
+    if missing.key.is_none()
+        && !config.install_time.is_empty()
+        && config.install_time.iter().any(|d| {
+            let own = crate::krm::ResourceId::of(tree, item).namespace;
+            let (namespace, name) = match missing.name.split_once('/') {
+                Some((ns, name)) => (Some(ns), name),
+                None => (
+                    r.namespace.as_deref().or(own.as_deref()),
+                    missing.name.as_str(),
+                ),
+            };
+            d.matches(missing.kind, namespace, name)
+        })
+    {
+        return false;
+    }
     let severity = match config.on_missing {
         OnMissing::Ignore => return false,
         OnMissing::Warn => Severity::Warning,

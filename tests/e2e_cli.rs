@@ -301,9 +301,13 @@ fn files_are_one_stream_in_the_order_given() {
     // One file that is not a ConfigHash object is a manifest file, not plugin config.
     let one = expect_exit(&run(&["manifests/workloads.yaml"], ""), 0, "one file");
     assert_eq!(documents(&one).len(), 3);
+    // The ConfigMap and Secret are in the other file: the references are missing, and
+    // each warning names the file and the line of the object.
+    let err = stderr(&run(&["manifests/workloads.yaml"], ""));
     assert!(
-        stderr(&run(&["manifests/workloads.yaml"], "")).starts_with("warning: Deployment shop/web"),
-        "the ConfigMap and Secret are in the other file: the references are missing"
+        err.starts_with("warning: manifests/workloads.yaml:")
+            && err.contains(": Deployment shop/web"),
+        "{err}"
     );
 }
 
@@ -406,10 +410,19 @@ fn each_flag_does_what_it_says() {
     // A bad flag value: a usage error from clap (exit 2), nothing on stdout.
     let out = run(&["--mode", "sideways"], &input);
     assert_eq!(expect_exit(&out, 2, "--mode sideways"), "");
-    // An invalid annotation key is the function's error: exit 1, nothing on stdout.
-    let out = run(&["--annotation-key", "not a key!"], &input);
-    assert_eq!(expect_exit(&out, 1, "bad --annotation-key"), "");
-    assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
+    // An invalid annotation key or env name is a bad flag value too: exit 2, as the
+    // exit-code table says, nothing on stdout.
+    for args in [["--annotation-key", "not a key!"], ["--env-name", "1BAD"]] {
+        let out = run(&args, &input);
+        assert_eq!(expect_exit(&out, 2, "bad flag value"), "");
+        assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
+    }
+    // So is a bad CONFIG_HASH_ON_MISSING, the environment's --on-missing.
+    let out = common::run_with_stdin(
+        Command::new(BINARY).env("CONFIG_HASH_ON_MISSING", "sometimes"),
+        input.as_str(),
+    );
+    assert_eq!(expect_exit(&out, 2, "bad CONFIG_HASH_ON_MISSING"), "");
 }
 
 #[test]
@@ -1084,7 +1097,7 @@ fn empty_input_is_an_error_that_says_so() {
 fn errors_leave_stdout_empty_for_streams_but_not_for_resource_lists() {
     let stream = example_stream();
     let out = run(&["--annotation-key", "Not A Key"], &stream);
-    assert_eq!(expect_exit(&out, 1, "bad flag value"), "");
+    assert_eq!(expect_exit(&out, 2, "bad flag value"), "");
     assert!(stderr(&out).contains("annotationKey"), "{}", stderr(&out));
 
     let list = "\
@@ -1183,7 +1196,8 @@ fn every_config_error_at_once_each_worded_once() {
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {mode: sideways, colour: red}\n",
     );
     let out = run(&["-c", &bad, "--env-name", "1X"], &example_stream());
-    assert_eq!(expect_exit(&out, 1, "three config errors"), "");
+    // Every problem is reported; one is a flag's, so the exit status is a usage error's.
+    assert_eq!(expect_exit(&out, 2, "three config errors"), "");
     let err = stderr(&out);
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 3, "{err}");

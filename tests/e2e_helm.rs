@@ -9,7 +9,7 @@
 #[macro_use]
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::harness::Need;
@@ -49,6 +49,16 @@ impl Helm {
             .env("HELM_PLUGINS", self.plugins())
             .env("PATH", path_with_binary());
         c
+    }
+
+    /// `helm template r CHART <post-renderer args>`.
+    fn template_chart(&self, chart: &Path, post_renderer: &[&str]) -> Output {
+        self.command()
+            .args(["template", "r"])
+            .arg(chart)
+            .args(post_renderer)
+            .output()
+            .expect("run helm")
     }
 
     /// `helm template r examples/helm/chart <post-renderer args> <extra>`.
@@ -262,6 +272,130 @@ fn helm4_runs_the_example_plugin_with_args() {
     assert!(!failed.status.success(), "helm must fail");
 }
 
+/// `examples/helm/chart` with the Deployment reading a Secret a hook would make at
+/// install time: not in the render.
+fn chart_with_a_missing_secret() -> TempDir {
+    let dir = TempDir::new("e2e-helm-chart");
+    common::copy_dir(&example_dir("helm").join("chart"), dir.path());
+    dir.edit(
+        "templates/deployment.yaml",
+        "name: {{ .Release.Name }}-db\n",
+        "name: {{ .Release.Name }}-db-made-by-a-hook\n",
+    );
+    dir
+}
+
+const MISSING: &str = "Secret \"r-db-made-by-a-hook\", which is not in the input";
+
+impl Helm {
+    /// `helm template r CHART POST_RENDERER...` run in a terminal, with stdout and
+    /// stderr sent to files: what the terminal showed, then stdout, then stderr.
+    fn template_in_a_terminal(
+        &self,
+        chart: &Path,
+        post_renderer: &str,
+        env: &[(&str, &str)],
+    ) -> (String, String, String) {
+        let out = self.home.path().join("out.yaml");
+        let err = self.home.path().join("err.txt");
+        let mut command = String::new();
+        for (k, v) in env {
+            command.push_str(&format!("{k}={v} "));
+        }
+        command.push_str(&format!(
+            "{} template r {} --post-renderer {post_renderer} > {} 2> {}; echo \"exit $?\"",
+            self.bin.display(),
+            chart.display(),
+            out.display(),
+            err.display()
+        ));
+        let home = self.home.path();
+        let path = path_with_binary();
+        let envs = [
+            ("HELM_CONFIG_HOME", home.join("config").into_os_string()),
+            ("HELM_DATA_HOME", home.join("data").into_os_string()),
+            ("HELM_CACHE_HOME", home.join("cache").into_os_string()),
+            ("HELM_PLUGINS", self.plugins().into_os_string()),
+            ("PATH", path),
+        ];
+        let envs: Vec<(&str, &std::ffi::OsStr)> =
+            envs.iter().map(|(k, v)| (*k, v.as_os_str())).collect();
+        let shown = common::in_terminal(&command, &envs);
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+        (shown, read(&out), read(&err))
+    }
+}
+
+/// Helm 3 shows a post-renderer's stderr only when it fails. With the default
+/// `onMissing: warn`, the warning reaches the terminal and, as a comment naming the
+/// object, the rendered output; the build succeeds. With `CONFIG_HASH_ON_MISSING=error`
+/// (CI) it fails, and Helm 3 shows why.
+fn helm3_shows_a_missing_secret_and_still_builds() {
+    let helm = Helm::new(3);
+    let chart = chart_with_a_missing_secret();
+    let (shown, out, err) = helm.template_in_a_terminal(chart.path(), BINARY, &[]);
+    assert!(shown.contains("exit 0"), "{shown}\n{err}");
+    assert!(
+        shown.lines().any(|l| l.starts_with("config-hash: warning: Deployment r-web") && l.contains(MISSING)),
+        "the terminal:\n{shown}"
+    );
+    assert!(
+        out.lines().any(
+            |l| l.starts_with("# config-hash: warning: Deployment r-web") && l.contains(MISSING)
+        ),
+        "the output:\n{out}"
+    );
+    assert!(!err.contains("config-hash"), "{err}");
+    hash_of(&helm.template_chart(chart.path(), &["--post-renderer", BINARY]));
+
+    let strict =
+        helm.template_in_a_terminal(chart.path(), BINARY, &[("CONFIG_HASH_ON_MISSING", "error")]);
+    assert!(
+        !strict.0.contains("exit 0"),
+        "strict mode must fail: {}",
+        strict.0
+    );
+    assert!(
+        strict.2.contains(MISSING),
+        "Helm 3 shows a failing post-renderer's stderr:\n{}",
+        strict.2
+    );
+}
+
+/// Helm 4 shows a plugin's stderr never, not even when it fails, and drops comments
+/// a post-renderer adds: the terminal is where the warning and the error go.
+fn helm4_shows_a_missing_secret_on_the_terminal_and_still_builds() {
+    let helm = Helm::new(4);
+    let installed = Command::new(BINARY)
+        .arg("install-helm-plugin")
+        .env("HELM_PLUGINS", helm.plugins())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("run config-hash install-helm-plugin");
+    assert_success(&installed, "config-hash install-helm-plugin");
+    let chart = chart_with_a_missing_secret();
+    let (shown, out, err) = helm.template_in_a_terminal(chart.path(), "config-hash", &[]);
+    assert!(shown.contains("exit 0"), "{shown}\n{err}");
+    assert!(
+        shown.lines().any(|l| l.starts_with("config-hash: warning: Deployment r-web") && l.contains(MISSING)),
+        "the terminal:\n{shown}"
+    );
+    assert!(out.contains("config-hash.dev/hash"), "stamped:\n{out}");
+
+    let (shown, _, err) = helm.template_in_a_terminal(
+        chart.path(),
+        "config-hash",
+        &[("CONFIG_HASH_ON_MISSING", "error")],
+    );
+    assert!(!shown.contains("exit 0"), "strict mode must fail: {shown}");
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("config-hash: error: Deployment r-web") && l.contains(MISSING)),
+        "the terminal:\n{shown}\nstderr:\n{err}"
+    );
+}
+
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(
@@ -276,5 +410,15 @@ fn main() -> std::process::ExitCode {
             Need::helm(4)
         ),
         trial!(helm4_runs_the_example_plugin_with_args, Need::helm(4)),
+        trial!(
+            helm3_shows_a_missing_secret_and_still_builds,
+            Need::helm(3),
+            Need::tool("script")
+        ),
+        trial!(
+            helm4_shows_a_missing_secret_on_the_terminal_and_still_builds,
+            Need::helm(4),
+            Need::tool("script")
+        ),
     ])
 }

@@ -511,6 +511,64 @@ fn suffixes_never_stack_on_kustomize_output() {
     );
 }
 
+/// A Deployment that reads a Secret the build does not hold, under the real
+/// `kubectl kustomize` in a terminal: kustomize hides a successful plugin's stderr, so
+/// the warning goes to the terminal; the build still succeeds and stamps. With
+/// `CONFIG_HASH_ON_MISSING=error` (CI) the build fails, and kustomize shows why.
+fn a_missing_secret_reaches_the_person_running_the_build() {
+    let ws = Workspace::new();
+    ws.edit("deployment.yaml", "name: web-db\n", "name: web-db-typo\n");
+    let out = ws.root.path().join("out.yaml");
+    let err = ws.root.path().join("err.txt");
+    let command = format!(
+        "kubectl kustomize --enable-alpha-plugins {} > {} 2> {}; echo \"exit $?\"",
+        ws.example().display(),
+        out.display(),
+        err.display()
+    );
+    let shown = common::in_terminal(&command, &[("XDG_CONFIG_HOME", ws.xdg().as_os_str())]);
+    assert!(shown.contains("exit 0"), "the build must succeed:\n{shown}");
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("config-hash: warning: Deployment web")
+                && l.contains("Secret \"web-db-typo\", which is not in the input")),
+        "the terminal must show the warning:\n{shown}"
+    );
+    assert_eq!(fs::read_to_string(&err).expect("stderr file"), "");
+    let built = fs::read_to_string(&out).expect("output file");
+    hashes(&documents(&built));
+
+    // In CI there is no terminal: strict mode fails the build with the message.
+    let strict = Command::new("kubectl")
+        .args(["kustomize", "--enable-alpha-plugins"])
+        .arg(ws.example())
+        .env("XDG_CONFIG_HOME", ws.xdg())
+        .env("CONFIG_HASH_ON_MISSING", "error")
+        .output()
+        .expect("run kubectl kustomize");
+    assert!(!strict.status.success(), "strict mode must fail the build");
+    let stderr = String::from_utf8_lossy(&strict.stderr);
+    assert!(
+        stderr.contains("Secret \"web-db-typo\", which is not in the input"),
+        "{stderr}"
+    );
+}
+
+/// The config listed under `generators:` instead of `transformers:`: kustomize runs it
+/// with no resources, and the build fails saying where the config belongs.
+fn a_config_listed_as_a_generator_says_where_it_belongs() {
+    let ws = Workspace::new();
+    ws.edit("kustomization.yaml", "transformers:", "generators:");
+    let output = ws.kustomize();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("under transformers:, not generators:"),
+        "{stderr}"
+    );
+}
+
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(
@@ -531,6 +589,15 @@ fn main() -> std::process::ExitCode {
         ),
         trial!(
             suffixes_never_stack_on_kustomize_output,
+            Need::tool("kubectl")
+        ),
+        trial!(
+            a_missing_secret_reaches_the_person_running_the_build,
+            Need::tool("kubectl"),
+            Need::tool("script")
+        ),
+        trial!(
+            a_config_listed_as_a_generator_says_where_it_belongs,
             Need::tool("kubectl")
         ),
     ])

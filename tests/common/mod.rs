@@ -8,7 +8,7 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -350,4 +350,17 @@ pub fn seeds(var: &str, fixed: u64) -> Vec<u64> {
             ]
         }
     }
+}
+
+/// Runs `shell_command` (sh syntax) in a terminal made by `script` (util-linux), and
+/// returns what the terminal showed. Redirect the command's stdout and stderr to files
+/// to see only what reached the terminal itself (`/dev/tty`).
+pub fn in_terminal(shell_command: &str, envs: &[(&str, &OsStr)]) -> String {
+    let mut command = Command::new("script");
+    command.args(["-qec", shell_command, "/dev/null"]);
+    for (k, v) in envs {
+        command.env(k, v);
+    }
+    let output = run(command.stdin(Stdio::null()));
+    String::from_utf8_lossy(&output.stdout).replace("\r\n", "\n")
 }

@@ -1,0 +1,338 @@
+//! What a newcomer sees through the built binary: every finding of a run over files
+//! names its file and line, exit codes are the documented ones, `-q` is quiet, and
+//! misuse gets a hint (a mistyped subcommand, stdin at a terminal, a Kustomization in
+//! the input, a ConfigHash config run as a kustomize generator); objects made at install
+//! time can be declared; completions and the manual page come from clap's own crates.
+//! What each host shows of these messages is in `e2e_kustomize.rs` and `e2e_helm.rs`.
+
+#[macro_use]
+mod common;
+
+use std::process::{Command, Output};
+
+use common::harness::Need;
+use common::{BINARY, TempDir, config_hash, run_with_stdin};
+
+const DEPLOYMENT: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        envFrom:
+        - secretRef: {name: db}
+        - configMapRef: {name: settings}
+";
+
+const SETTINGS: &str = "\
+# settings the web app reads
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  LEVEL: info
+";
+
+fn in_dir(dir: &TempDir, args: &[&str]) -> Output {
+    run_with_stdin(Command::new(BINARY).args(args).current_dir(dir.path()), "")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// In a run over a directory, each warning and error names the file and the line where
+/// its object starts: a missing reference, and a Secret whose data is not base64.
+fn findings_of_a_directory_run_name_their_file_and_line() {
+    let dir = TempDir::new("e2e-diagnostics-places");
+    std::fs::create_dir_all(dir.path().join("app")).expect("mkdir");
+    dir.write("app/deployment.yaml", DEPLOYMENT);
+    dir.write(
+        "app/config.yaml",
+        &format!(
+            "{SETTINGS}---\n# the database password\napiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  PASSWORD: \"not base64!\"\n"
+        ),
+    );
+    let out = in_dir(&dir, &["app"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("error: app/config.yaml:10: Secret db:")),
+        "the bad Secret starts on line 10 of app/config.yaml:\n{err}"
+    );
+
+    dir.write(
+        "app/config.yaml",
+        &format!("{SETTINGS}---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: other\n"),
+    );
+    let out = in_dir(&dir, &["app"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.lines().any(
+            |l| l.starts_with("warning: app/deployment.yaml:1: Deployment web")
+                && l.contains("Secret \"db\", which is not in the input")
+        ),
+        "{err}"
+    );
+    // In place, the same.
+    let out = in_dir(&dir, &["--in-place", "app"]);
+    assert!(
+        stderr(&out).contains("warning: app/deployment.yaml:1: Deployment web"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The exit-code table: a bad flag value is a usage error (2), like an unknown flag.
+fn bad_flag_values_are_usage_errors() {
+    for args in [
+        &["--env-name", "1BAD"][..],
+        &["--annotation-key", "Bad Key!"],
+        &["--mode", "sideways"],
+        &["--install-time", "Deployment/web"],
+    ] {
+        let out = config_hash(args, DEPLOYMENT);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// `-q` is quiet: no summary, and `--check` says nothing when all is up to date.
+fn quiet_means_quiet() {
+    let input =
+        format!("{SETTINGS}---\n{DEPLOYMENT}").replace("        - secretRef: {name: db}\n", "");
+    let stamped = config_hash(&["-q"], &input);
+    assert_eq!(stderr(&stamped), "");
+    let stamped = stdout(&stamped);
+    let check = config_hash(&["--check"], &stamped);
+    assert_eq!(stdout(&check), "config-hash: up to date\n");
+    let quiet = config_hash(&["--check", "-q"], &stamped);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert_eq!(stdout(&quiet), "", "-q --check on an up-to-date input");
+    assert_eq!(stderr(&quiet), "");
+    // What is out of date is still said.
+    let stale = config_hash(&["--check", "-q"], &input);
+    assert_eq!(stale.status.code(), Some(3));
+    assert_eq!(stdout(&stale), "out of date: Deployment web\n");
+}
+
+/// `config-hash grpah x.yaml`: a usage error that names the subcommand meant.
+fn a_mistyped_subcommand_gets_a_did_you_mean() {
+    let dir = TempDir::new("e2e-diagnostics-typo");
+    dir.write("x.yaml", DEPLOYMENT);
+    let out = in_dir(&dir, &["grpah", "x.yaml"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("'graph'"), "{}", stderr(&out));
+    // A file of that name is read as a file.
+    dir.write("grpah", DEPLOYMENT);
+    let out = in_dir(&dir, &["grpah"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// Bare `config-hash` at a terminal says what it wants instead of waiting silently.
+fn stdin_at_a_terminal_gets_a_hint() {
+    for command in [BINARY.to_string(), format!("{BINARY} graph")] {
+        let shown = common::in_terminal(&format!("{command}; echo \"exit $?\""), &[]);
+        assert!(
+            shown.contains("stdin is a terminal") && shown.contains("exit 2"),
+            "{command}:\n{shown}"
+        );
+    }
+}
+
+/// A kustomization passed straight to config-hash: a warning that says to build first.
+fn a_kustomization_in_the_input_gets_a_hint() {
+    let dir = TempDir::new("e2e-diagnostics-kustomization");
+    dir.write(
+        "kustomization.yaml",
+        "configMapGenerator:\n- name: settings\n  literals: [LEVEL=info]\nresources: [deployment.yaml]\n",
+    );
+    dir.write("deployment.yaml", DEPLOYMENT);
+    let out = in_dir(&dir, &["."]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("./kustomization.yaml is a Kustomization")
+            && err.contains("kubectl kustomize"),
+        "{err}"
+    );
+    // The same object in a stream.
+    let out = config_hash(
+        &[],
+        &format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n---\n{DEPLOYMENT}"
+        ),
+    );
+    assert!(
+        stderr(&out).contains("stdin is a Kustomization"),
+        "{}",
+        stderr(&out)
+    );
+    // No hint without one.
+    assert!(!stderr(&config_hash(&[], DEPLOYMENT)).contains("Kustomization"));
+}
+
+/// A ConfigHash config that kustomize runs as a generator (legacy plugin: the config
+/// file and an empty stdin; KRM function: a ResourceList with no items).
+fn a_config_run_as_a_generator_gets_a_hint() {
+    let dir = TempDir::new("e2e-diagnostics-generator");
+    let config = dir.write(
+        "config-hash.yaml",
+        "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: x}\nspec: {mode: env}\n",
+    );
+    let out = config_hash(&[&config], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("under transformers:, not generators:"),
+        "{}",
+        stderr(&out)
+    );
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: config-hash.dev/v1alpha1\n  kind: ConfigHash\n  metadata: {name: x}\n";
+    let out = config_hash(&[], list);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stderr(&out).contains("listed under generators:"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Objects made at install time (a Helm hook's Secret) can be declared, by flag or in
+/// the functionConfig, and are then not reported missing; others still are.
+fn objects_made_at_install_time_can_be_declared() {
+    let input = format!("{SETTINGS}---\n{DEPLOYMENT}");
+    let out = config_hash(&[], &input);
+    assert!(stderr(&out).contains("Secret \"db\", which is not in the input"));
+    for args in [
+        &["--install-time", "Secret/db"][..],
+        &["--install-time", "ConfigMap/x,Secret/db"],
+    ] {
+        let out = config_hash(args, &input);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(
+            stderr(&out).contains(" 0 missing reference(s), 0 warning(s)"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            stdout(&out),
+            stdout(&config_hash(&["--on-missing", "ignore"], &input))
+        );
+    }
+    // Another namespace's object of that name is not this one.
+    let out = config_hash(&["--install-time", "Secret/other/db"], &input);
+    assert!(
+        stderr(&out).contains("1 missing reference(s)"),
+        "{}",
+        stderr(&out)
+    );
+    // The functionConfig field, as kpt sends it.
+    let list = format!(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n{}functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: f}}\n  data: {{installTime: Secret/db, onMissing: error}}\n",
+        input
+            .split("---\n")
+            .map(|d| format!("- {}", d.trim_end().replace('\n', "\n  ")) + "\n")
+            .collect::<String>()
+    );
+    let out = config_hash(&[], &list);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        !stdout(&out).contains("severity: error"),
+        "{}",
+        stdout(&out)
+    );
+    // Still strict about what is not declared.
+    let out = config_hash(&["--install-time", "Secret/nope"], &list);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// `CONFIG_HASH_ON_MISSING=error` is `--on-missing error` for hosts that pass their
+/// environment on; the flag wins.
+fn the_environment_sets_on_missing() {
+    let input = format!("{SETTINGS}---\n{DEPLOYMENT}");
+    let with_env = |value: &str, args: &[&str]| {
+        run_with_stdin(
+            Command::new(BINARY)
+                .args(args)
+                .env("CONFIG_HASH_ON_MISSING", value),
+            input.as_str(),
+        )
+    };
+    let strict = with_env("error", &[]);
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(
+        stderr(&strict).starts_with("error: Deployment web"),
+        "{}",
+        stderr(&strict)
+    );
+    assert_eq!(
+        with_env("error", &["--on-missing", "warn"]).status.code(),
+        Some(0)
+    );
+    assert_eq!(with_env("", &[]).status.code(), Some(0));
+}
+
+/// `--help` shows every default.
+fn help_shows_every_default() {
+    let help = stdout(&config_hash(&["--help"], ""));
+    for default in [
+        "[default: annotation]",
+        "[default: config-hash.dev/hash]",
+        "[default: CONFIG_HASH]",
+        "[default: key]",
+        "[default: warn",
+        "[default: none]",
+    ] {
+        assert!(help.contains(default), "--help lacks {default}:\n{help}");
+    }
+}
+
+/// Completions (bash, zsh, fish) and the manual page, from clap's own crates; the bash
+/// script is valid bash.
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = config_hash(&["completions", shell], "");
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = stdout(&out);
+        for word in ["graph", "install-helm-plugin", "on-missing"] {
+            assert!(script.contains(word), "{shell} completions lack {word}");
+        }
+    }
+    let bash = stdout(&config_hash(&["completions", "bash"], ""));
+    let syntax = run_with_stdin(Command::new("bash").arg("-n"), bash);
+    assert!(syntax.status.success(), "{}", stderr(&syntax));
+
+    let man = stdout(&config_hash(&["man"], ""));
+    assert!(
+        man.starts_with(".ie \\n(.g .ds Aq") || man.contains(".TH config-hash"),
+        "{man}"
+    );
+    assert!(man.contains(".TH config-hash 1"), "{man}");
+    assert!(man.contains("on\\-missing"), "the options are in the page");
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![
+        trial!(findings_of_a_directory_run_name_their_file_and_line),
+        trial!(bad_flag_values_are_usage_errors),
+        trial!(quiet_means_quiet),
+        trial!(a_mistyped_subcommand_gets_a_did_you_mean),
+        trial!(stdin_at_a_terminal_gets_a_hint, Need::tool("script")),
+        trial!(a_kustomization_in_the_input_gets_a_hint),
+        trial!(a_config_run_as_a_generator_gets_a_hint),
+        trial!(objects_made_at_install_time_can_be_declared),
+        trial!(the_environment_sets_on_missing),
+        trial!(help_shows_every_default),
+        trial!(completions_and_man_page, Need::tool("bash")),
+    ])
+}
