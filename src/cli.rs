@@ -39,7 +39,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Install this binary as a kustomize exec plugin for `kind: ConfigHash`, where
+    /// Install this binary (a link to it) as a kustomize exec plugin for `kind: ConfigHash`, where
     /// `kubectl kustomize --enable-alpha-plugins` finds it
     /// ($XDG_CONFIG_HOME/kustomize/plugin/config-hash.dev/v1alpha1/confighash/ConfigHash,
     /// XDG_CONFIG_HOME defaulting to ~/.config), and print the path.
@@ -50,8 +50,11 @@ pub enum Command {
     },
     /// Install config-hash as a Helm 4 post-renderer plugin (type postrenderer/v1), so
     /// `helm template|install|upgrade --post-renderer config-hash` runs it: writes
-    /// <DIR>/config-hash/plugin.yaml and a copy of this binary beside it, and prints the
-    /// plugin directory. (Helm 3 needs no plugin: `--post-renderer $(which config-hash)`.)
+    /// <DIR>/config-hash/plugin.yaml and a link to this binary beside it (an upgrade of
+    /// the binary upgrades the plugin), and prints the plugin directory. When a Helm 3 on
+    /// PATH reads DIR too (Helm 3 cannot load a Helm 4 plugin and would then fail every
+    /// plugin command), DIR is DIR-helm4 instead, and a note says how to point Helm 4 at
+    /// it. (Helm 3 needs no plugin: `--post-renderer $(which config-hash)`.)
     InstallHelmPlugin {
         /// Helm's plugins directory [default: $HELM_PLUGINS, else
         /// $XDG_DATA_HOME/helm/plugins, else ~/.local/share/helm/plugins]; where in

@@ -5,6 +5,7 @@
 mod cli;
 mod host;
 mod input;
+mod install;
 
 use std::io::{self, IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
@@ -635,32 +636,17 @@ fn install_plugin(plugin_home: Option<PathBuf>) -> ExitCode {
     else {
         return fail("neither XDG_CONFIG_HOME nor HOME is set; pass --plugin-home DIR");
     };
-    if let Err(e) = copy_self_to(&dest) {
+    if let Err(e) = install::link_self_to(&dest) {
         return fail(e);
     }
     println!("{}", dest.display());
     ExitCode::SUCCESS
 }
 
-/// Copies this executable to `dest` (creating its directory), executable.
-fn copy_self_to(dest: &Path) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
-    dest.parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| std::fs::copy(&exe, dest).map(|_| ()))
-        .map_err(|e| format!("cannot install to {}: {e}", dest.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(dest, std::fs::Permissions::from_mode(0o755))
-            .map_err(|e| format!("cannot make {} executable: {e}", dest.display()))?;
-    }
-    Ok(())
-}
-
 fn install_helm_plugin(plugins_dir: Option<PathBuf>) -> ExitCode {
     let env = |k: &str| std::env::var(k).ok();
-    let Some(dir) = config_hash::plugin::helm_plugins_dir(
+    let chosen = plugins_dir.is_some();
+    let Some(mut dir) = config_hash::plugin::helm_plugins_dir(
         plugins_dir,
         env("HELM_PLUGINS").as_deref(),
         env("XDG_DATA_HOME").as_deref(),
@@ -670,9 +656,36 @@ fn install_helm_plugin(plugins_dir: Option<PathBuf>) -> ExitCode {
             "none of HELM_PLUGINS, XDG_DATA_HOME, HOME is set; pass --plugins-dir \"$(helm env HELM_PLUGINS)\"",
         );
     };
+    // Helm 3 cannot load a Helm 4 plugin and then fails every plugin command.
+    if let Some((helm3, version)) = install::helm3_reading(&dir) {
+        if chosen {
+            eprintln!(
+                "warning: Helm {version} ({}) reads plugins from {} too and cannot load a Helm 4 plugin: \
+                 its plugin commands will fail",
+                helm3.display(),
+                dir.display()
+            );
+        } else {
+            let shared = dir;
+            dir = install::helm4_only_dir(&shared);
+            eprintln!(
+                "config-hash: Helm {version} ({}) reads plugins from {} and cannot load a Helm 4 plugin, \
+                 so the plugin goes to {} instead. Run Helm 4 with HELM_PLUGINS={}:{} (for example \
+                 alias helm4='HELM_PLUGINS={}:{} helm4')",
+                helm3.display(),
+                shared.display(),
+                dir.display(),
+                dir.display(),
+                shared.display(),
+                dir.display(),
+                shared.display(),
+            );
+        }
+    }
     let plugin = dir.join(config_hash::plugin::HELM_PLUGIN_NAME);
-    // A copy of the binary beside plugin.yaml: the plugin works whatever PATH Helm runs with.
-    if let Err(e) = copy_self_to(&plugin.join("config-hash")) {
+    // A link to this binary beside plugin.yaml: the plugin works whatever PATH Helm runs
+    // with, and upgrading the binary upgrades it.
+    if let Err(e) = install::link_self_to(&plugin.join("config-hash")) {
         return fail(e);
     }
     let yaml = config_hash::plugin::helm_plugin_yaml("${HELM_PLUGIN_DIR}/config-hash");

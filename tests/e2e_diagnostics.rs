@@ -321,6 +321,42 @@ fn completions_and_man_page() {
     assert!(man.contains("on\\-missing"), "the options are in the page");
 }
 
+/// The installed plugins link to the binary that installed them, so an upgrade of the
+/// binary (a new file at the same path) is what kustomize and Helm run next.
+fn installed_plugins_follow_the_binary() {
+    let dir = TempDir::new("e2e-diagnostics-link");
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let exe = bin.join("config-hash");
+    std::fs::copy(BINARY, &exe).expect("copy the binary");
+    let kustomize = Command::new(&exe)
+        .args(["install-kustomize-plugin", "--plugin-home"])
+        .arg(dir.path().join("kustomize"))
+        .output()
+        .expect("install-kustomize-plugin");
+    let helm = Command::new(&exe)
+        .args(["install-helm-plugin", "--plugins-dir"])
+        .arg(dir.path().join("helm"))
+        .env("PATH", "/nonexistent")
+        .output()
+        .expect("install-helm-plugin");
+    let installed = [
+        stdout(&kustomize).trim().to_string(),
+        format!("{}/config-hash", stdout(&helm).trim()),
+    ];
+    // The upgrade: a new file renamed over the old one, as package managers do.
+    let new = bin.join("config-hash.new");
+    std::fs::write(&new, b"#!/bin/sh\necho upgraded\n").expect("write");
+    std::fs::rename(&new, &exe).expect("rename");
+    for plugin in installed {
+        let bytes = std::fs::read(&plugin).unwrap_or_else(|e| panic!("{plugin}: {e}"));
+        assert!(
+            bytes == b"#!/bin/sh\necho upgraded\n",
+            "{plugin} is not the upgraded binary (a copy of the old one?)"
+        );
+    }
+}
+
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(findings_of_a_directory_run_name_their_file_and_line),
@@ -334,5 +370,6 @@ fn main() -> std::process::ExitCode {
         trial!(the_environment_sets_on_missing),
         trial!(help_shows_every_default),
         trial!(completions_and_man_page, Need::tool("bash")),
+        trial!(installed_plugins_follow_the_binary),
     ])
 }

@@ -396,6 +396,74 @@ fn helm4_shows_a_missing_secret_on_the_terminal_and_still_builds() {
     );
 }
 
+/// Helm 3 and Helm 4 on one machine read the same default plugins directory, and Helm 3
+/// fails every plugin command when that directory holds a Helm 4 plugin. With a Helm 3
+/// on PATH, install-helm-plugin puts the plugin in a directory beside it and says how to
+/// point Helm 4 at both: Helm 3 keeps working, and Helm 4 runs the post-renderer.
+fn helm4_plugin_leaves_helm3_working_on_the_same_machine() {
+    let home = TempDir::new("e2e-helm-both");
+    let bin = home.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(common::harness::helm_path(3), bin.join("helm")).expect("link helm");
+    let data = home.path().join("data");
+    let path = common::path_with(&bin);
+    let helm = |major: u8| {
+        let mut c = Command::new(common::harness::helm_path(major));
+        c.env_remove("HELM_PLUGINS")
+            .env_remove("HELM_DATA_HOME")
+            .env("XDG_DATA_HOME", &data)
+            .env("HELM_CONFIG_HOME", home.path().join("config"))
+            .env("HELM_CACHE_HOME", home.path().join("cache"))
+            .env("PATH", &path);
+        c
+    };
+    let installed = Command::new(BINARY)
+        .arg("install-helm-plugin")
+        .env_remove("HELM_PLUGINS")
+        .env("XDG_DATA_HOME", &data)
+        .env("PATH", &path)
+        .output()
+        .expect("install-helm-plugin");
+    assert_success(&installed, "install-helm-plugin");
+    let shared = data.join("helm/plugins");
+    let own = data.join("helm/plugins-helm4");
+    assert_eq!(
+        String::from_utf8_lossy(&installed.stdout).trim(),
+        own.join("config-hash").to_str().expect("UTF-8")
+    );
+    let note = String::from_utf8_lossy(&installed.stderr);
+    assert!(
+        note.contains(&format!(
+            "HELM_PLUGINS={}:{}",
+            own.display(),
+            shared.display()
+        )),
+        "{note}"
+    );
+
+    let list = helm(3)
+        .args(["plugin", "list"])
+        .output()
+        .expect("helm 3 plugin list");
+    assert_success(
+        &list,
+        "Helm 3 plugin list after installing the Helm 4 plugin",
+    );
+    assert!(!String::from_utf8_lossy(&list.stderr).contains("failed to load"));
+
+    let rendered = helm(4)
+        .env(
+            "HELM_PLUGINS",
+            format!("{}:{}", own.display(), shared.display()),
+        )
+        .args(["template", "r"])
+        .arg(example_dir("helm").join("chart"))
+        .args(["--post-renderer", "config-hash"])
+        .output()
+        .expect("helm 4 template");
+    hash_of(&rendered);
+}
+
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(
@@ -419,6 +487,11 @@ fn main() -> std::process::ExitCode {
             helm4_shows_a_missing_secret_on_the_terminal_and_still_builds,
             Need::helm(4),
             Need::tool("script")
+        ),
+        trial!(
+            helm4_plugin_leaves_helm3_working_on_the_same_machine,
+            Need::helm(3),
+            Need::helm(4)
         ),
     ])
 }
