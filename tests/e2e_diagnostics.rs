@@ -357,6 +357,27 @@ fn installed_plugins_follow_the_binary() {
     }
 }
 
+/// kustomize ignores a KRM function's `results` (measured; see docs/diagnostics.md):
+/// for a ResourceList from kustomize (its items carry kustomize's ids), warnings go to
+/// stderr too, which kustomize shows. kpt shows results, so a list from kpt gets none.
+fn a_resource_list_from_kustomize_gets_its_warnings_on_stderr() {
+    let list = |annotation: &str| {
+        format!(
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n    annotations: {{{annotation}: x}}\n  spec:\n    template:\n      spec:\n        containers:\n        - name: app\n          envFrom: [{{secretRef: {{name: db}}}}]\n"
+        )
+    };
+    let from_kustomize = config_hash(&[], &list("kustomize.config.k8s.io/id"));
+    assert_eq!(from_kustomize.status.code(), Some(0));
+    assert!(
+        stderr(&from_kustomize).starts_with("warning: Deployment web"),
+        "{}",
+        stderr(&from_kustomize)
+    );
+    let from_kpt = config_hash(&[], &list("internal.config.kubernetes.io/path"));
+    assert_eq!(stderr(&from_kpt), "");
+    assert!(stdout(&from_kpt).contains("severity: warning"));
+}
+
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(findings_of_a_directory_run_name_their_file_and_line),
@@ -371,5 +392,6 @@ fn main() -> std::process::ExitCode {
         trial!(help_shows_every_default),
         trial!(completions_and_man_page, Need::tool("bash")),
         trial!(installed_plugins_follow_the_binary),
+        trial!(a_resource_list_from_kustomize_gets_its_warnings_on_stderr),
     ])
 }
