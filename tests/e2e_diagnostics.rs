@@ -378,6 +378,34 @@ fn a_resource_list_from_kustomize_gets_its_warnings_on_stderr() {
     assert!(stdout(&from_kpt).contains("severity: warning"));
 }
 
+/// A test that cannot run here shows as ignored, with what it needs, in cargo test's own
+/// summary, and fails when CI is set: this file's own terminal test, run without
+/// `script` on PATH.
+fn a_test_that_cannot_run_is_ignored_with_its_reason_and_fails_in_ci() {
+    let me = std::env::current_exe().expect("this test binary");
+    let run_without_script = |ci: Option<&str>| {
+        let mut c = Command::new(&me);
+        c.args(["stdin_at_a_terminal_gets_a_hint", "--exact"])
+            .env("PATH", "/nonexistent")
+            .env_remove("CI");
+        if let Some(v) = ci {
+            c.env("CI", v);
+        }
+        c.output().expect("run this test binary")
+    };
+    let out = run_without_script(None);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("stdin_at_a_terminal_gets_a_hint ... ignored (needs script on PATH)"),
+        "{text}"
+    );
+    assert!(text.contains("0 passed; 0 failed; 1 ignored"), "{text}");
+    let ci = run_without_script(Some("true"));
+    assert!(!ci.status.success(), "{}", stdout(&ci));
+    assert!(stdout(&ci).contains("CI is set"), "{}", stdout(&ci));
+}
+
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(findings_of_a_directory_run_name_their_file_and_line),
@@ -393,5 +421,6 @@ fn main() -> std::process::ExitCode {
         trial!(completions_and_man_page, Need::tool("bash")),
         trial!(installed_plugins_follow_the_binary),
         trial!(a_resource_list_from_kustomize_gets_its_warnings_on_stderr),
+        trial!(a_test_that_cannot_run_is_ignored_with_its_reason_and_fails_in_ci),
     ])
 }
