@@ -4,7 +4,9 @@
 //! Helm 3 refuses a Helm 4 `plugin.yaml` and then fails every plugin command.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitCode};
+
+use crate::fail;
 
 /// This executable, with symlinks resolved: what the plugins link to.
 fn this_executable() -> Result<PathBuf, String> {
@@ -76,6 +78,76 @@ pub fn helm4_only_dir(shared: &Path) -> PathBuf {
         .file_name()
         .map_or_else(|| "plugins".into(), |n| n.to_string_lossy().into_owned());
     shared.with_file_name(format!("{name}-helm4"))
+}
+
+/// `config-hash install-kustomize-plugin`.
+pub fn kustomize_plugin(plugin_home: Option<PathBuf>) -> ExitCode {
+    let xdg = std::env::var("XDG_CONFIG_HOME").ok();
+    let home = std::env::var("HOME").ok();
+    let Some(dest) = config_hash::plugin::plugin_path(plugin_home, xdg.as_deref(), home.as_deref())
+    else {
+        return fail("neither XDG_CONFIG_HOME nor HOME is set; pass --plugin-home DIR");
+    };
+    if let Err(e) = link_self_to(&dest) {
+        return fail(e);
+    }
+    println!("{}", dest.display());
+    ExitCode::SUCCESS
+}
+
+/// `config-hash install-helm-plugin`.
+pub fn helm_plugin(plugins_dir: Option<PathBuf>) -> ExitCode {
+    let env = |k: &str| std::env::var(k).ok();
+    let chosen = plugins_dir.is_some();
+    let Some(mut dir) = config_hash::plugin::helm_plugins_dir(
+        plugins_dir,
+        env("HELM_PLUGINS").as_deref(),
+        env("XDG_DATA_HOME").as_deref(),
+        env("HOME").as_deref(),
+    ) else {
+        return fail(
+            "none of HELM_PLUGINS, XDG_DATA_HOME, HOME is set; pass --plugins-dir \"$(helm env HELM_PLUGINS)\"",
+        );
+    };
+    // Helm 3 cannot load a Helm 4 plugin and then fails every plugin command.
+    if let Some((helm3, version)) = helm3_reading(&dir) {
+        if chosen {
+            eprintln!(
+                "warning: Helm {version} ({}) reads plugins from {} too and cannot load a Helm 4 plugin: \
+                 its plugin commands will fail",
+                helm3.display(),
+                dir.display()
+            );
+        } else {
+            let shared = dir;
+            dir = helm4_only_dir(&shared);
+            eprintln!(
+                "config-hash: Helm {version} ({}) reads plugins from {} and cannot load a Helm 4 plugin, \
+                 so the plugin goes to {} instead. Run Helm 4 with HELM_PLUGINS={}:{} (for example \
+                 alias helm4='HELM_PLUGINS={}:{} helm4')",
+                helm3.display(),
+                shared.display(),
+                dir.display(),
+                dir.display(),
+                shared.display(),
+                dir.display(),
+                shared.display(),
+            );
+        }
+    }
+    let plugin = dir.join(config_hash::plugin::HELM_PLUGIN_NAME);
+    // A link to this binary beside plugin.yaml: the plugin works whatever PATH Helm runs
+    // with, and upgrading the binary upgrades it.
+    if let Err(e) = link_self_to(&plugin.join("config-hash")) {
+        return fail(e);
+    }
+    let yaml = config_hash::plugin::helm_plugin_yaml("${HELM_PLUGIN_DIR}/config-hash");
+    let manifest = plugin.join("plugin.yaml");
+    if let Err(e) = std::fs::write(&manifest, yaml) {
+        return fail(format!("cannot write {}: {e}", manifest.display()));
+    }
+    println!("{}", plugin.display());
+    ExitCode::SUCCESS
 }
 
 #[cfg(test)]

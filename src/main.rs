@@ -3,21 +3,24 @@
 //! does to manifests lives in the library; this is only the edge.
 
 mod cli;
+mod hints;
 mod host;
 mod input;
 mod install;
+mod report;
 
-use std::io::{self, IsTerminal as _, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory as _, Parser as _};
 use config_hash::config::OnMissing;
-use config_hash::findings::{self, Finding};
+use config_hash::findings;
 use config_hash::hashing::HashKey;
-use config_hash::krm::Severity;
 use config_hash::{Options, Prepared};
+use hints::{generator_list, kustomize_function, mistyped_subcommand, stdin_is_a_terminal};
 use host::Host;
+use report::{Report, findings_on_stderr, summary};
 
 /// `--check` found something out of date.
 const EXIT_STALE: u8 = 3;
@@ -31,8 +34,10 @@ const ON_MISSING_ENV: &str = "CONFIG_HASH_ON_MISSING";
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli.command {
-        Some(cli::Command::InstallKustomizePlugin { plugin_home }) => install_plugin(plugin_home),
-        Some(cli::Command::InstallHelmPlugin { plugins_dir }) => install_helm_plugin(plugins_dir),
+        Some(cli::Command::InstallKustomizePlugin { plugin_home }) => {
+            install::kustomize_plugin(plugin_home)
+        }
+        Some(cli::Command::InstallHelmPlugin { plugins_dir }) => install::helm_plugin(plugins_dir),
         Some(cli::Command::Graph {
             format,
             files,
@@ -54,38 +59,6 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 fn usage(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {message}\n\nFor more information, try '--help'.");
     ExitCode::from(EXIT_USAGE)
-}
-
-/// Before reading stdin: a terminal there means nobody piped anything in, and reading
-/// would wait for the user to type manifests.
-fn stdin_is_a_terminal(paths: &[PathBuf]) -> Option<ExitCode> {
-    (paths.is_empty() && io::stdin().is_terminal()).then(|| {
-        usage(
-            "config-hash reads manifests or a ResourceList on stdin, and stdin is a terminal: \
-             pipe them in (kubectl kustomize DIR | config-hash), or name files or directories \
-             (config-hash manifests/)",
-        )
-    })
-}
-
-/// A PATH that does not exist but is spelled like a subcommand (`grpah`): say so.
-fn mistyped_subcommand(paths: &[PathBuf]) -> Option<ExitCode> {
-    let first = paths.first()?;
-    let word = first.to_str()?;
-    if first.exists() || word.contains(['/', '.', '\\']) {
-        return None;
-    }
-    let command = cli::Cli::command();
-    let best = command
-        .get_subcommands()
-        .map(|s| s.get_name())
-        .map(|name| (strsim::jaro(word, name), name))
-        .filter(|(score, _)| *score > 0.7)
-        .max_by(|a, b| a.0.total_cmp(&b.0))?;
-    Some(usage(format!(
-        "no subcommand or file '{word}'\n\n  tip: a similar subcommand exists: '{}'",
-        best.1
-    )))
 }
 
 /// The `--on-missing` of the environment (`CONFIG_HASH_ON_MISSING`), for a run whose
@@ -253,26 +226,6 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         run_one_text(args, options, &package, report)
     } else {
         run_package(args, &options, &package, report)
-    }
-}
-
-/// Who sees config-hash's messages, whether it should be brief, and how it fails.
-#[derive(Debug, Clone, Copy)]
-struct Report {
-    host: Host,
-    quiet: bool,
-    /// A flag has a bad value: the run still reports every configuration problem at
-    /// once, then exits 2 (a usage error) rather than 1.
-    bad_flag: bool,
-}
-
-impl Report {
-    fn failure(self) -> ExitCode {
-        if self.bad_flag {
-            ExitCode::from(EXIT_USAGE)
-        } else {
-            ExitCode::FAILURE
-        }
     }
 }
 
@@ -445,95 +398,6 @@ fn run_package(
     }
 }
 
-/// Warnings and errors on stderr, for streams (a ResourceList carries them in `results`),
-/// each naming the file and line of its resource when the input was files; and on the
-/// terminal too when the host hides stderr. Returns the lines.
-fn findings_on_stderr(
-    outcome: &mut Prepared<'_>,
-    package: &input::Package,
-    host: Host,
-) -> Vec<String> {
-    let reported = |r: &config_hash::krm::KrmResult| r.severity != Severity::Info;
-    if !outcome.results.iter().any(reported) {
-        return Vec::new();
-    }
-    let places = package.places();
-    let joined = !package.is_one_text();
-    let mut lines = Vec::new();
-    for result in outcome.results.iter_mut().filter(|r| reported(r)) {
-        let mut place = None;
-        // A position in the joined text of several files: the file's own line.
-        if let Finding::NotStamped { line, .. } | Finding::CannotRename { line, .. } =
-            &mut *result.finding
-        {
-            if let Some((source, own)) = package.source_line(*line) {
-                if joined {
-                    *line = own;
-                }
-                place = source
-                    .path
-                    .as_ref()
-                    .map(|p| format!("{}:{own}", p.display()));
-            }
-        }
-        if place.is_none() {
-            place = result.resource.as_ref().and_then(|id| {
-                places
-                    .get(&(id.kind.clone(), id.namespace.clone(), id.name.clone()))
-                    .cloned()
-            });
-        }
-        let Some(line) = findings::stderr_lines(std::slice::from_ref(result)).next() else {
-            continue;
-        };
-        let line = match (place, line.split_once(": ")) {
-            (Some(place), Some((severity, rest))) => format!("{severity}: {place}: {rest}"),
-            _ => line,
-        };
-        eprintln!("{line}");
-        lines.push(line);
-    }
-    if !host.shows_stderr(outcome.exit_code == 0) {
-        host::to_terminal(&lines);
-    }
-    lines
-}
-
-/// A ResourceList from kustomize (its items carry kustomize's resource ids): kustomize
-/// ignores `results`.
-fn kustomize_function(text: &str) -> bool {
-    text.contains("kustomize.config.k8s.io/id")
-}
-
-/// A ResourceList with no items whose functionConfig is a ConfigHash: what kustomize
-/// sends a KRM function listed under `generators:`.
-fn generator_list(text: &str) -> bool {
-    // Such a list is small; a large input is never read again for this.
-    if text.len() > 1 << 16 || !text.contains("ConfigHash") {
-        return false;
-    }
-    let Ok(tree) = config_hash::yaml::Tree::parse(text.trim_start_matches('\u{feff}')) else {
-        return false;
-    };
-    let Some(root) = tree.docs.first().map(|d| d.root) else {
-        return false;
-    };
-    let str_at = |path: &[&str]| tree.get_path(root, path).and_then(|n| tree.str(n));
-    let no_items = tree
-        .get(root, "items")
-        .is_none_or(|i| tree.is_null(i) || (tree.is_seq(i) && tree.items(i).is_empty()));
-    str_at(&["kind"]) == Some("ResourceList")
-        && no_items
-        && str_at(&["functionConfig", "kind"]) == Some(config_hash::config::CONFIG_KIND)
-}
-
-/// One line on stderr after a plain-stream run: what was stamped, renamed, warned about.
-fn summary(outcome: &Prepared<'_>, written: Option<usize>) {
-    if let Some(line) = findings::stderr_summary(&outcome.results, written) {
-        eprintln!("{line}");
-    }
-}
-
 /// `files`: the files that would change (when the input was files).
 fn check(
     outcome: &mut Prepared<'_>,
@@ -627,72 +491,4 @@ fn man() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(code) => code,
     }
-}
-
-fn install_plugin(plugin_home: Option<PathBuf>) -> ExitCode {
-    let xdg = std::env::var("XDG_CONFIG_HOME").ok();
-    let home = std::env::var("HOME").ok();
-    let Some(dest) = config_hash::plugin::plugin_path(plugin_home, xdg.as_deref(), home.as_deref())
-    else {
-        return fail("neither XDG_CONFIG_HOME nor HOME is set; pass --plugin-home DIR");
-    };
-    if let Err(e) = install::link_self_to(&dest) {
-        return fail(e);
-    }
-    println!("{}", dest.display());
-    ExitCode::SUCCESS
-}
-
-fn install_helm_plugin(plugins_dir: Option<PathBuf>) -> ExitCode {
-    let env = |k: &str| std::env::var(k).ok();
-    let chosen = plugins_dir.is_some();
-    let Some(mut dir) = config_hash::plugin::helm_plugins_dir(
-        plugins_dir,
-        env("HELM_PLUGINS").as_deref(),
-        env("XDG_DATA_HOME").as_deref(),
-        env("HOME").as_deref(),
-    ) else {
-        return fail(
-            "none of HELM_PLUGINS, XDG_DATA_HOME, HOME is set; pass --plugins-dir \"$(helm env HELM_PLUGINS)\"",
-        );
-    };
-    // Helm 3 cannot load a Helm 4 plugin and then fails every plugin command.
-    if let Some((helm3, version)) = install::helm3_reading(&dir) {
-        if chosen {
-            eprintln!(
-                "warning: Helm {version} ({}) reads plugins from {} too and cannot load a Helm 4 plugin: \
-                 its plugin commands will fail",
-                helm3.display(),
-                dir.display()
-            );
-        } else {
-            let shared = dir;
-            dir = install::helm4_only_dir(&shared);
-            eprintln!(
-                "config-hash: Helm {version} ({}) reads plugins from {} and cannot load a Helm 4 plugin, \
-                 so the plugin goes to {} instead. Run Helm 4 with HELM_PLUGINS={}:{} (for example \
-                 alias helm4='HELM_PLUGINS={}:{} helm4')",
-                helm3.display(),
-                shared.display(),
-                dir.display(),
-                dir.display(),
-                shared.display(),
-                dir.display(),
-                shared.display(),
-            );
-        }
-    }
-    let plugin = dir.join(config_hash::plugin::HELM_PLUGIN_NAME);
-    // A link to this binary beside plugin.yaml: the plugin works whatever PATH Helm runs
-    // with, and upgrading the binary upgrades it.
-    if let Err(e) = install::link_self_to(&plugin.join("config-hash")) {
-        return fail(e);
-    }
-    let yaml = config_hash::plugin::helm_plugin_yaml("${HELM_PLUGIN_DIR}/config-hash");
-    let manifest = plugin.join("plugin.yaml");
-    if let Err(e) = std::fs::write(&manifest, yaml) {
-        return fail(format!("cannot write {}: {e}", manifest.display()));
-    }
-    println!("{}", plugin.display());
-    ExitCode::SUCCESS
 }
