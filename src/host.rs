@@ -27,7 +27,7 @@ impl Host {
             Host::KustomizePlugin
         } else if std::env::var_os("HELM_PLUGIN_NAME").is_some() {
             Host::Helm4
-        } else if parent_is("helm") {
+        } else if parent_is_helm() {
             Host::Helm3
         } else {
             Host::Other
@@ -53,8 +53,9 @@ impl Host {
     }
 }
 
-/// True when the parent process's name is `name` (Linux; elsewhere false).
-fn parent_is(name: &str) -> bool {
+/// True when the parent process is Helm: named `helm`, or `helm` and a version number
+/// (`helm3`), as machines with two Helms name them (Linux; elsewhere false).
+fn parent_is_helm() -> bool {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
         return false;
     };
@@ -66,7 +67,12 @@ fn parent_is(name: &str) -> bool {
     else {
         return false;
     };
-    std::fs::read_to_string(format!("/proc/{ppid}/comm")).is_ok_and(|comm| comm.trim() == name)
+    std::fs::read_to_string(format!("/proc/{ppid}/comm")).is_ok_and(|comm| is_helm(comm.trim()))
+}
+
+fn is_helm(name: &str) -> bool {
+    name.strip_prefix("helm")
+        .is_some_and(|rest| rest.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Writes `lines` to the terminal the host runs in, if it has one (`/dev/tty`); false
@@ -136,6 +142,16 @@ pub fn with_comments(text: &str, lines: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn helm_is_helm_or_helm_and_a_version() {
+        for name in ["helm", "helm3", "helm4"] {
+            assert!(is_helm(name), "{name}");
+        }
+        for name in ["helmfile", "hel", "kubectl", "helm-3"] {
+            assert!(!is_helm(name), "{name}");
+        }
+    }
 
     #[test]
     fn each_host_shows_stderr_as_measured() {
