@@ -28,7 +28,28 @@ const DEBUG_BINARY: &str = common::BINARY;
 const TARGET: &str = "x86_64-unknown-linux-gnu";
 /// Must match the Dockerfile's build stage, which `dockerfile_builds_what_we_test` checks.
 const STATIC_RUSTFLAGS: &str = "-C target-feature=+crt-static";
-const IMAGE: &str = "localhost/config-hash:test";
+/// `localhost/config-hash:test-<clone>`: podman's image store is the machine's, so two
+/// clones testing at once (CI beside a developer) must not retag each other's image.
+fn image() -> &'static str {
+    static NAME: OnceLock<String> = OnceLock::new();
+    NAME.get_or_init(|| {
+        let clone: String = Path::new(ROOT)
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .unwrap_or_default()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .take(100)
+            .collect();
+        format!("localhost/config-hash:test-{clone}")
+    })
+}
 const ANNOTATION_KEY: &str = "config-hash.dev/hash";
 /// What the Dockerfile's final stage copies from the build stage; replaced by the
 /// host-built binary in the test's build context.
@@ -104,11 +125,12 @@ fn test_image() -> &'static str {
         let started = Instant::now();
         run(Command::new("bash")
             .arg(Path::new(ROOT).join("container/build-image.sh"))
-            .arg(IMAGE)
+            .arg(image())
             .env("CARGO_TARGET_DIR", target_dir)
             .env_remove("CARGO_ENCODED_RUSTFLAGS"));
         eprintln!(
-            "image {IMAGE} built in {:.1}s",
+            "image {} built in {:.1}s",
+            image(),
             started.elapsed().as_secs_f64()
         );
         // Drop the image the tag moved away from, so reruns do not pile up untagged
@@ -117,13 +139,13 @@ fn test_image() -> &'static str {
             let _ = Command::new("podman").args(["image", "rm", &old]).output();
         }
     });
-    IMAGE
+    image()
 }
 
-/// The id of the image tagged `IMAGE`, if there is one.
+/// The id of the image tagged [`image()`], if there is one.
 fn image_id() -> Option<String> {
     let output = Command::new("podman")
-        .args(["image", "inspect", "--format", "{{.Id}}", IMAGE])
+        .args(["image", "inspect", "--format", "{{.Id}}", image()])
         .output()
         .ok()?;
     let id = String::from_utf8_lossy(&output.stdout).trim().to_owned();
