@@ -211,3 +211,30 @@ fn links_in_user_docs_resolve() {
     }
     assert!(checked >= 30, "only {checked} links checked");
 }
+
+/// Every code fence in the user docs opens and closes on a line of its own (a fence
+/// glued to text swallows the rest of the page on a forge).
+#[test]
+fn code_fences_stand_on_lines_of_their_own() {
+    for (page, text) in user_docs() {
+        let mut open = false;
+        for (n, line) in text.lines().enumerate() {
+            let fences = line.matches("```").count();
+            if fences == 0 {
+                continue;
+            }
+            let trimmed = line.trim_start();
+            assert!(
+                fences == 1 && trimmed.starts_with("```") && (open || !trimmed[3..].contains(' ')),
+                "{}:{}: a code fence must stand alone on its line: {line}",
+                page.display(),
+                n + 1
+            );
+            if open {
+                assert_eq!(trimmed, "```", "{}:{}: {line}", page.display(), n + 1);
+            }
+            open = !open;
+        }
+        assert!(!open, "{}: a code block is never closed", page.display());
+    }
+}
