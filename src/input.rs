@@ -168,6 +168,15 @@ impl Package {
     }
 }
 
+/// Where the lines of a package's joined text come from: see [`Package::line_index`].
+#[derive(Debug)]
+pub struct LineIndex {
+    /// Where each line of the joined text starts.
+    starts: Vec<usize>,
+    /// Per segment, the lines of its source before it.
+    before: Vec<usize>,
+}
+
 /// Where a resource of a package is: `file:line` of its document.
 pub type Places = std::collections::HashMap<(String, Option<String>, String), String>;
 
@@ -177,14 +186,14 @@ impl Package {
     /// that have something to report. Input from stdin has no place to name.
     pub fn places(&self) -> Places {
         let mut places = Places::new();
-        for seg in &self.segments {
+        let index = self.line_index();
+        for (seg, &lines_before) in self.segments.iter().zip(&index.before) {
             let source = &self.sources[seg.source];
             let Some(path) = &source.path else { continue };
             let text = &source.text[seg.start..seg.end];
             let Ok(tree) = Tree::parse(text) else {
                 continue;
             };
-            let lines_before = source.text[..seg.start].matches('\n').count();
             for doc in &tree.docs {
                 let root = doc.root;
                 let is_list = tree
@@ -212,22 +221,41 @@ impl Package {
         places
     }
 
+    /// Where the lines of the joined text come from, for [`Package::source_line`]: built
+    /// once, so that many findings with a line cost one pass over the text.
+    pub fn line_index(&self) -> LineIndex {
+        let starts = std::iter::once(0)
+            .chain(self.joined().match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        // Lines of its source before each segment, counted once per source.
+        let mut before = Vec::with_capacity(self.segments.len());
+        let mut counted: Option<(usize, usize, usize)> = None; // (source, offset, lines)
+        for seg in &self.segments {
+            let (from, lines) = match counted {
+                Some((source, offset, lines)) if source == seg.source => (offset, lines),
+                _ => (0, 0),
+            };
+            let text = &self.sources[seg.source].text;
+            let lines = lines + text[from..seg.start].matches('\n').count();
+            before.push(lines);
+            counted = Some((seg.source, seg.start, lines));
+        }
+        LineIndex { starts, before }
+    }
+
     /// The source and its 1-based line that a line of the joined text comes from.
-    pub fn source_line(&self, line: usize) -> Option<(&Source, usize)> {
-        let line_start = self
-            .joined()
-            .split_inclusive('\n')
-            .take(line.saturating_sub(1))
-            .map(str::len)
-            .sum::<usize>();
+    pub fn source_line(&self, index: &LineIndex, line: usize) -> Option<(&Source, usize)> {
+        let line_start = *index.starts.get(line.checked_sub(1)?)?;
         let idx = self
             .segments
             .partition_point(|s| s.joined_start <= line_start)
             .checked_sub(1)?;
         let seg = &self.segments[idx];
-        let source = &self.sources[seg.source];
-        let at = (seg.start + line_start.saturating_sub(seg.joined_start)).min(seg.end);
-        Some((source, source.text[..at].matches('\n').count() + 1))
+        let first_line = index.starts.partition_point(|&s| s <= seg.joined_start);
+        Some((
+            &self.sources[seg.source],
+            index.before[idx] + line - first_line + 1,
+        ))
     }
 
     /// The files of the package that are kustomizations, and the Kustomization objects
@@ -835,5 +863,42 @@ mod tests {
             "[{\"b\": 2}, {\"c\": 7}]"
         );
         assert_eq!(package.locate(5, 3), "b.json: line 1 column 3");
+    }
+
+    #[test]
+    fn lines_and_places_map_back_to_each_file() {
+        let sources = vec![
+            Source {
+                path: Some("a.yaml".into()),
+                text: "# a\nkind: ConfigMap\nmetadata: {name: x}\n---\nkind: Secret\nmetadata: {name: y}\n".into(),
+            },
+            Source {
+                path: Some("b.json".into()),
+                text: "[\n{\"kind\": \"Secret\",\n \"metadata\": {\"name\": \"z\"}},\n{\"kind\": \"Job\", \"metadata\": {\"name\": \"w\"}}\n]\n".into(),
+            },
+        ];
+        let package = Package::new(sources).unwrap();
+        let places = package.places();
+        let at =
+            |kind: &str, name: &str| places[&(kind.to_string(), None, name.to_string())].clone();
+        assert_eq!(at("ConfigMap", "x"), "a.yaml:2");
+        assert_eq!(at("Secret", "y"), "a.yaml:5");
+        assert_eq!(at("Secret", "z"), "b.json:2");
+        assert_eq!(at("Job", "w"), "b.json:4");
+        let index = package.line_index();
+        let joined_line = |needle: &str| {
+            package.joined()[..package.joined().find(needle).unwrap()]
+                .matches('\n')
+                .count()
+                + 1
+        };
+        for (needle, file, line) in [
+            ("name: y", "a.yaml", 6),
+            ("\"z\"", "b.json", 3),
+            ("\"w\"", "b.json", 4),
+        ] {
+            let (source, own) = package.source_line(&index, joined_line(needle)).unwrap();
+            assert_eq!((source.name().as_str(), own), (file, line), "{needle}");
+        }
     }
 }

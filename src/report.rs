@@ -44,6 +44,7 @@ pub fn findings_on_stderr(
         return Vec::new();
     }
     let places = package.places();
+    let mut lines_of: Option<input::LineIndex> = None;
     let joined = !package.is_one_text();
     let mut lines = Vec::new();
     for result in outcome.results.iter_mut().filter(|r| reported(r)) {
@@ -52,7 +53,8 @@ pub fn findings_on_stderr(
         if let Finding::NotStamped { line, .. } | Finding::CannotRename { line, .. } =
             &mut *result.finding
         {
-            if let Some((source, own)) = package.source_line(*line) {
+            let index = lines_of.get_or_insert_with(|| package.line_index());
+            if let Some((source, own)) = package.source_line(index, *line) {
                 if joined {
                     *line = own;
                 }

@@ -85,6 +85,20 @@ fn findings_of_a_directory_run_name_their_file_and_line() {
         ),
         "{err}"
     );
+    // A workload that cannot be stamped, in the second file: its own line and column.
+    dir.write(
+        "app/deployment.yaml",
+        "# the web app\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    metadata:\n      annotations: [a]\n    spec:\n      containers:\n      - envFrom: [{configMapRef: {name: settings}}]\n",
+    );
+    let out = in_dir(&dir, &["app"]);
+    let err = stderr(&out);
+    assert!(
+        err.lines().any(|l| l
+            .starts_with("error: app/deployment.yaml:9: Deployment web: not stamped")
+            && l.ends_with("(line 9 column 20)")),
+        "{err}"
+    );
+    dir.write("app/deployment.yaml", DEPLOYMENT);
     // In place, the same.
     let out = in_dir(&dir, &["--in-place", "app"]);
     assert!(
