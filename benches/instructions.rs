@@ -1,0 +1,440 @@
+//! The instruction-count gate: how many instructions the release binary executes on each
+//! benchmark shape, against the baseline committed in `benches/instructions.txt`.
+//!
+//! Run: `cargo bench --bench instructions` (what `.ci/run` runs). It fails when any count
+//! grows more than [`TOLERANCE_PERCENT`] over the baseline. When a change is meant to
+//! cost more (or saves enough to be worth locking in), rebaseline in the same commit:
+//! `cargo bench --bench instructions -- --rebaseline 'what moved the counts, and why'`.
+//!
+//! Why instruction counts and not time: CI runs on a shared 2-core machine where wall and
+//! CPU times move by 20-50% with what else runs; the number of instructions a process
+//! executes does not. Each input runs once under valgrind's callgrind (`valgrind` from
+//! Debian's package), whole process as users run it: stdin from the file, stdout to
+//! /dev/null, `RAYON_NUM_THREADS=1` (with more threads, how long a thread spins before it
+//! sleeps depends on timing). Inputs are generated from their size alone (`shapes`).
+//!
+//! The baseline says why it last moved (its `reason:` line). The gate reads the baseline
+//! as the commit that last changed it found it before (`git show C^:path`); when that
+//! commit changed a count or the toolchain line but not the reason, the gate fails: a
+//! rebaseline must say why. The counts depend on the compiler, so the baseline records the
+//! `rustc` that built the binary (read from the binary itself); another compiler fails
+//! with a message to rebaseline rather than a misleading comparison.
+//!
+//! Under `cargo test --benches` (no `--bench` argument) it only checks that the baseline
+//! reads and names every input, without valgrind.
+
+mod callgrind;
+#[allow(dead_code)] // each benchmark uses part of it
+mod shapes;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const BIN: &str = env!("CARGO_BIN_EXE_config-hash");
+/// The baseline, relative to the package root (cargo runs benches from there).
+const BASELINE: &str = "benches/instructions.txt";
+/// How much a count may grow over the baseline before the gate fails. Counts repeat to
+/// within a few parts per million run to run; 3% lets the toolchain's layout noise
+/// through and stops a real extra pass over the input.
+const TOLERANCE_PERCENT: f64 = 3.0;
+/// The benchmark's applications: N Deployments, each with a ConfigMap and a Secret.
+const N: usize = 1_000;
+/// The hostile objects at a tenth of the throughput benchmark's size: seconds each under
+/// valgrind, and still far bigger than any fixed cost.
+const HOSTILE_SCALE: usize = 10;
+
+/// One input of the gate.
+struct Input {
+    name: String,
+    path: PathBuf,
+    args: &'static [&'static str],
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = Path::new(BIN)
+        .parent()
+        .and_then(Path::parent)
+        .expect("the binary lives in target/<profile>/")
+        .join("instruction-inputs");
+    let baseline_text = fs::read_to_string(BASELINE).unwrap_or_default();
+    if !args.iter().any(|a| a == "--bench") {
+        smoke(&baseline_text);
+        return ExitCode::SUCCESS;
+    }
+    fs::create_dir_all(&dir).expect("create target/instruction-inputs");
+    let inputs = inputs(&dir);
+    let rebaseline = args
+        .iter()
+        .position(|a| a == "--rebaseline")
+        .map(|i| args.get(i + 1).cloned().unwrap_or_default());
+
+    if !callgrind::available() {
+        eprintln!("error: valgrind is not on PATH (apt-get install valgrind)");
+        return ExitCode::FAILURE;
+    }
+    let rustc = rustc_of(Path::new(BIN));
+    println!("binary: {BIN} ({rustc})");
+    let counts = count_all(&inputs);
+
+    if let Some(reason) = rebaseline {
+        let reason = reason.trim();
+        if reason.is_empty() {
+            eprintln!("error: --rebaseline needs a reason: --rebaseline 'what moved the counts'");
+            return ExitCode::FAILURE;
+        }
+        let old = Baseline::parse(&baseline_text).ok();
+        if old.as_ref().is_some_and(|b| b.reason == reason) {
+            eprintln!(
+                "error: the reason is the one the baseline has: say what moved the counts now"
+            );
+            return ExitCode::FAILURE;
+        }
+        let new = Baseline {
+            rustc,
+            reason: reason.to_string(),
+            counts: counts.clone(),
+        };
+        print_table(old.as_ref(), &counts);
+        fs::write(BASELINE, new.render()).expect("write benches/instructions.txt");
+        println!("\nwrote {BASELINE}: commit it with the change that moved the counts");
+        return ExitCode::SUCCESS;
+    }
+
+    let baseline = match Baseline::parse(&baseline_text) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {BASELINE}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    print_table(Some(&baseline), &counts);
+    let mut failures = Vec::new();
+    if let Err(e) = reason_moved_with_counts(&baseline_text) {
+        failures.push(e);
+    }
+    if baseline.rustc != rustc {
+        failures.push(format!(
+            "the baseline was counted with {} and this binary was built by {rustc}: counts \
+             from different compilers do not compare. Rebaseline with this toolchain: \
+             cargo bench --bench instructions -- --rebaseline '{rustc}'",
+            baseline.rustc
+        ));
+    } else {
+        for (name, &now) in &counts {
+            match baseline.counts.get(name) {
+                None => failures.push(format!("{name}: not in the baseline (rebaseline)")),
+                Some(&before) if grew_too_much(before, now) => failures.push(format!(
+                    "{name}: {now} instructions, {:+.2}% over the baseline's {before} (more \
+                     than {TOLERANCE_PERCENT}%)",
+                    percent(before, now)
+                )),
+                Some(_) => {}
+            }
+        }
+        for name in baseline.counts.keys() {
+            if !counts.contains_key(name) {
+                failures.push(format!(
+                    "{name}: in the baseline but no longer measured (rebaseline)"
+                ));
+            }
+        }
+    }
+    let faster: Vec<&String> = counts
+        .iter()
+        .filter(|(name, now)| {
+            baseline
+                .counts
+                .get(*name)
+                .is_some_and(|&b| percent(b, **now) < -TOLERANCE_PERCENT)
+        })
+        .map(|(name, _)| name)
+        .collect();
+    if !faster.is_empty() && failures.is_empty() {
+        println!(
+            "\nnote: {} input(s) run more than {TOLERANCE_PERCENT}% under the baseline; rebaseline \
+             to lock the gain in (a later regression could hide in it)",
+            faster.len()
+        );
+    }
+    if failures.is_empty() {
+        println!(
+            "\ninstruction counts: {} inputs within {TOLERANCE_PERCENT}% of the baseline",
+            counts.len()
+        );
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("\ninstruction-count gate FAILED:");
+    for f in &failures {
+        eprintln!("- {f}");
+    }
+    eprintln!(
+        "If the change is meant to cost this, rebaseline in the same commit and say why:\n  \
+         cargo bench --bench instructions -- --rebaseline 'what moved the counts, and why'"
+    );
+    ExitCode::FAILURE
+}
+
+/// `cargo test --benches`, without valgrind: the committed baseline reads and names
+/// exactly the gate's inputs, and the reason rule refuses a silent rebaseline.
+fn smoke(baseline_text: &str) {
+    let baseline = Baseline::parse(baseline_text).expect("benches/instructions.txt reads");
+    let mut names: Vec<String> = shapes::SHAPES
+        .iter()
+        .map(shape_name)
+        .chain(
+            shapes::hostile_objects(HOSTILE_SCALE)
+                .iter()
+                .map(hostile_name),
+        )
+        .collect();
+    names.sort_unstable();
+    let known: Vec<&String> = baseline.counts.keys().collect();
+    assert_eq!(
+        names.iter().collect::<Vec<_>>(),
+        known,
+        "the baseline names every input, and only those"
+    );
+    let moved = baseline_text.replacen(
+        &format!(" {}\n", baseline.counts.values().next().expect("a count")),
+        " 1\n",
+        1,
+    );
+    assert!(
+        check_reason(baseline_text, &moved).is_err(),
+        "a count moved without a new reason"
+    );
+    let explained = moved.replacen("reason: ", "reason: a new reason, not ", 1);
+    assert_eq!(check_reason(baseline_text, &explained), Ok(()));
+    assert_eq!(check_reason(baseline_text, baseline_text), Ok(()));
+    println!("instructions: smoke check passed (run `cargo bench --bench instructions`)");
+}
+
+fn shape_name(shape: &shapes::Shape) -> String {
+    format!("{}-{N}", shape.slug)
+}
+
+fn hostile_name(h: &shapes::Hostile) -> String {
+    format!("hostile-{}", h.slug)
+}
+
+/// The bench's N = 1,000 applications in every shape, and the hostile objects.
+fn inputs(dir: &Path) -> Vec<Input> {
+    let mut inputs: Vec<Input> = shapes::SHAPES
+        .iter()
+        .map(|shape| Input {
+            name: shape_name(shape),
+            path: shapes::write_shape(dir, N, shape),
+            args: shape.args,
+        })
+        .collect();
+    for h in shapes::hostile_objects(HOSTILE_SCALE) {
+        let path = dir.join(format!("{}.txt", hostile_name(&h)));
+        fs::write(&path, h.input()).expect("write hostile input");
+        inputs.push(Input {
+            name: hostile_name(&h),
+            path,
+            args: &[],
+        });
+    }
+    inputs
+}
+
+fn grew_too_much(before: u64, now: u64) -> bool {
+    percent(before, now) > TOLERANCE_PERCENT
+}
+
+fn percent(before: u64, now: u64) -> f64 {
+    (now as f64 - before as f64) * 100.0 / before as f64
+}
+
+fn print_table(baseline: Option<&Baseline>, counts: &BTreeMap<String, u64>) {
+    println!();
+    println!("| input | baseline | now | change |");
+    println!("|---|---:|---:|---:|");
+    for (name, &now) in counts {
+        match baseline.and_then(|b| b.counts.get(name)) {
+            Some(&before) => println!(
+                "| {name} | {before} | {now} | {:+.2}% |",
+                percent(before, now)
+            ),
+            None => println!("| {name} | | {now} | |"),
+        }
+    }
+}
+
+/// Counts every input, two at a time (the counts do not depend on what else runs).
+fn count_all(inputs: &[Input]) -> BTreeMap<String, u64> {
+    let next = AtomicUsize::new(0);
+    let counts = Mutex::new(BTreeMap::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                while let Some(input) = inputs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let n = count(input);
+                    counts
+                        .lock()
+                        .expect("no thread panicked holding the lock")
+                        .insert(input.name.clone(), n);
+                }
+            });
+        }
+    });
+    counts.into_inner().expect("no thread panicked")
+}
+
+/// Instructions the binary executes on one input; panics when it cannot count them.
+fn count(input: &Input) -> u64 {
+    callgrind::count(Path::new(BIN), input.args, &input.path)
+        .unwrap_or_else(|e| panic!("{}: {e}", input.name))
+}
+
+/// The compiler that built the binary, as rustc records it in the binary's `.comment`
+/// section (`rustc version 1.95.0 (59807616e 2026-04-14)`).
+fn rustc_of(bin: &Path) -> String {
+    let bytes = fs::read(bin).expect("read the binary");
+    let needle = b"rustc version ";
+    bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|at| {
+            let rest = &bytes[at..];
+            let end = rest
+                .iter()
+                .position(|&b| b == 0)
+                .unwrap_or(rest.len().min(80));
+            String::from_utf8_lossy(&rest[..end]).into_owned()
+        })
+        .unwrap_or_else(|| "rustc version unknown".to_string())
+}
+
+/// The committed baseline.
+#[derive(Debug, PartialEq)]
+struct Baseline {
+    rustc: String,
+    reason: String,
+    counts: BTreeMap<String, u64>,
+}
+
+impl Baseline {
+    fn parse(text: &str) -> Result<Baseline, String> {
+        let mut rustc = None;
+        let mut reason = None;
+        let mut counts = BTreeMap::new();
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if let Some(v) = line.strip_prefix("rustc:") {
+                rustc = Some(v.trim().to_string());
+            } else if let Some(v) = line.strip_prefix("reason:") {
+                reason = Some(v.trim().to_string());
+            } else {
+                let (name, n) = line
+                    .split_once(' ')
+                    .ok_or_else(|| format!("not `input count`: {line:?}"))?;
+                let n = n
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("not a count: {line:?}"))?;
+                counts.insert(name.to_string(), n);
+            }
+        }
+        let rustc = rustc.ok_or("no `rustc:` line")?;
+        let reason = reason
+            .filter(|r| !r.is_empty())
+            .ok_or("no `reason:` line, or an empty one")?;
+        Ok(Baseline {
+            rustc,
+            reason,
+            counts,
+        })
+    }
+
+    fn render(&self) -> String {
+        let mut s = String::from(
+            "# Instructions the release binary executes per input: callgrind, whole process,\n\
+             # RAYON_NUM_THREADS=1 (benches/instructions.rs). The gate fails when a count grows\n\
+             # more than 3%. Rebaseline, in the commit that moves the counts, with a new reason:\n\
+             #   cargo bench --bench instructions -- --rebaseline 'what moved the counts, and why'\n",
+        );
+        let _ = writeln!(s, "rustc: {}", self.rustc);
+        let _ = writeln!(s, "reason: {}", self.reason);
+        for (name, n) in &self.counts {
+            let _ = writeln!(s, "{name} {n}");
+        }
+        s
+    }
+}
+
+/// The rule that keeps a rebaseline honest: whoever last changed the baseline's counts
+/// (or its toolchain) changed its reason too. "Last" is the working tree when it differs
+/// from HEAD, else the newest commit that touched the file, compared with its parent.
+fn reason_moved_with_counts(current: &str) -> Result<(), String> {
+    let git = |args: &[&str]| -> Option<String> {
+        let out = Command::new("git").args(args).output().ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let Some(head) = git(&["show", &format!("HEAD:{BASELINE}")]) else {
+        // Not committed yet (or not a git checkout): nothing to compare with.
+        return Ok(());
+    };
+    let (before, what) = if head != current {
+        (Some(head), "the working tree".to_string())
+    } else {
+        let Some(commit) = git(&["log", "-1", "--format=%H", "--", BASELINE])
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+        else {
+            return Err(format!(
+                "cannot find the commit that last changed {BASELINE} (a shallow clone? fetch its history)"
+            ));
+        };
+        if git(&["rev-parse", "--verify", "-q", &format!("{commit}^")]).is_none() {
+            // The first commit of the history, or a shallow clone cut there.
+            let shallow =
+                git(&["rev-parse", "--is-shallow-repository"]).is_some_and(|s| s.trim() == "true");
+            if shallow {
+                return Err(format!(
+                    "the history is shallow: {BASELINE}'s previous version cannot be read (git fetch --unshallow)"
+                ));
+            }
+            return Ok(());
+        }
+        let short = &commit[..commit.len().min(7)];
+        (
+            git(&["show", &format!("{commit}^:{BASELINE}")]),
+            format!("commit {short}"),
+        )
+    };
+    let Some(before) = before else {
+        // The commit that added the baseline: its reason is checked by `parse`.
+        return Ok(());
+    };
+    check_reason(&before, current).map_err(|e| format!("{what}: {e}"))
+}
+
+/// Whether the move from `before` to `after` keeps the rule: counts or toolchain changed
+/// means the reason changed (and is not empty).
+fn check_reason(before: &str, after: &str) -> Result<(), String> {
+    let after = Baseline::parse(after)?;
+    let Ok(before) = Baseline::parse(before) else {
+        return Ok(());
+    };
+    let moved = before.counts != after.counts || before.rustc != after.rustc;
+    if moved && before.reason == after.reason {
+        return Err(format!(
+            "{BASELINE}'s counts changed but its reason did not (still {:?}): say why they moved \
+             (--rebaseline 'why')",
+            after.reason
+        ));
+    }
+    Ok(())
+}
