@@ -1,0 +1,82 @@
+//! Prints how the reader reads a file: each document's data as one JSON-like line
+//! (`--spans`: each node's kind and text).
+use config_hash_yaml::{Context, Data, Kind, NodeId, Tree};
+
+fn show(d: &Data, out: &mut String) {
+    match d {
+        Data::Scalar { value, tag, .. } => {
+            if let Some(t) = tag {
+                out.push_str(t);
+                out.push(' ');
+            }
+            out.push_str(&format!("{value:?}"));
+        }
+        Data::Seq(items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                show(x, out);
+            }
+            out.push(']');
+        }
+        Data::Map(entries) => {
+            out.push('{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                show(k, out);
+                out.push_str(": ");
+                show(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn spans(tree: &Tree<'_>, id: NodeId, depth: usize) {
+    let s = tree.span(id);
+    println!(
+        "{}{:?} {:?} lead={:?}",
+        "  ".repeat(depth),
+        tree.kind(id),
+        &tree.src()[s.start()..s.end()],
+        tree.lead(id)
+    );
+    match tree.kind(id) {
+        Kind::Map { .. } => {
+            for (k, v) in tree.own_entries(id) {
+                spans(tree, k, depth + 1);
+                spans(tree, v, depth + 2);
+            }
+        }
+        Kind::Seq { .. } => {
+            for i in tree.items(id) {
+                spans(tree, i, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let path = args.iter().find(|a| !a.starts_with("--")).expect("a file");
+    let text = std::fs::read_to_string(path).expect("readable");
+    match Tree::parse(&text, Context::of(&text)) {
+        Ok(tree) => {
+            for d in tree.documents() {
+                if args.iter().any(|a| a == "--spans") {
+                    spans(&tree, d.root(), 0);
+                } else {
+                    let mut out = String::new();
+                    show(&tree.data(d.root()), &mut out);
+                    println!("{out}");
+                }
+            }
+        }
+        Err(e) => println!("error: {e} ({:?})", e.kind()),
+    }
+}

@@ -1,0 +1,240 @@
+//! Why a text was refused: a typed kind, and where (byte offset, line and column).
+
+/// A limit on the work one text may take. A limit counts per text: the whole input read
+/// as one text may reach one where its items read one by one do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Limit {
+    /// [`crate::MAX_TEXT_BYTES`]: offsets are `u32`s.
+    TextSize,
+    /// [`crate::MAX_ALIAS_EXPANSION`]: aliases (and merge keys) expand a document past it.
+    AliasExpansion,
+    /// [`crate::MAX_DEPTH`]: collections nest deeper than this.
+    Nesting,
+}
+
+/// What went wrong. Each kind is one of go-yaml's refusals (the same text is refused by
+/// kubectl, kustomize and kpt), one of the reader's own checks (duplicate keys, as the
+/// API server refuses them; aliases), or a work [`Limit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A character YAML allows nowhere, not even in a comment: C0 controls other than
+    /// tab, LF and CR, DEL, C1 controls other than NEL, U+FFFE, U+FFFF.
+    ControlCharacter { code: u32 },
+    /// A character that cannot start any token (a tab at the start of a block line, `@`,
+    /// a backquote).
+    UnexpectedCharacter,
+    /// A tab in the indentation of a plain scalar's continuation line.
+    TabInIndentation,
+    /// A tab where a block scalar's indentation spaces are expected.
+    TabInBlockScalarIndentation,
+    /// `-` where a block sequence entry cannot start (after `key: ` on the same line).
+    BlockEntryNotAllowed,
+    /// `?` where a mapping key cannot start.
+    KeyNotAllowed,
+    /// `:` where a mapping value cannot start (`a: b: c`, a key longer than 1024
+    /// characters or spread over lines).
+    ValueNotAllowed,
+    /// An implicit key at the indentation of its mapping with no `:` after it.
+    MissingColon,
+    /// `%` followed by something other than `YAML` or `TAG`.
+    UnknownDirective,
+    /// A `%YAML` or `%TAG` directive that is not well formed.
+    MalformedDirective,
+    /// `%YAML` with a version other than 1.1, which go-yaml refuses.
+    IncompatibleVersion,
+    /// A second `%YAML`, or a second `%TAG` for one handle, in a document's directives.
+    DuplicateDirective,
+    /// An anchor or alias name that is empty or followed by a character names cannot
+    /// hold.
+    MalformedAnchor,
+    /// A tag that is not well formed.
+    MalformedTag,
+    /// A tag handle (`!e!`) that no `%TAG` directive defines.
+    UndefinedTagHandle,
+    /// A block scalar header (`|2-`) that is not well formed.
+    MalformedBlockScalarHeader,
+    /// The text ends inside a quoted scalar.
+    UnterminatedQuotedScalar,
+    /// `---` or `...` at the start of a line inside a quoted scalar.
+    DocumentMarkerInQuotedScalar,
+    /// A `\` escape go-yaml does not know (`\/` in YAML text, `\q`).
+    UnknownEscape,
+    /// A `\x`, `\u` or `\U` escape without its hexadecimal digits.
+    MalformedEscape,
+    /// An escape naming a surrogate or a code point past U+10FFFF.
+    InvalidEscapedCharacter,
+    /// Content where a document start (`---`) is expected: after directives, or after
+    /// the end of a document's content.
+    ExpectedDocumentStart,
+    /// Where a node is expected, an indicator that cannot start one (`{: x}`).
+    ExpectedNode,
+    /// In a block sequence, something other than a `-` entry.
+    ExpectedBlockEntry,
+    /// In a block mapping, something other than a key.
+    ExpectedKey,
+    /// In a flow sequence, something other than `,` or `]` after an item.
+    ExpectedFlowSequenceSeparator,
+    /// In a flow mapping, something other than `,` or `}` after an entry.
+    ExpectedFlowMappingSeparator,
+    /// An alias (`*name`) whose anchor is not defined before it.
+    UndefinedAlias,
+    /// An alias inside the collection its anchor names.
+    RecursiveAlias,
+    /// A key that a mapping already has (the API server refuses duplicate fields).
+    DuplicateKey,
+    /// A work limit.
+    Limit(Limit),
+}
+
+impl ErrorKind {
+    /// What went wrong, in a few words (messages at the edge add the fix).
+    pub fn describe(self) -> String {
+        match self {
+            ErrorKind::ControlCharacter { code } => format!(
+                "the character U+{code:04X} is not allowed in YAML, not even in a comment; remove it, or write it escaped inside a double-quoted string (\"\\u{code:04X}\")"
+            ),
+            ErrorKind::UnexpectedCharacter => {
+                "found a character that cannot start any token (a tab cannot indent a block line)".into()
+            }
+            ErrorKind::TabInIndentation => {
+                "found a tab character that violates indentation".into()
+            }
+            ErrorKind::TabInBlockScalarIndentation => {
+                "found a tab character where a block scalar's indentation space is expected".into()
+            }
+            ErrorKind::BlockEntryNotAllowed => {
+                "block sequence entries are not allowed in this context".into()
+            }
+            ErrorKind::KeyNotAllowed => "mapping keys are not allowed in this context".into(),
+            ErrorKind::ValueNotAllowed => {
+                "mapping values are not allowed in this context (an implicit key must be on one line, at most 1024 characters)".into()
+            }
+            ErrorKind::MissingColon => "could not find the expected ':' after a key".into(),
+            ErrorKind::UnknownDirective => {
+                "found an unknown directive name (only %YAML and %TAG exist)".into()
+            }
+            ErrorKind::MalformedDirective => "found a malformed %YAML or %TAG directive".into(),
+            ErrorKind::IncompatibleVersion => {
+                "found an incompatible YAML document (go-yaml reads only %YAML 1.1; drop the directive)".into()
+            }
+            ErrorKind::DuplicateDirective => "found a duplicate %YAML or %TAG directive".into(),
+            ErrorKind::MalformedAnchor => {
+                "an anchor or alias name must be letters, digits, '_' or '-', followed by a space".into()
+            }
+            ErrorKind::MalformedTag => "found a malformed tag".into(),
+            ErrorKind::UndefinedTagHandle => "found an undefined tag handle".into(),
+            ErrorKind::MalformedBlockScalarHeader => {
+                "found a malformed block scalar header (| or > then an indentation digit 1-9 and/or a chomping + or -, then a comment or the end of the line)".into()
+            }
+            ErrorKind::UnterminatedQuotedScalar => {
+                "found the end of the text inside a quoted scalar".into()
+            }
+            ErrorKind::DocumentMarkerInQuotedScalar => {
+                "found a document marker (--- or ...) at the start of a line inside a quoted scalar".into()
+            }
+            ErrorKind::UnknownEscape => "found an unknown escape character".into(),
+            ErrorKind::MalformedEscape => {
+                "did not find the expected hexadecimal digits of an escape".into()
+            }
+            ErrorKind::InvalidEscapedCharacter => {
+                "found an escape of an invalid Unicode character (a surrogate, or past U+10FFFF)".into()
+            }
+            ErrorKind::ExpectedDocumentStart => {
+                "did not find the expected document start (---)".into()
+            }
+            ErrorKind::ExpectedNode => "did not find the expected node content".into(),
+            ErrorKind::ExpectedBlockEntry => "did not find the expected '-' indicator".into(),
+            ErrorKind::ExpectedKey => {
+                "did not find the expected key (wrong indentation?)".into()
+            }
+            ErrorKind::ExpectedFlowSequenceSeparator => {
+                "did not find the expected ',' or ']'".into()
+            }
+            ErrorKind::ExpectedFlowMappingSeparator => {
+                "did not find the expected ',' or '}'".into()
+            }
+            ErrorKind::UndefinedAlias => "alias names an anchor that is not defined".into(),
+            ErrorKind::RecursiveAlias => {
+                "alias refers to a collection that contains it (a recursive alias); no Kubernetes reader accepts it".into()
+            }
+            ErrorKind::DuplicateKey => {
+                "duplicate key in a mapping (the API server rejects duplicate fields; keep one; see the line and column for which)".into()
+            }
+            ErrorKind::Limit(Limit::TextSize) => format!(
+                "the text is past the size limit of {} bytes (4 GiB) for one text; split the input",
+                crate::MAX_TEXT_BYTES
+            ),
+            ErrorKind::Limit(Limit::Nesting) => format!(
+                "collections nest deeper than {} levels (the nesting limit); no manifest needs this",
+                crate::MAX_DEPTH
+            ),
+            ErrorKind::Limit(Limit::AliasExpansion) => format!(
+                "the document's aliases expand it past the alias expansion limit ({} nodes or {} times the nodes written); the collection starting here is where it was passed: write those parts out or use fewer aliases",
+                crate::MAX_ALIAS_EXPANSION,
+                crate::MAX_ALIAS_RATIO
+            ),
+        }
+    }
+}
+
+/// A refused text: what went wrong, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    offset: usize,
+    line: usize,
+    column: usize,
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind, offset: usize, line: usize, column: usize) -> Error {
+        Error {
+            kind,
+            offset,
+            line,
+            column,
+        }
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The byte offset in the text parsed (not counting the context's line base).
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// 1-based line, counting the context's line base.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// 1-based column, in characters.
+    pub fn column(&self) -> usize {
+        self.column
+    }
+
+    /// The work limit the text reached, when that is why it was refused.
+    pub fn limit(&self) -> Option<Limit> {
+        match self.kind {
+            ErrorKind::Limit(l) => Some(l),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {} column {}: {}",
+            self.line,
+            self.column,
+            self.kind.describe()
+        )
+    }
+}
+
+impl std::error::Error for Error {}
