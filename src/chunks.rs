@@ -201,10 +201,10 @@ fn is_entry(rest: &str) -> bool {
 
 /// Splits `body` into chunks of single items where it can.
 pub fn split(body: &str) -> Split {
-    let json = crate::yaml::dialect::reads_as_json;
+    let json = crate::yaml::breaks::reads_as_json;
     // One search per character: each is a fast byte search, where a search for any of
     // the three decodes every character of the input (a tenth of the splitter's time).
-    let has_breaks = crate::yaml::dialect::UNICODE_BREAKS
+    let has_breaks = crate::yaml::breaks::UNICODE_BREAKS
         .iter()
         .any(|&c| body.contains(c));
     // In YAML text go-yaml ends a line at each of them (a comment too), so the splitter

@@ -14,7 +14,7 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use config_hash::yaml::dialect::UNICODE_BREAKS;
+use config_hash::yaml::breaks::UNICODE_BREAKS;
 use config_hash::yaml::{NodeId, Tree};
 
 /// One text read: a file, or stdin (`path` None).

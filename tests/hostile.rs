@@ -248,30 +248,27 @@ fn a_long_user_catalog_is_looked_up_in_linear_time() {
     assert_eq!(out.item_edits.len(), n);
 }
 
-/// Quoted scalars continued at column 0 each cost one more parse of the text: a text may
-/// repair only as many as keep the text parsed again small. With 256 MiB allowed, 4,000
-/// of them in a 59 KB ConfigMap took 12 s (release build).
+/// Quoted scalars continued at column 0 (go-yaml has no indentation rule inside quotes)
+/// are read in the one pass like any other: 40,000 of them in a 590 KB ConfigMap. With
+/// the parser this replaced, each cost one more parse of the text, up to a limit.
 #[test]
-fn many_quoted_scalars_needing_repair_are_refused_quickly_at_the_limit() {
+fn many_quoted_scalars_continued_at_column_0_are_read_in_linear_time() {
     let mut input = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n");
-    for i in 0..4_000 {
+    for i in 0..40_000 {
         input.push_str(&format!("  a{i}: \"x\ny\"\n"));
     }
-    let err = within(20, move || run(input)).unwrap_err();
-    assert!(err.contains("past the repair limit"), "{err}");
+    let out = within(20, move || run(input)).unwrap();
+    assert_eq!(out.exit_code, 0, "{:?}", out.results.first());
 }
 
-/// Comments indented less than a block scalar's indentation indicator share that limit:
-/// each is one more parse too.
+/// Comments indented less than a block scalar's indentation indicator end it (as go-yaml
+/// reads them), in the one pass too.
 #[test]
-fn many_comments_needing_repair_are_refused_quickly_at_the_limit() {
+fn many_comments_ending_block_scalars_are_read_in_linear_time() {
     let mut input = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n");
-    for i in 0..4_000 {
+    for i in 0..40_000 {
         input.push_str(&format!("  a{i}: |4\n     # c\n"));
     }
-    let err = within(20, move || run(input)).unwrap_err();
-    assert!(
-        err.contains("this is the comment past the repair limit"),
-        "{err}"
-    );
+    let out = within(20, move || run(input)).unwrap();
+    assert_eq!(out.exit_code, 0, "{:?}", out.results.first());
 }

@@ -4,6 +4,15 @@
 //! same length, so every offset holds), and the edits made against the copy are given
 //! back the original's line breaks.
 
+/// The characters go-yaml takes for line breaks besides CR and LF (NEL, LS, PS), in
+/// YAML text; in JSON text they are characters like any other.
+pub const UNICODE_BREAKS: [char; 3] = ['\u{85}', '\u{2028}', '\u{2029}'];
+
+/// kubectl reads a text that starts with `{` or `[` as JSON.
+pub fn reads_as_json(src: &str) -> bool {
+    matches!(src.trim_start().as_bytes().first(), Some(b'{' | b'['))
+}
+
 /// The text with every CR that does not start a CRLF replaced by LF, or `None` when
 /// there is no such CR (the common case: nothing is copied).
 pub fn lone_cr_as_lf(text: &str) -> Option<String> {

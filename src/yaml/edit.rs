@@ -852,7 +852,7 @@ pub fn spaces(n: usize) -> String {
 /// Whether `c` ends a line as go-yaml reads YAML: LF (CRLF ends with it), and U+2028,
 /// U+2029 and NEL (a lone CR is read through an LF copy before any edit).
 fn is_break(c: char) -> bool {
-    c == '\n' || super::dialect::UNICODE_BREAKS.contains(&c)
+    c == '\n' || super::breaks::UNICODE_BREAKS.contains(&c)
 }
 
 /// Start of the line holding `pos`.
@@ -991,8 +991,8 @@ mod tests {
 
     #[test]
     fn inserts_before_a_first_key_that_starts_before_its_span() {
-        // An explicit key's `?`, and a key written as nothing, sit outside saphyr's span
-        // of the key; the new entry goes before them, not into them.
+        // An explicit key's `?` sits before the key's span; the new entry goes before
+        // it, not into it.
         let cases = [
             (
                 "t:\n  ? l\n  : 1\n  s:\n    c: 1\n",
@@ -1003,7 +1003,6 @@ mod tests {
                 "t: &t\n  m:\n    k: \"v\"\n  ? # c\n    l\n  : 1\n  s:\n    c: 1\n",
             ),
             ("t: {? l : 1}\n", "t: {m: {k: \"v\"}, ? l : 1}\n"),
-            ("t: {: 1}\n", "t: {m: {k: \"v\"}, : 1}\n"),
             (
                 "t: { # c\n  ? l : 1}\n",
                 "t: { # c\n  m: {k: \"v\"}, ? l : 1}\n",

@@ -2,7 +2,6 @@
 //! that changes only the bytes it means to.
 
 pub mod breaks;
-pub mod dialect;
 pub mod edit;
 pub mod scalar;
 pub mod splice;

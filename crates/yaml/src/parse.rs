@@ -480,7 +480,7 @@ impl<'a> Parser<'a> {
                 self.state = State::IndentlessSequenceEntry;
             }
             Tok::Scalar => {
-                let decoded = (t.data != NONE).then_some((t.data, t.data2));
+                let decoded = (t.data != NONE).then_some((t.data, t.data2, t.text));
                 self.build
                     .scalar(&props, t.start, t.end, t.style, decoded, lead)?;
                 self.scan.skip();

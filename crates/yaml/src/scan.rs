@@ -89,6 +89,9 @@ pub(crate) struct Token {
     pub end: u32,
     pub data: u32,
     pub data2: u32,
+    /// A block scalar's text: where its first content line starts, after its
+    /// indentation (its header's end when it has none).
+    pub text: u32,
 }
 
 impl Token {
@@ -100,6 +103,7 @@ impl Token {
             end: end as u32,
             data: 0,
             data2: 0,
+            text: 0,
         }
     }
 }
@@ -155,7 +159,9 @@ pub(crate) struct Scanner<'a> {
     /// Simple keys saved, oldest first (token number, flow level), so the head of the
     /// queue is checked in constant time whatever the nesting.
     pending_keys: std::collections::VecDeque<(usize, usize)>,
-    queue: std::collections::VecDeque<Token>,
+    /// Tokens scanned and not yet taken: `queue[head..]`.
+    queue: Vec<Token>,
+    head: usize,
     tokens_parsed: usize,
     pub decoded: Decoded,
     pub tag_directives: Vec<TagDirective>,
@@ -196,7 +202,8 @@ impl<'a> Scanner<'a> {
             simple_key_allowed: false,
             simple_keys: Vec::new(),
             pending_keys: std::collections::VecDeque::new(),
-            queue: std::collections::VecDeque::with_capacity(16),
+            queue: Vec::with_capacity(16),
+            head: 0,
             tokens_parsed: 0,
             decoded: Decoded::default(),
             tag_directives: Vec::new(),
@@ -211,22 +218,41 @@ impl<'a> Scanner<'a> {
     /// The next token, scanning as far as needed to know it.
     #[inline]
     pub fn peek(&mut self) -> Result<Token> {
-        if self.queue.is_empty() || self.head_is_pending_key()? {
-            self.fetch_more()?;
+        if let Some(&t) = self.queue.get(self.head) {
+            // Only a token that may start an implicit key needs what follows it.
+            if self
+                .pending_keys
+                .front()
+                .is_none_or(|&(n, _)| n > self.tokens_parsed)
+            {
+                return Ok(t);
+            }
         }
-        Ok(self.queue[0])
+        self.fetch_more()?;
+        Ok(self
+            .queue
+            .get(self.head)
+            .copied()
+            .unwrap_or_else(|| Token::new(Tok::StreamEnd, self.b.len(), self.b.len())))
     }
 
     /// Drops the token [`Scanner::peek`] returned.
     #[inline]
     pub fn skip(&mut self) {
-        self.queue.pop_front();
+        self.head += 1;
         self.tokens_parsed += 1;
+        if self.head == self.queue.len() {
+            self.queue.clear();
+            self.head = 0;
+        } else if self.head >= 64 && self.head * 2 >= self.queue.len() {
+            self.queue.drain(..self.head);
+            self.head = 0;
+        }
     }
 
     fn fetch_more(&mut self) -> Result<()> {
         loop {
-            if !self.queue.is_empty() && !self.head_is_pending_key()? {
+            if self.queue.len() > self.head && !self.head_is_pending_key()? {
                 return Ok(());
             }
             if self.ended {
@@ -318,12 +344,13 @@ impl<'a> Scanner<'a> {
     }
 
     fn push(&mut self, t: Token) {
-        self.queue.push_back(t);
+        self.queue.push(t);
     }
 
     /// Inserts at the absolute token number `number`.
     fn insert_at(&mut self, number: usize, t: Token) {
-        self.queue.insert(number - self.tokens_parsed, t);
+        self.queue
+            .insert(self.head + number - self.tokens_parsed, t);
     }
 
     fn fetch_next(&mut self) -> Result<()> {
@@ -424,7 +451,7 @@ impl<'a> Scanner<'a> {
             }
         }
         // A comment after the token on its line is the token's own: it ends at its line.
-        let last = self.queue.back().map(|t| t.kind);
+        let last = self.queue.last().map(|t| t.kind);
         if last != Some(Tok::BlockEntry) && !self.line_break_since_content() {
             self.line_comment()?;
         }
@@ -585,7 +612,7 @@ impl<'a> Scanner<'a> {
         let key = SimpleKey {
             possible: true,
             required: self.flow_level == 0 && self.indent == col as i64,
-            token_number: self.tokens_parsed + self.queue.len(),
+            token_number: self.tokens_parsed + self.queue.len() - self.head,
             pos: self.pos,
             line: self.line,
             col,
@@ -1369,6 +1396,7 @@ impl<'a> Scanner<'a> {
         let mut content_end = header_end;
         self.block_breaks(&mut indent, &mut trailing_breaks)?;
         let mut leading_blank = false;
+        let mut text = None;
         while self.col() == indent && self.pos < b.len() {
             let c = b[self.pos];
             let trailing_blank = is_blank(c);
@@ -1384,6 +1412,7 @@ impl<'a> Scanner<'a> {
             trailing_breaks.clear();
             leading_blank = is_blank(c);
             let line = self.pos;
+            text.get_or_insert(line);
             let mut p = line;
             loop {
                 while p < b.len() && CLASS[b[p] as usize] & (STOP_SPECIAL | STOP_CONTROL) == 0 {
@@ -1423,6 +1452,7 @@ impl<'a> Scanner<'a> {
             Style::Folded
         };
         (t.data, t.data2) = self.decoded.push(&value);
+        t.text = text.unwrap_or(header_end) as u32;
         Ok(t)
     }
 

@@ -19,6 +19,12 @@ impl NodeId {
     fn ix(self) -> usize {
         self.0 as usize
     }
+
+    /// The node's place in document order (pre-order): a dense index for tables kept
+    /// beside the tree.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
 }
 
 /// A byte range of the text.
@@ -141,8 +147,9 @@ pub struct Tree<'a> {
     nodes: Vec<Node>,
     colls: Vec<Coll>,
     aliases: Vec<AliasRec>,
-    /// (node, start, end) into `decoded_text`, by node.
-    decoded: Vec<(u32, u32, u32)>,
+    /// (node, start, end) into `decoded_text`, by node, and for a block scalar where
+    /// its text starts.
+    decoded: Vec<(u32, u32, u32, u32)>,
     decoded_text: String,
     props: Vec<PropsRec>,
     /// Indicator positions too far before their node for `info`.
@@ -353,7 +360,7 @@ impl<'a> Builder<'a> {
         start: u32,
         end: u32,
         style: Style,
-        decoded: Option<(u32, u32)>,
+        decoded: Option<(u32, u32, u32)>,
         lead: u32,
     ) -> Result<(), RawError> {
         let kind = match style {
@@ -375,9 +382,9 @@ impl<'a> Builder<'a> {
             (start, end)
         };
         let id = self.push_node(node_start, node_end, kind, lead);
-        if let Some((s, e)) = decoded {
+        if let Some((s, e, text)) = decoded {
             self.tree.nodes[id as usize].info |= DECODED;
-            self.tree.decoded.push((id, s, e));
+            self.tree.decoded.push((id, s, e, text));
         }
         if props.any() {
             self.record_props(id, props, start.min(node_end));
@@ -525,12 +532,16 @@ impl<'a> Builder<'a> {
             }
         };
         let duplicate = if keys.len() <= 16 {
-            keys.iter().enumerate().find_map(|(i, &k)| {
+            let mut seen: [&str; 16] = [""; 16];
+            let mut n = 0;
+            keys.iter().find_map(|&k| {
                 let key = key_of(k)?;
-                keys[..i]
-                    .iter()
-                    .any(|&p| key_of(p) == Some(key))
-                    .then_some(k)
+                if seen[..n].contains(&key) {
+                    return Some(k);
+                }
+                seen[n] = key;
+                n += 1;
+                None
             })
         } else {
             let mut seen: std::collections::HashSet<&str, FxBuild> =
@@ -586,6 +597,11 @@ impl<'a> Tree<'a> {
 
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
+    }
+
+    /// Every node, in document order.
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> + use<> {
+        (0..self.nodes.len() as u32).map(NodeId)
     }
 
     #[inline]
@@ -760,7 +776,7 @@ impl<'a> Tree<'a> {
         }
         if n.info & DECODED != 0 {
             let i = self.decoded.partition_point(|d| d.0 < id.0);
-            let (_, s, e) = self.decoded[i];
+            let (_, s, e, _) = self.decoded[i];
             return Some(&decoded[s as usize..e as usize]);
         }
         let start = self.content_start(id);
@@ -772,6 +788,39 @@ impl<'a> Tree<'a> {
             K_SINGLE | K_DOUBLE => &self.src[start + 1..end - 1],
             _ => &self.src[start..end],
         })
+    }
+
+    /// Where a scalar's value is written as it is in the text (a plain scalar on one
+    /// line, a quoted one without escapes or line breaks): `None` when its value had to
+    /// be decoded (or it is no scalar).
+    pub fn value_span(&self, id: NodeId) -> Option<Span> {
+        let n = self.node(id);
+        let k = n.info & KIND_MASK;
+        if k > K_FOLDED || n.info & DECODED != 0 {
+            return None;
+        }
+        let start = self.content_start(id) as u32;
+        let end = n.end;
+        Some(match k {
+            K_SINGLE | K_DOUBLE if end >= start + 2 => Span {
+                start: start + 1,
+                end: end - 1,
+            },
+            _ => Span {
+                start: start.min(end),
+                end,
+            },
+        })
+    }
+
+    /// Where a block scalar's text starts: its first content line, after the
+    /// indentation (for one without content lines, the end of its header).
+    pub fn block_text_start(&self, id: NodeId) -> Option<usize> {
+        if !matches!(self.kind_bits(id), K_LITERAL | K_FOLDED) {
+            return None;
+        }
+        let i = self.decoded.partition_point(|d| d.0 < id.0);
+        Some(self.decoded[i].3 as usize)
     }
 
     /// The string of a scalar, through aliases.
