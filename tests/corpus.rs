@@ -1,5 +1,6 @@
-//! Corpus: every real-world manifest in `../shared/corpus/` goes through the function, and
-//! the output must parse and differ from the input only where the function meant it to.
+//! Corpus: every real-world manifest in `../shared/corpus/`, and every rendered chart or
+//! release manifest in `../shared/rendered/`, goes through the function, and the output
+//! must parse and differ from the input only where the function meant it to.
 //!
 //! The corpus is other projects' data, so it is not in the repository. When it is absent
 //! the tests show as ignored, except under `CI` (set in CI, which always has
@@ -68,16 +69,28 @@ fn corpus() -> Need {
     )
 }
 
+fn rendered_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/rendered")
+}
+
 fn corpus_manifests_round_trip() {
     let dir = corpus_dir();
 
     let mut files = Vec::new();
     walk(&dir, &mut files);
+    let rendered = rendered_dir();
+    assert!(
+        rendered.is_dir() || std::env::var_os("CI").is_none(),
+        "CI is set but {} is missing",
+        rendered.display()
+    );
+    walk(&rendered, &mut files);
     files.sort();
     let mut report = Report::default();
     for path in &files {
         let name = path
             .strip_prefix(&dir)
+            .or_else(|_| path.strip_prefix(rendered.parent().unwrap_or(&rendered)))
             .unwrap_or(path)
             .display()
             .to_string();
