@@ -245,13 +245,12 @@ fn attempt<'a>(
     };
     let framing = match (&split.frame, &skeleton_text) {
         (Frame::List { list }, Some(text)) => {
-            let mut tree = Tree::parse(text).map_err(|_| {
+            let tree = Tree::parse_in(text, style, 0).map_err(|_| {
                 Stop::Coarser(Coarser::UnusualList {
                     line: 1,
                     what: "not separable from the list around them",
                 })
             })?;
-            tree.whole = style;
             if !crate::stream::is_resource_list(&tree) {
                 return Err(Stop::Coarser(Coarser::PossibleResourceList));
             }
@@ -567,14 +566,11 @@ fn cut_at_items_key(tree: &Tree<'_>, root: NodeId, text: &str, cut: usize) -> bo
 /// Parses one chunk; a chunk that does not parse makes the whole input one chunk, which
 /// reports the error as the whole input's.
 fn parse_chunk<'a>(body: &'a str, chunk: &Chunk, style: InputStyle) -> Result<Tree<'a>, Stop> {
-    let mut tree = Tree::parse(&body[chunk.start..chunk.end]).map_err(|_| {
+    Tree::parse_in(&body[chunk.start..chunk.end], style, chunk.line_base).map_err(|_| {
         Stop::Coarser(Coarser::ChunkUnreadable {
             line: chunk.line_base + 1,
         })
-    })?;
-    tree.whole = style;
-    tree.line_base = chunk.line_base;
-    Ok(tree)
+    })
 }
 
 /// The items of a chunk's tree, or a reason to read the input whole.

@@ -93,7 +93,7 @@ fn content(
                 let Some(list) = tree.get_path(base, path) else {
                     continue;
                 };
-                for &i in tree.items(list) {
+                for i in tree.items(list) {
                     if let Some(key) = tree.get(i, field).and_then(|k| tree.str(k)) {
                         entries.push((key.to_string(), Origin::Data, Vec::new()));
                     }

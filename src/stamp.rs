@@ -913,7 +913,10 @@ fn job_name(
         skip.push(v);
     }
     for list in &CONTAINER_LISTS[..2] {
-        for &c in tree.get(spec, list).map_or(&[][..], |s| tree.items(s)) {
+        for c in tree
+            .get(spec, list)
+            .map_or_else(Vec::new, |s| tree.items(s))
+        {
             if let Some(env) = tree.get(c, "env") {
                 let items = tree.items(env);
                 skip.extend(
@@ -1080,7 +1083,7 @@ impl DataRefs {
         for list in &CONTAINER_LISTS[..2] {
             for (i, &c) in tree
                 .get(spec, list)
-                .map_or(&[][..], |s| tree.items(s))
+                .map_or_else(Vec::new, |s| tree.items(s))
                 .iter()
                 .enumerate()
             {
@@ -1322,11 +1325,11 @@ fn keyed_stamp(tree: &Tree<'_>, template: NodeId, spec: NodeId, config: &Config)
     }
     if config.writes_env() {
         for list in &CONTAINER_LISTS[..2] {
-            for &c in own(tree, spec, list).map_or(&[][..], |s| tree.items(s)) {
+            for c in own(tree, spec, list).map_or_else(Vec::new, |s| tree.items(s)) {
                 let Some(env) = tree.get(c, "env") else {
                     continue;
                 };
-                for &var in tree.items(env) {
+                for var in tree.items(env) {
                     if tree.get(var, "name").and_then(|n| tree.str(n)) == Some(&config.env_name)
                         && tree
                             .get(var, "value")
@@ -1471,7 +1474,7 @@ fn containers(tree: &Tree<'_>, spec: NodeId) -> Result<Vec<NodeId>, EditError> {
         let Some(seq) = own(tree, spec, list) else {
             continue;
         };
-        for &c in tree.items(seq) {
+        for c in tree.items(seq) {
             if tree.is_alias(seq) || tree.is_alias(c) {
                 return Err(EditError::ThroughAlias {
                     pos: tree.node(c).span.start(),

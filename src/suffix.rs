@@ -666,8 +666,8 @@ fn scan(tree: &Tree<'_>, item: NodeId, f: &mut dyn FnMut(NodeId, &dyn Fn() -> St
                 };
                 f(node, &render);
             }
-            NodeKind::Map { entries, .. } => {
-                for &(k, v) in entries.iter().rev() {
+            NodeKind::Map { .. } => {
+                for &(k, v) in tree.own_entries(node).iter().rev() {
                     let Some(key) = tree.str(k) else { continue };
                     if depth == 0 && key == "metadata" {
                         if let Some(anns) = tree.get(v, "annotations") {
@@ -678,8 +678,8 @@ fn scan(tree: &Tree<'_>, item: NodeId, f: &mut dyn FnMut(NodeId, &dyn Fn() -> St
                     stack.push((v, depth, Some(Step::Key(key))));
                 }
             }
-            NodeKind::Seq { items, .. } => {
-                for (i, &it) in items.iter().enumerate().rev() {
+            NodeKind::Seq { .. } => {
+                for (i, &it) in tree.items(node).iter().enumerate().rev() {
                     stack.push((it, depth, Some(Step::Index(i))));
                 }
             }

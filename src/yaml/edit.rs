@@ -87,7 +87,7 @@ impl Layout {
     /// its first block mapping nested under a key. Per item, because an orchestrator
     /// gathers items from files that each have their own style.
     pub fn for_item(tree: &Tree<'_>, item: NodeId) -> Layout {
-        let mut layout = Layout::of_input(tree.whole);
+        let mut layout = Layout::of_input(tree.whole());
         layout.eol = eol_at(tree.src, tree.node(item).span.start(), layout.eol);
         // JSON when the item itself is written as JSON (a flow mapping whose first key
         // is double-quoted), not merely when the text starts with `{`: a `{a: 1}`
@@ -117,10 +117,7 @@ fn first_indent(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<usize> {
     }
     let src = tree.src;
     match &tree.node(node).kind {
-        NodeKind::Map {
-            flow: false,
-            entries,
-        } => entries.iter().find_map(|&(k, v)| {
+        NodeKind::Map { flow: false } => tree.own_entries(node).iter().find_map(|&(k, v)| {
             if let (Some(&(first, _)), false) = (tree.own_entries(v).first(), tree.is_flow(v)) {
                 let fs = tree.node(first).span.start();
                 let (ks, fs) = (
@@ -134,9 +131,10 @@ fn first_indent(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<usize> {
             }
             first_indent(tree, v, depth + 1)
         }),
-        NodeKind::Seq { flow: false, items } => {
-            items.iter().find_map(|&i| first_indent(tree, i, depth + 1))
-        }
+        NodeKind::Seq { flow: false } => tree
+            .items(node)
+            .iter()
+            .find_map(|&i| first_indent(tree, i, depth + 1)),
         _ => None,
     }
 }
@@ -285,7 +283,7 @@ impl<'t, 'a> Editor<'t, 'a> {
     /// or plain text that no reader takes for a bool, null or number.
     fn reads_as_string(&self, v: NodeId, want: &str) -> bool {
         match &self.tree.node(v).kind {
-            NodeKind::Scalar { value, style, .. } if value == want => {
+            NodeKind::Scalar { value, style, .. } if *value == want => {
                 *style != Style::Plain || super::scalar::plain_reads_as_string(value)
             }
             _ => false,
@@ -296,8 +294,10 @@ impl<'t, 'a> Editor<'t, 'a> {
     /// its keys (or its first map item's keys) are already double-quoted.
     fn json_style(&self, id: NodeId) -> bool {
         let first_key = match &self.tree.node(id).kind {
-            NodeKind::Map { entries, .. } => entries.first().map(|e| e.0),
-            NodeKind::Seq { items, .. } => items
+            NodeKind::Map { .. } => self.tree.own_entries(id).first().map(|e| e.0),
+            NodeKind::Seq { .. } => self
+                .tree
+                .items(id)
                 .first()
                 .and_then(|&i| self.tree.own_entries(i).first().map(|e| e.0)),
             _ => None,
@@ -381,7 +381,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             }
         }
         if self.tree.is_flow(cur) {
-            for (start, end) in flow_removals(self.tree, cur, entries, &idxs) {
+            for (start, end) in flow_removals(self.tree, cur, &entries, &idxs) {
                 self.splices.delete(start, end);
             }
             return Ok(());
@@ -616,13 +616,14 @@ impl<'t, 'a> Editor<'t, 'a> {
     pub fn insert_item(&mut self, seq: NodeId, item: &NewValue) -> Result<(), EditError> {
         let src = self.src();
         let node = self.tree.node(seq);
-        let NodeKind::Seq { items, flow } = &node.kind else {
+        let NodeKind::Seq { flow } = &node.kind else {
             return Err(EditError::WrongType {
                 pos: node.span.start(),
                 field: String::new(),
                 expected: "a list",
             });
         };
+        let items = self.tree.items(seq);
         if *flow {
             self.insert_flow(
                 node.span.start(),
@@ -698,10 +699,8 @@ impl<'t, 'a> Editor<'t, 'a> {
             return Err(layout_err);
         }
         let last_end = match &self.tree.node(item).kind {
-            NodeKind::Map {
-                entries,
-                flow: false,
-            } => {
+            NodeKind::Map { flow: false } => {
+                let entries = self.tree.own_entries(item);
                 if !entries.iter().all(|&(k, v)| self.single_line_entry(k, v)) {
                     return Err(layout_err);
                 }

@@ -3,9 +3,6 @@
 //! The text is read by the reader crate (`config-hash-yaml`), as go-yaml reads it; this
 //! module gives the rest of the product the tree shape it was written against.
 
-use std::borrow::Cow;
-use std::collections::HashSet;
-
 use config_hash_yaml as reader;
 
 /// Index of a node in [`Tree::nodes`].
@@ -49,29 +46,29 @@ pub const MAX_TEXT_BYTES: usize = reader::MAX_TEXT_BYTES;
 
 pub use reader::Style;
 
-#[derive(Debug)]
-pub enum NodeKind<'a> {
+/// What a node is, with a scalar's value (through no alias).
+#[derive(Debug, Clone, Copy)]
+pub enum NodeKind<'t> {
     Scalar {
-        value: Cow<'a, str>,
+        value: &'t str,
         style: Style,
         tagged: bool,
     },
     Map {
         flow: bool,
-        entries: Vec<(NodeId, NodeId)>,
     },
     Seq {
         flow: bool,
-        items: Vec<NodeId>,
     },
     /// `*name`: the node the anchor names.
     Alias(NodeId),
 }
 
-#[derive(Debug)]
-pub struct Node<'a> {
+/// A node's place in the text and what it is.
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'t> {
     pub span: ByteSpan,
-    pub kind: NodeKind<'a>,
+    pub kind: NodeKind<'t>,
 }
 
 /// One YAML document of the stream.
@@ -137,68 +134,40 @@ impl InputStyle {
     }
 }
 
+/// A parsed text: the reader's compact tree, and what the product asks of it.
 #[derive(Debug)]
 pub struct Tree<'a> {
+    read: reader::Tree<'a>,
     pub src: &'a str,
-    pub nodes: Vec<Node<'a>>,
     pub docs: Vec<Document>,
     /// Conventions of the whole input, when `src` is one chunk of it: a chunk is edited
-    /// as the whole would be. Read once per input, not once per chunk.
-    pub whole: InputStyle,
-    /// Lines of the whole input before `src`: messages give line numbers of the whole.
-    pub line_base: usize,
-    /// Where each line of `src` starts, built on the first message that needs a line
-    /// number: a binary search then, instead of a scan from the start per message.
-    line_starts: std::sync::OnceLock<Vec<usize>>,
+    /// as the whole would be.
+    whole: InputStyle,
 }
 
 pub use reader::{MAX_ALIAS_EXPANSION, MAX_ALIAS_RATIO, MAX_DEPTH};
+
+#[inline]
+fn id(i: NodeId) -> reader::NodeId {
+    reader::NodeId::from_index(i)
+}
 
 impl<'a> Tree<'a> {
     /// Parses a whole YAML stream as go-yaml reads it. Duplicate keys are rejected, as
     /// the API server would.
     pub fn parse(src: &'a str) -> Result<Tree<'a>, YamlError> {
-        let read = reader::Tree::parse(src, reader::Context::of(src))?;
-        let mut nodes = Vec::with_capacity(read.len());
-        for id in read.ids() {
-            let span = read.span(id);
-            let kind = match read.kind(id) {
-                reader::Kind::Scalar(style) => {
-                    // Borrowed from the text where it is written as it is.
-                    let value = match read.value_span(id) {
-                        Some(v) => Cow::Borrowed(&src[v.start()..v.end()]),
-                        None => Cow::Owned(read.str(id).unwrap_or("").to_owned()),
-                    };
-                    NodeKind::Scalar {
-                        value,
-                        style,
-                        tagged: read.tag(id).is_some(),
-                    }
-                }
-                reader::Kind::Map { flow } => NodeKind::Map {
-                    flow,
-                    entries: read
-                        .own_entries(id)
-                        .map(|(k, v)| (k.index(), v.index()))
-                        .collect(),
-                },
-                reader::Kind::Seq { flow } => NodeKind::Seq {
-                    flow,
-                    items: read.items(id).map(|i| i.index()).collect(),
-                },
-                reader::Kind::Alias => NodeKind::Alias(read.resolve(id).index()),
-            };
-            // The product's editors write over a block scalar's text, after its header,
-            // when it has no properties.
-            let start = match read.block_text_start(id) {
-                Some(text) if read.content_start(id) == span.start() => text,
-                _ => span.start(),
-            };
-            nodes.push(Node {
-                span: ByteSpan::new(start, span.end().max(start)),
-                kind,
-            });
-        }
+        Self::parse_in(src, InputStyle::of(src), 0)
+    }
+
+    /// Parses `src`, one part of a whole input of style `whole` that starts after
+    /// `line_base` lines of it: messages give the whole input's line numbers.
+    pub fn parse_in(
+        src: &'a str,
+        whole: InputStyle,
+        line_base: usize,
+    ) -> Result<Tree<'a>, YamlError> {
+        let ctx = reader::Context::of(src).at_line(line_base);
+        let read = reader::Tree::parse(src, ctx)?;
         let docs = read
             .documents()
             .iter()
@@ -208,170 +177,104 @@ impl<'a> Tree<'a> {
             })
             .collect();
         Ok(Tree {
+            read,
             src,
-            nodes,
             docs,
-            whole: InputStyle::of(src),
-            line_base: 0,
-            line_starts: std::sync::OnceLock::new(),
+            whole,
         })
     }
 
-    /// Follows aliases to the node that holds the content.
-    pub fn resolve(&self, mut id: NodeId) -> NodeId {
-        // Aliases can only name nodes defined earlier, so this chain is finite.
-        while let NodeKind::Alias(target) = self.nodes[id].kind {
-            id = target;
-        }
-        id
+    /// The whole input's conventions.
+    pub fn whole(&self) -> InputStyle {
+        self.whole
     }
 
-    /// Where a node's content starts, after any properties (`&anchor`, `!tag`) that its
-    /// span begins with.
-    pub fn content_start(&self, id: NodeId) -> usize {
-        let span = self.nodes[id].span;
-        let b = self.src.as_bytes();
-        let mut pos = span.start();
-        while pos < span.end() && matches!(b[pos], b'&' | b'!') {
-            while pos < span.end() && !b[pos].is_ascii_whitespace() {
-                pos += 1;
-            }
-            while pos < span.end() && b[pos].is_ascii_whitespace() {
-                pos += 1;
-            }
+    /// The reader's tree.
+    pub fn reader(&self) -> &reader::Tree<'a> {
+        &self.read
+    }
+
+    /// Follows aliases to the node that holds the content.
+    pub fn resolve(&self, n: NodeId) -> NodeId {
+        self.read.resolve(id(n)).index()
+    }
+
+    /// Where a node's content starts, after any properties (`&anchor`, `!tag`).
+    pub fn content_start(&self, n: NodeId) -> usize {
+        match self.read.block_text_start(id(n)) {
+            Some(text) if self.read.content_start(id(n)) == self.read.span(id(n)).start() => text,
+            _ => self.read.content_start(id(n)),
         }
-        pos.min(span.end())
     }
 
     /// True when the node carries an anchor (`&name`) that aliases may use.
-    pub fn has_anchor(&self, id: NodeId) -> bool {
-        let start = self.nodes[id].span.start();
-        self.src[start..self.content_start(id)].contains('&')
+    pub fn has_anchor(&self, n: NodeId) -> bool {
+        self.read.has_anchor(id(n))
     }
 
-    /// True when `id` or anything written inside it (not through aliases) carries an
+    /// True when `n` or anything written inside it (not through aliases) carries an
     /// anchor: removing that text would leave aliases naming nothing.
-    pub fn subtree_has_anchor(&self, id: NodeId) -> bool {
-        let mut stack = vec![id];
-        while let Some(n) = stack.pop() {
-            if self.has_anchor(n) {
-                return true;
-            }
-            match &self.nodes[n].kind {
-                NodeKind::Map { entries, .. } => {
-                    stack.extend(entries.iter().flat_map(|&(k, v)| [k, v]));
-                }
-                NodeKind::Seq { items, .. } => stack.extend(items.iter().copied()),
-                _ => {}
-            }
+    pub fn subtree_has_anchor(&self, n: NodeId) -> bool {
+        self.read.subtree_has_anchor(id(n))
+    }
+
+    pub fn is_alias(&self, n: NodeId) -> bool {
+        self.read.is_alias(id(n))
+    }
+
+    /// The node's span and kind. A block scalar without properties spans its text
+    /// (after its header), which is what the product writes over.
+    pub fn node(&self, n: NodeId) -> Node<'_> {
+        let i = id(n);
+        let span = self.read.span(i);
+        let kind = match self.read.kind(i) {
+            reader::Kind::Scalar(style) => NodeKind::Scalar {
+                value: self.read.str(i).unwrap_or(""),
+                style,
+                tagged: self.read.tag(i).is_some(),
+            },
+            reader::Kind::Map { flow } => NodeKind::Map { flow },
+            reader::Kind::Seq { flow } => NodeKind::Seq { flow },
+            reader::Kind::Alias => NodeKind::Alias(self.read.resolve(i).index()),
+        };
+        let start = match self.read.block_text_start(i) {
+            Some(text) if self.read.content_start(i) == span.start() => text,
+            _ => span.start(),
+        };
+        Node {
+            span: ByteSpan::new(start, span.end().max(start)),
+            kind,
         }
-        false
-    }
-
-    pub fn is_alias(&self, id: NodeId) -> bool {
-        matches!(self.nodes[id].kind, NodeKind::Alias(_))
-    }
-
-    pub fn node(&self, id: NodeId) -> &Node<'a> {
-        &self.nodes[id]
     }
 
     /// The scalar text of a node (through aliases), if it is a scalar.
-    pub fn str(&self, id: NodeId) -> Option<&str> {
-        match &self.nodes[self.resolve(id)].kind {
-            NodeKind::Scalar { value, .. } => Some(value),
-            _ => None,
-        }
+    pub fn str(&self, n: NodeId) -> Option<&str> {
+        self.read.str(id(n))
     }
 
     /// True for a plain scalar YAML reads as null (`key:`, `~`, `null`).
-    pub fn is_null(&self, id: NodeId) -> bool {
-        match &self.nodes[self.resolve(id)].kind {
-            NodeKind::Scalar {
-                value,
-                style: Style::Plain,
-                tagged: false,
-            } => matches!(value.as_ref(), "" | "~" | "null" | "Null" | "NULL"),
-            _ => false,
-        }
+    pub fn is_null(&self, n: NodeId) -> bool {
+        self.read.is_null(id(n)) && !self.read.is_tagged(self.read.resolve(id(n)))
     }
 
     /// A boolean field as Kubernetes reads it (`optional: true`).
-    pub fn is_true(&self, id: NodeId) -> bool {
-        matches!(self.str(id), Some("true" | "True" | "TRUE"))
+    pub fn is_true(&self, n: NodeId) -> bool {
+        matches!(self.str(n), Some("true" | "True" | "TRUE"))
     }
 
     /// The entries of a mapping (through aliases), own entries first, then those merged
-    /// in with `<<`, which own entries override.
-    ///
-    /// Linear in the entries it returns: keys are de-duplicated through a set, and a map
-    /// merged more than once (`<<: [*a, *a]`, or chains of merges through aliases) is
-    /// read once, since a second reading could add no key the first did not. The walk
-    /// keeps its own stack, so a long chain of merges cannot overflow the thread's.
-    pub fn entries(&self, id: NodeId) -> Vec<(NodeId, NodeId)> {
-        let mut out = Vec::new();
-        let mut seen_keys: HashSet<&str> = HashSet::new();
-        let mut visited: HashSet<NodeId> = HashSet::new();
-        // Maps still to read, the next on top; merges are read depth first, in order.
-        let mut todo = vec![self.resolve(id)];
-        while let Some(map) = todo.pop() {
-            if !visited.insert(map) {
-                continue;
-            }
-            let NodeKind::Map { entries, .. } = &self.nodes[map].kind else {
-                continue;
-            };
-            let mut merges = Vec::new();
-            for &(k, v) in entries {
-                if self.is_merge_key(k) {
-                    merges.push(v);
-                } else {
-                    match self.str(k) {
-                        Some(key) if !seen_keys.insert(key) => {}
-                        _ => out.push((k, v)),
-                    }
-                }
-            }
-            for &m in merges.iter().rev() {
-                let m = self.resolve(m);
-                match &self.nodes[m].kind {
-                    NodeKind::Map { .. } => todo.push(m),
-                    NodeKind::Seq { items, .. } => {
-                        todo.extend(items.iter().rev().map(|&i| self.resolve(i)));
-                    }
-                    _ => {}
-                }
-            }
-        }
-        out
-    }
-
-    fn is_merge_key(&self, k: NodeId) -> bool {
-        matches!(&self.nodes[k].kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value == "<<")
+    /// in with `<<`, which own entries override. Linear in what it returns.
+    pub fn entries(&self, n: NodeId) -> Vec<(NodeId, NodeId)> {
+        self.read
+            .entries(id(n))
+            .into_iter()
+            .map(|(k, v)| (k.index(), v.index()))
+            .collect()
     }
 
     /// Looks a key up in a mapping (through aliases and merge keys).
     pub fn get(&self, map: NodeId, key: &str) -> Option<NodeId> {
-        let map = self.resolve(map);
-        let NodeKind::Map { entries, .. } = &self.nodes[map].kind else {
-            return None;
-        };
-        // Fast path: own entries, which override anything merged in.
-        let mut has_merge = false;
-        for &(k, v) in entries {
-            match self.str(k) {
-                Some(s) if s == key => return Some(v),
-                Some("<<") => has_merge = true,
-                _ => {}
-            }
-        }
-        if !has_merge {
-            return None;
-        }
-        self.entries(map)
-            .into_iter()
-            .find(|&(k, _)| self.str(k) == Some(key))
-            .map(|(_, v)| v)
+        self.read.get(id(map), key).map(reader::NodeId::index)
     }
 
     /// Follows a path of mapping keys.
@@ -383,48 +286,37 @@ impl<'a> Tree<'a> {
     }
 
     /// A mapping's own entries, as written (no aliases or merges followed).
-    pub fn own_entries(&self, map: NodeId) -> &[(NodeId, NodeId)] {
-        match &self.nodes[map].kind {
-            NodeKind::Map { entries, .. } => entries,
-            _ => &[],
-        }
+    pub fn own_entries(&self, map: NodeId) -> Vec<(NodeId, NodeId)> {
+        self.read
+            .own_entries(id(map))
+            .map(|(k, v)| (k.index(), v.index()))
+            .collect()
     }
 
     /// The items of a sequence (through aliases).
-    pub fn items(&self, seq: NodeId) -> &[NodeId] {
-        match &self.nodes[self.resolve(seq)].kind {
-            NodeKind::Seq { items, .. } => items,
-            _ => &[],
-        }
+    pub fn items(&self, seq: NodeId) -> Vec<NodeId> {
+        self.read
+            .items(id(seq))
+            .map(reader::NodeId::index)
+            .collect()
     }
 
-    pub fn is_map(&self, id: NodeId) -> bool {
-        matches!(self.nodes[self.resolve(id)].kind, NodeKind::Map { .. })
+    pub fn is_map(&self, n: NodeId) -> bool {
+        self.read.is_map(id(n))
     }
 
-    pub fn is_seq(&self, id: NodeId) -> bool {
-        matches!(self.nodes[self.resolve(id)].kind, NodeKind::Seq { .. })
+    pub fn is_seq(&self, n: NodeId) -> bool {
+        self.read.is_seq(id(n))
     }
 
-    pub fn is_flow(&self, id: NodeId) -> bool {
-        matches!(
-            self.nodes[id].kind,
-            NodeKind::Map { flow: true, .. } | NodeKind::Seq { flow: true, .. }
-        )
+    pub fn is_flow(&self, n: NodeId) -> bool {
+        self.read.is_flow(id(n))
     }
 
-    /// 1-based line and column of a byte offset, for messages.
+    /// 1-based line and column of a byte offset, counting the lines of the whole input
+    /// before this text: for messages.
     pub fn line_col(&self, pos: usize) -> (usize, usize) {
-        let pos = pos.min(self.src.len());
-        let starts = self.line_starts.get_or_init(|| {
-            std::iter::once(0)
-                .chain(self.src.match_indices('\n').map(|(i, _)| i + 1))
-                .collect()
-        });
-        let line = starts.partition_point(|&s| s <= pos);
-        let start = starts[line - 1];
-        let col = self.src[start..pos].chars().count() + 1;
-        (line + self.line_base, col)
+        self.read.line_col(pos)
     }
 }
 

@@ -451,29 +451,14 @@ impl<'a> Scanner<'a> {
             }
         }
         // A comment after the token on its line is the token's own: it ends at its line.
-        let last = self.queue.last().map(|t| t.kind);
-        if last != Some(Tok::BlockEntry) && !self.line_break_since_content() {
-            self.line_comment()?;
+        // (A token's last character that is not a blank is its end: when the line started
+        // after it, a line break was read since.)
+        if let Some(last) = self.queue.last() {
+            if last.kind != Tok::BlockEntry && self.line_start <= last.end as usize {
+                self.line_comment()?;
+            }
         }
         Ok(())
-    }
-
-    /// Whether a line break was read after the last character that was not a blank.
-    fn line_break_since_content(&self) -> bool {
-        let b = self.b;
-        let mut i = self.pos;
-        while i > 0 && is_blank(b[i - 1]) {
-            i -= 1;
-        }
-        if i == 0 {
-            return false;
-        }
-        match b[i - 1] {
-            b'\n' | b'\r' => true,
-            0x85 => i >= 2 && b[i - 2] == 0xC2 && !self.json,
-            0xA8 | 0xA9 => i >= 3 && b[i - 3] == 0xE2 && b[i - 2] == 0x80 && !self.json,
-            _ => false,
-        }
     }
 
     /// Skips blanks (tabs only where go-yaml allows them), comments and line breaks.

@@ -25,6 +25,12 @@ impl NodeId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The node at `index` in document order (the inverse of [`NodeId::index`]); any
+    /// use of it with a tree it is not an index of may panic.
+    pub fn from_index(index: usize) -> NodeId {
+        NodeId(index as u32)
+    }
 }
 
 /// A byte range of the text.
@@ -1087,38 +1093,25 @@ impl Iterator for Entries<'_, '_> {
     }
 }
 
-/// Where each line starts, by go-yaml's line breaks.
-fn line_starts(src: &str, json: bool) -> Vec<u32> {
-    let b = src.as_bytes();
-    let mut out = vec![0u32];
-    let mut i = 0;
-    while i < b.len() {
-        let n = crate::chars::brk(b, i, json);
-        if n > 0 {
-            i += n;
-            out.push(i as u32);
-        } else {
-            i += 1;
-        }
-    }
-    out
+/// Where each line starts. Lines in messages are counted by line feeds, as editors and
+/// `wc -l` count them (go-yaml counts NEL, LS and PS too, which editors show on one
+/// line), so that a message's line is the same whether a text is read whole or in parts.
+fn line_starts(src: &str, _json: bool) -> Vec<u32> {
+    std::iter::once(0)
+        .chain(src.match_indices('\n').map(|(i, _)| i as u32 + 1))
+        .collect()
 }
 
-/// 1-based line and column of `pos` (without a line base), by go-yaml's line breaks.
-pub(crate) fn line_col_of(src: &str, json: bool, pos: usize) -> (usize, usize) {
-    let b = src.as_bytes();
-    let pos = pos.min(b.len());
-    let (mut line, mut start, mut i) = (1, 0, 0);
-    while i < pos {
-        let n = crate::chars::brk(b, i, json);
-        if n > 0 && i + n <= pos {
-            i += n;
-            line += 1;
-            start = i;
-        } else {
-            i += 1;
-        }
-    }
+/// 1-based line and column (in characters) of `pos`, without a line base: see
+/// [`line_starts`].
+pub(crate) fn line_col_of(src: &str, _json: bool, pos: usize) -> (usize, usize) {
+    let pos = pos.min(src.len());
+    let before = &src.as_bytes()[..pos];
+    let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
     let col = src.get(start..pos).map_or(0, |s| {
         s.chars().filter(|&c| c != '\u{feff}' || start > 0).count()
     });
