@@ -119,8 +119,10 @@ impl Entries {
         // last, and is the one kept. Sorting positions, not the pairs, needs neither a
         // stable sort's scratch copy nor a second vector of the kept pairs (a ConfigMap
         // with a million keys held its pairs three times).
-        let mut order: Vec<usize> = (0..pairs.len()).collect();
-        let key = |i: usize| pairs[i].0.as_ref();
+        // `u32` positions: half the memory of `usize` ones (a text holds fewer than 2^32
+        // entries).
+        let mut order: Vec<u32> = (0..pairs.len() as u32).collect();
+        let key = |i: u32| pairs[i as usize].0.as_ref();
         order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
         let last_of_key = |n: usize| {
             order
@@ -130,7 +132,7 @@ impl Entries {
         let kept = || {
             (0..order.len())
                 .filter(|&n| last_of_key(n))
-                .map(|n| &pairs[order[n]])
+                .map(|n| &pairs[order[n] as usize])
         };
         let total: usize = kept()
             .map(|(k, _, v)| k.as_ref().len() + v.as_ref().len())
@@ -218,29 +220,33 @@ pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Conten
     let mut secret_type = String::new();
     match kind {
         SourceKind::ConfigMap => {
-            for (k, v) in string_map(tree, item, "data")? {
+            string_map(tree, item, "data", &mut |k, v| {
                 entries.push((k, Origin::Data, Cow::Borrowed(v.as_bytes())));
-            }
-            for (k, v) in string_map(tree, item, "binaryData")? {
+                Ok(())
+            })?;
+            string_map(tree, item, "binaryData", &mut |k, v| {
                 let bytes = decode(v).ok_or_else(|| ContentError::BadBase64 {
                     field: format!("binaryData.{k}"),
                 })?;
                 entries.push((k, Origin::BinaryData, Cow::Owned(bytes)));
-            }
+                Ok(())
+            })?;
         }
         // Read from its producer's spec (`produced.rs`), never as a v1 object.
         SourceKind::SecretProviderClass => {}
         SourceKind::Secret => {
-            for (k, v) in string_map(tree, item, "data")? {
+            string_map(tree, item, "data", &mut |k, v| {
                 let bytes = decode(v).ok_or_else(|| ContentError::BadBase64 {
                     field: format!("data.{k}"),
                 })?;
                 entries.push((k, Origin::Data, Cow::Owned(bytes)));
-            }
+                Ok(())
+            })?;
             // The API server merges stringData over data, key by key.
-            for (k, v) in string_map(tree, item, "stringData")? {
+            string_map(tree, item, "stringData", &mut |k, v| {
                 entries.push((k, Origin::Data, Cow::Borrowed(v.as_bytes())));
-            }
+                Ok(())
+            })?;
             secret_type = match tree.get(item, "type") {
                 Some(t) if !tree.is_null(t) => tree
                     .str(t)
@@ -260,24 +266,27 @@ pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Conten
     })
 }
 
+/// Calls `f` with each key and string value of the map `field` of `item` (none when it
+/// is absent or null), in order, without collecting them first: a map of a million
+/// entries is held once, by the caller.
 fn string_map<'t>(
     tree: &'t Tree<'_>,
     item: NodeId,
     field: &str,
-) -> Result<Vec<(&'t str, &'t str)>, ContentError> {
+    f: &mut dyn FnMut(&'t str, &'t str) -> Result<(), ContentError>,
+) -> Result<(), ContentError> {
     let Some(map) = tree.get(item, field) else {
-        return Ok(Vec::new());
+        return Ok(());
     };
     if tree.is_null(map) {
-        return Ok(Vec::new());
+        return Ok(());
     }
     if !tree.is_map(map) {
         return Err(ContentError::NotAMap {
             field: field.to_string(),
         });
     }
-    let mut out = Vec::new();
-    for (k, v) in tree.entries(map) {
+    for (k, v) in tree.entries_iter(map) {
         let key = tree.str(k).ok_or_else(|| ContentError::NotAString {
             field: format!("a key of {field}"),
         })?;
@@ -289,9 +298,9 @@ fn string_map<'t>(
                 field: format!("{field}.{key}"),
             })?
         };
-        out.push((key, value));
+        f(key, value)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Standard base64 as the API server reads it: line breaks and spaces are ignored.
