@@ -45,6 +45,13 @@ pub enum ErrorKind {
     IncompatibleVersion,
     /// A second `%YAML`, or a second `%TAG` for one handle, in a document's directives.
     DuplicateDirective,
+    /// A directive with no document before it since the last `---` line: kubectl,
+    /// kustomize and kpt cut a stream at its `---` lines before go-yaml reads it, which
+    /// leaves such a directive alone, without its document.
+    DirectiveWithoutDocument,
+    /// Content after a `---` marker on its line, past the first line of the stream:
+    /// kubectl and kustomize refuse such a document separator.
+    ContentAfterDocumentMarker,
     /// An anchor or alias name that is empty or followed by a character names cannot
     /// hold.
     MalformedAnchor,
@@ -119,6 +126,12 @@ impl ErrorKind {
                 "found an incompatible YAML document (go-yaml reads only %YAML 1.1; drop the directive)".into()
             }
             ErrorKind::DuplicateDirective => "found a duplicate %YAML or %TAG directive".into(),
+            ErrorKind::DirectiveWithoutDocument => {
+                "a directive (%YAML, %TAG) before the stream's documents: kubectl, kustomize and kpt cut the stream at '---' lines and then refuse it (did not find expected <document start>); drop the directive".into()
+            }
+            ErrorKind::ContentAfterDocumentMarker => {
+                "content after a '---' marker on its line: kubectl and kustomize refuse it as an invalid document separator; start the document on the next line".into()
+            }
             ErrorKind::MalformedAnchor => {
                 "an anchor or alias name must be letters, digits, '_' or '-', followed by a space".into()
             }

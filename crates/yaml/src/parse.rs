@@ -47,6 +47,13 @@ struct Parser<'a> {
     key_end: u32,
     /// The `%TAG` handles of the current document.
     doc_tags: Vec<(u32, u32)>,
+    /// A node was read since the last `---` line (or the start): kubectl, kustomize and
+    /// kpt read each piece of a stream between `---` lines on its own, first document
+    /// only, so a directive in a piece with no document before it is refused there.
+    piece_content: bool,
+    /// Lines of the whole input before this text (the first line of the stream is the
+    /// first line of the text only when there are none).
+    line_base: usize,
 }
 
 fn fail<T>(kind: ErrorKind, at: u32) -> Result<T> {
@@ -79,6 +86,8 @@ pub(crate) fn parse<'a>(
         lead: NONE,
         key_end: NONE,
         doc_tags: Vec::new(),
+        piece_content: false,
+        line_base: ctx.line_base(),
     };
     match p.run() {
         Ok(()) => {
@@ -408,6 +417,22 @@ impl<'a> Parser<'a> {
         self.states.push(State::DocumentEnd);
         self.state = State::DocumentContent;
         self.scan.skip();
+        self.piece_content = false;
+        // `--- x`: the tools' stream splitter refuses a marker line with more than a
+        // comment on it, except as the first line of the stream (kustomize and kpt read
+        // that one).
+        let next = self.scan.peek()?;
+        let text = self.scan.src();
+        let first_line = self.line_base == 0 && !text[..t.start as usize].contains('\n');
+        if !first_line
+            && !matches!(
+                next.kind,
+                Tok::StreamEnd | Tok::DocumentStart | Tok::DocumentEnd
+            )
+            && !text[t.end as usize..next.start as usize].contains(['\n', '\r'])
+        {
+            return fail(ErrorKind::ContentAfterDocumentMarker, next.start);
+        }
         Ok(())
     }
 
@@ -417,6 +442,9 @@ impl<'a> Parser<'a> {
         let mut version = false;
         loop {
             let t = self.scan.peek()?;
+            if matches!(t.kind, Tok::VersionDirective | Tok::TagDirective) && !self.piece_content {
+                return fail(ErrorKind::DirectiveWithoutDocument, t.start);
+            }
             match t.kind {
                 Tok::VersionDirective => {
                     if version {
@@ -448,6 +476,7 @@ impl<'a> Parser<'a> {
     /// A node: an alias, or properties then content (a scalar, a collection's start, or
     /// nothing).
     fn node(&mut self, block: bool, indentless: bool, lead: u32) -> Result<()> {
+        self.piece_content = true;
         let mut t = self.scan.peek()?;
         if t.kind == Tok::Alias {
             self.build.alias(t.start, t.end, lead)?;
@@ -637,13 +666,34 @@ mod tests {
             ("a: |0\n  x\n", ErrorKind::MalformedBlockScalarHeader),
             ("a: |x\n", ErrorKind::MalformedBlockScalarHeader),
             ("a: |\n  \tx\n", ErrorKind::TabInBlockScalarIndentation),
-            ("%YAML 1.2\n---\na: 1\n", ErrorKind::IncompatibleVersion),
             (
-                "%YAML 1.1\n%YAML 1.1\n---\na: 1\n",
+                "x: 0\n%YAML 1.2\n---\na: 1\n",
+                ErrorKind::IncompatibleVersion,
+            ),
+            (
+                "x: 0\n%YAML 1.1\n%YAML 1.1\n---\na: 1\n",
                 ErrorKind::DuplicateDirective,
             ),
             ("%NOTE x\n---\na: 1\n", ErrorKind::UnknownDirective),
-            ("%YAML 1.1\na: 1\n", ErrorKind::ExpectedDocumentStart),
+            // How kubectl, kustomize and kpt read a stream: cut at `---` lines first.
+            (
+                "%YAML 1.1\n---\na: 1\n",
+                ErrorKind::DirectiveWithoutDocument,
+            ),
+            (
+                "%YAML 1.2\n---\na: 1\n",
+                ErrorKind::DirectiveWithoutDocument,
+            ),
+            (
+                "a: 1\n---\n%YAML 1.1\n---\nb: 2\n",
+                ErrorKind::DirectiveWithoutDocument,
+            ),
+            (
+                "a: 1\n--- !!map\nb: 2\n",
+                ErrorKind::ContentAfterDocumentMarker,
+            ),
+            ("a: 1\n--- |\n  x\n", ErrorKind::ContentAfterDocumentMarker),
+            ("x: 0\n%YAML 1.1\na: 1\n", ErrorKind::ExpectedDocumentStart),
             ("a: 1\n...\nb: 2\n", ErrorKind::ExpectedDocumentStart),
             ("a: !e!x y\n", ErrorKind::UndefinedTagHandle),
             ("a: &a.b x\n", ErrorKind::MalformedAnchor),
@@ -723,9 +773,11 @@ mod tests {
             ("a:\r  b: 1\r  c: 2\r", r#"{"a": {"b": "1", "c": "2"}}"#),
             ("\u{feff}a: 1\n", r#"{"a": "1"}"#),
             (
-                "%YAML 1.1\n%TAG !e! tag:e.com,2000:\n---\na: !e!x y\n",
-                r#"{"a": !e!x "y"}"#,
+                "x: 0\n%YAML 1.1\n%TAG !e! tag:e.com,2000:\n---\na: !e!x y\n",
+                "{\"x\": \"0\"}\n{\"a\": !e!x \"y\"}",
             ),
+            ("--- !!map\nb: 2\n", r#"{"b": "2"}"#),
+            ("a: 1\n--- # c\nb: 2\n", "{\"a\": \"1\"}\n{\"b\": \"2\"}"),
             (
                 "a: !!str 1\nb: !x\nc: ! d\n",
                 r#"{"a": !!str "1", "b": !x "", "c": ! "d"}"#,

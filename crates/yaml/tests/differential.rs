@@ -97,6 +97,9 @@ fn dialect_difference(
         Some(ErrorKind::IncompatibleVersion | ErrorKind::UnknownDirective) => {
             Some("go-yaml reads only %YAML 1.1 and %TAG directives")
         }
+        Some(ErrorKind::DirectiveWithoutDocument | ErrorKind::ContentAfterDocumentMarker) => {
+            Some("kubectl, kustomize and kpt cut a stream at its '---' lines before reading it")
+        }
         _ => None,
     }
 }
