@@ -2,10 +2,8 @@
 //! identities, and results written back into the list as text.
 
 use crate::findings::Finding;
-use crate::yaml::edit::{column, line_start};
 use crate::yaml::scalar::double_quoted;
-use crate::yaml::tree::{NodeKind, Style};
-use crate::yaml::{Layout, NodeId, Splices, Tree};
+use crate::yaml::{NodeId, Splices, Tree};
 
 /// The input is not a ResourceList we can read; reported on stderr, exit 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -444,143 +442,29 @@ pub fn write_results(
     write_results_before(tree, list, end, splices)
 }
 
-/// The column where a block mapping's entry starts: its key's, or for an explicit key
-/// (`? key`), the `?`'s.
-fn key_column(src: &str, key_start: usize) -> usize {
-    let before = src[..key_start].trim_end_matches([' ', '\t']);
-    if before.ends_with('?') {
-        return column(src, before.len() - 1);
-    }
-    column(src, key_start)
-}
-
-/// What the text looks like just before the end of the ResourceList document.
-#[derive(Debug, Clone, Copy)]
-pub struct TextEnd {
-    /// The last line before the end has no line break yet.
-    pub needs_break: bool,
-    pub eol: &'static str,
-}
-
-impl TextEnd {
-    pub fn at(src: &str, at: usize) -> TextEnd {
-        TextEnd {
-            needs_break: at > 0 && !src[..at].ends_with('\n'),
-            eol: crate::yaml::edit::eol_at(src, at, Layout::detect(src).eol),
-        }
-    }
-}
+pub use crate::yaml::edit::TextEnd;
 
 /// [`write_results`] for a tree of a rearranged copy of the text, whose end looks like
-/// `end` in the real text.
+/// `end` in the real text. The YAML layer's editor finds the place.
 pub fn write_results_before(
     tree: &Tree<'_>,
     list: &ResourceList,
     end: TextEnd,
     splices: &mut Splices,
 ) -> Option<ResultsStyle> {
-    let src = tree.src;
-    let eol = end.eol;
-    // A comment may follow a JSON key's `:` with no blank (`"items":#`: go-yaml and
-    // saphyr read it so); after the results written there it needs one.
-    let fill = |splices: &mut Splices, start: usize, end: usize, text: String| {
-        splices.replace_then_fill(start, end, text);
-        if src[end..].starts_with('#') {
-            splices.insert(end, " ");
-        }
-    };
-    if tree.is_flow(list.root) {
-        if let Some((k, v)) = list.results {
-            match flow_value_place(tree, k, v) {
-                FlowValue::Written(start, end) => fill(splices, start, end, String::new()),
-                FlowValue::AfterColon(at) => fill(splices, at, at, " ".into()),
-                FlowValue::NoColon(at) => fill(splices, at, at, ": ".into()),
-            }
-        } else if let Some(&(last_key, last)) = tree.own_entries(list.root).last() {
-            let first = tree.own_entries(list.root)[0].0;
-            let open = tree.node(list.root).span.start();
-            let gap = &src[open + 1..tree.node(first).span.start()];
-            let sep = if gap.contains('\n') && gap.trim().is_empty() {
-                gap.to_string()
-            } else {
-                " ".to_string()
-            };
-            let at = match flow_value_place(tree, last_key, last) {
-                FlowValue::Written(_, end) => end,
-                FlowValue::AfterColon(at) | FlowValue::NoColon(at) => at,
-            };
-            fill(splices, at, at, format!(",{sep}\"results\": "));
-        } else {
-            return None;
-        }
-        return Some(ResultsStyle::Flow);
-    }
-    // Block: remove any existing entry, then append at the end of the document.
-    let entries = tree.own_entries(list.root);
-    if let Some((k, _)) = list.results {
-        let idx = entries.iter().position(|&(ek, _)| ek == k).unwrap_or(0);
-        let start = line_start(src, tree.node(k).span.start());
-        let end = match entries.get(idx + 1) {
-            Some(&(next, _)) => line_start(src, tree.node(next).span.start()),
-            None => list.content_end,
-        };
-        splices.delete(start, end);
-    }
-    // The root mapping's key column, read off its `kind` key (a ResourceList has one):
-    // the first entry's key may be an explicit `?` key whose content starts elsewhere
-    // (`?` then `-` on the next line: a null key one column in).
-    let col = entries
-        .iter()
-        .find(|&&(k, _)| tree.str(k) == Some("kind"))
-        .or(entries.first())
-        .map_or(0, |&(k, _)| key_column(src, tree.node(k).span.start()));
-    let indent = " ".repeat(col);
-    if end.needs_break {
-        splices.insert(list.content_end, eol);
-    }
-    splices.replace_then_fill(list.content_end, list.content_end, "");
-    Some(ResultsStyle::Block {
-        eol: eol.to_string(),
-        indent,
+    let place = crate::yaml::edit::last_entry_to_fill(
+        tree,
+        list.root,
+        "results",
+        list.results,
+        list.content_end,
+        end,
+        splices,
+    )?;
+    Some(match place {
+        crate::yaml::edit::FillPlace::Flow => ResultsStyle::Flow,
+        crate::yaml::edit::FillPlace::Block { eol, indent } => ResultsStyle::Block { eol, indent },
     })
-}
-
-/// Where the value of a flow mapping's entry is written.
-enum FlowValue {
-    /// Its own text, from the first to the last byte.
-    Written(usize, usize),
-    /// Written as nothing (`{a:}`): the place just after the `:`.
-    AfterColon(usize),
-    /// Written as nothing and with no `:` (`{a}`, `{? a}`): the place after the key.
-    NoColon(usize),
-}
-
-/// Where the value of flow-mapping entry `k: v` is written. saphyr places a value
-/// written as nothing at the token after the key, the `:` or the closing `}` (which its
-/// span then covers): edits go by the key and its `:` instead.
-fn flow_value_place(tree: &Tree<'_>, k: NodeId, v: NodeId) -> FlowValue {
-    let node = tree.node(v);
-    let nothing = matches!(
-        &node.kind,
-        NodeKind::Scalar { value, style: Style::Plain, tagged: false } if value.is_empty()
-    ) && !tree.has_anchor(v);
-    if !nothing {
-        return FlowValue::Written(node.span.start(), node.span.end());
-    }
-    let key_end = tree.node(k).span.end();
-    // A flow key's `:` may follow on a later line, after blanks and comments.
-    let b = tree.src.as_bytes();
-    let mut i = key_end;
-    loop {
-        match b.get(i) {
-            Some(b' ' | b'\t' | b'\r' | b'\n') => i += 1,
-            Some(b'#') if i > key_end => {
-                i = tree.src[i..].find('\n').map_or(b.len(), |n| i + n);
-            }
-            Some(b':') => return FlowValue::AfterColon(i + 1),
-            _ => return FlowValue::NoColon(key_end),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! Structural edits (set, insert, remove an entry or item) expressed as splices that
 //! match the style of the surrounding text: block or flow, indentation, line endings.
 
-use super::scalar::{double_quoted, key as key_text};
-use super::splice::Splices;
 use super::tree::{InputStyle, NodeId, NodeKind, Style, Tree};
+use config_hash_yaml::Splices;
+use config_hash_yaml::scalar::{double_quoted, key as key_text};
 
 /// A value the function writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -284,7 +284,7 @@ impl<'t, 'a> Editor<'t, 'a> {
     fn reads_as_string(&self, v: NodeId, want: &str) -> bool {
         match &self.tree.node(v).kind {
             NodeKind::Scalar { value, style, .. } if *value == want => {
-                *style != Style::Plain || super::scalar::plain_reads_as_string(value)
+                *style != Style::Plain || config_hash_yaml::scalar::plain_reads_as_string(value)
             }
             _ => false,
         }
@@ -771,6 +771,151 @@ impl<'t, 'a> Editor<'t, 'a> {
             }
             NewValue::Seq(_) => flow_value(item, self.layout.json),
         }
+    }
+}
+
+/// What the text looks like just before the end of a document.
+#[derive(Debug, Clone, Copy)]
+pub struct TextEnd {
+    /// The last line before the end has no line break yet.
+    pub needs_break: bool,
+    pub eol: &'static str,
+}
+
+impl TextEnd {
+    pub fn at(src: &str, at: usize) -> TextEnd {
+        TextEnd {
+            needs_break: at > 0 && !src[..at].ends_with('\n'),
+            eol: eol_at(src, at, Layout::detect(src).eol),
+        }
+    }
+}
+
+/// How the text filled in after [`last_entry_to_fill`]'s edits is to be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FillPlace {
+    /// As a flow (JSON) value.
+    Flow,
+    /// As block lines, each ended by `eol`, the entry's key at `indent`.
+    Block { eol: String, indent: String },
+}
+
+/// Edits that make room for the entry `key` of the mapping `map` (a document's root,
+/// whose content ends at `content_end`) to be filled in as the output is written:
+/// over the value of the existing entry `existing` in flow style, or else as the last
+/// entry (a block mapping's existing entry is removed first). `None` when a flow
+/// mapping has no entries to follow. `end` says how the real text ends, when `tree` is
+/// a rearranged copy of it.
+pub fn last_entry_to_fill(
+    tree: &Tree<'_>,
+    map: NodeId,
+    key: &str,
+    existing: Option<(NodeId, NodeId)>,
+    content_end: usize,
+    end: TextEnd,
+    splices: &mut Splices,
+) -> Option<FillPlace> {
+    let src = tree.src;
+    let eol = end.eol;
+    // A comment may follow a JSON key's `:` with no blank (`"items":#`: go-yaml reads it
+    // so); after the text filled in there it needs one.
+    let fill = |splices: &mut Splices, start: usize, end: usize, text: String| {
+        splices.replace_then_fill(start, end, text);
+        if src[end..].starts_with('#') {
+            splices.insert(end, " ");
+        }
+    };
+    let entries = tree.own_entries(map);
+    if tree.is_flow(map) {
+        if let Some((k, v)) = existing {
+            match flow_value_place(tree, k, v) {
+                FlowValue::Written(start, end) => fill(splices, start, end, String::new()),
+                FlowValue::AfterColon(at) => fill(splices, at, at, " ".into()),
+                FlowValue::NoColon(at) => fill(splices, at, at, ": ".into()),
+            }
+        } else if let Some(&(last_key, last)) = entries.last() {
+            let first = entries[0].0;
+            let open = tree.node(map).span.start();
+            let gap = &src[open + 1..tree.node(first).span.start()];
+            let sep = if gap.contains('\n') && gap.trim().is_empty() {
+                gap.to_string()
+            } else {
+                " ".to_string()
+            };
+            let at = match flow_value_place(tree, last_key, last) {
+                FlowValue::Written(_, end) => end,
+                FlowValue::AfterColon(at) | FlowValue::NoColon(at) => at,
+            };
+            fill(splices, at, at, format!(",{sep}{}: ", double_quoted(key)));
+        } else {
+            return None;
+        }
+        return Some(FillPlace::Flow);
+    }
+    // Block: remove any existing entry, then append at the end of the document.
+    if let Some((k, _)) = existing {
+        let idx = entries.iter().position(|&(ek, _)| ek == k).unwrap_or(0);
+        let start = line_start(src, entry_start(tree, k));
+        let end = match entries.get(idx + 1) {
+            Some(&(next, _)) => line_start(src, entry_start(tree, next)),
+            None => content_end,
+        };
+        splices.delete(start, end);
+    }
+    // The mapping's key column, read off its `kind` key (a Kubernetes object has one):
+    // the first entry's key may be an explicit `?` key whose content starts elsewhere.
+    let col = entries
+        .iter()
+        .find(|&&(k, _)| tree.str(k) == Some("kind"))
+        .or(entries.first())
+        .map_or(0, |&(k, _)| column(src, entry_start(tree, k)));
+    if end.needs_break {
+        splices.insert(content_end, eol);
+    }
+    splices.replace_then_fill(content_end, content_end, "");
+    Some(FillPlace::Block {
+        eol: eol.to_string(),
+        indent: " ".repeat(col),
+    })
+}
+
+/// Where a mapping entry whose key is `k` starts: at its key, or at the `?` of an
+/// explicit key.
+fn entry_start(tree: &Tree<'_>, k: NodeId) -> usize {
+    tree.reader()
+        .lead(config_hash_yaml::NodeId::from_index(k))
+        .unwrap_or_else(|| tree.node(k).span.start())
+}
+
+/// Where the value of flow-mapping entry `k: v` is written.
+enum FlowValue {
+    /// Its own text, from the first to the last byte.
+    Written(usize, usize),
+    /// Written as nothing (`{a:}`): the place just after the `:`.
+    AfterColon(usize),
+    /// Written as nothing and with no `:` (`{a}`, `{? a}`): the place after the key.
+    NoColon(usize),
+}
+
+/// Where the value of flow-mapping entry `k: v` is written: the tree places a value
+/// written as nothing right after its `:` (its lead), or after its key when there is
+/// no `:`.
+fn flow_value_place(tree: &Tree<'_>, k: NodeId, v: NodeId) -> FlowValue {
+    let node = tree.node(v);
+    let nothing = matches!(
+        node.kind,
+        NodeKind::Scalar {
+            value: "",
+            style: Style::Plain,
+            tagged: false
+        }
+    ) && !tree.has_anchor(v);
+    if !nothing {
+        return FlowValue::Written(node.span.start(), node.span.end());
+    }
+    match tree.reader().lead(config_hash_yaml::NodeId::from_index(v)) {
+        Some(colon) => FlowValue::AfterColon(colon + 1),
+        None => FlowValue::NoColon(tree.node(k).span.end()),
     }
 }
 

@@ -1,12 +1,12 @@
-//! The YAML layer: a spanned tree over the parser, quoting rules, and the splice editor
-//! that changes only the bytes it means to.
+//! The YAML layer: the tree the product walks (over the reader crate's), the editor
+//! that expresses changes as splices, and, from the reader crate, the quoting rules and
+//! the splices themselves.
 
 pub mod breaks;
 pub mod edit;
-pub mod scalar;
-pub mod splice;
 pub mod tree;
 
+pub use config_hash_yaml::{scalar, splice};
 pub use edit::{EditError, Editor, Layout, NewValue};
 pub use splice::Splices;
 pub use tree::{Limit, NodeId, Tree, YamlError};

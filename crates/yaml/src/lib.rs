@@ -13,11 +13,14 @@
 mod chars;
 mod error;
 mod parse;
+pub mod scalar;
 mod scan;
+pub mod splice;
 mod tree;
 
 pub use error::{Error, ErrorKind, Limit};
 pub use scan::Style;
+pub use splice::{Checked, OverlapError, Splices};
 pub use tree::{Children, Data, Document, Entries, Kind, NodeId, Span, Tree};
 
 /// The largest text one tree may read: offsets are `u32`s. Far past anything the API

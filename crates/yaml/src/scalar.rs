@@ -227,8 +227,9 @@ mod tests {
             "\u{a0}\u{fffd}\u{10000}",
         ] {
             let text = format!("k: {}\n", double_quoted(s));
-            let tree = crate::yaml::Tree::parse(&text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
-            let root = tree.docs[0].root;
+            let tree = crate::Tree::parse(&text, crate::Context::of(&text))
+                .unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            let root = tree.documents()[0].root();
             let value = tree.get(root, "k").and_then(|v| tree.str(v));
             assert_eq!(value, Some(s), "{text:?}");
             assert!(serde_json::from_str::<String>(&double_quoted(s)).is_ok_and(|v| v == s));
