@@ -8,13 +8,14 @@ cd "$(dirname "$0")"
 root=..
 shared=${SHARED_CORPUS:-$root/../shared/corpus}
 rm -rf corpus
-mkdir -p corpus/krm_default corpus/krm_options corpus/graph
+mkdir -p corpus/krm_default corpus/krm_options corpus/graph corpus/reader_vs_saphyr
 n=0
 add() { # add FILE
   local f=$1
   n=$((n + 1))
   cp "$f" "corpus/krm_default/seed-$n"
   cp "$f" "corpus/graph/seed-$n"
+  cp "$f" "corpus/reader_vs_saphyr/seed-$n"
   for opts in '\x00\x00' '\x22\x05' '\x8d\x06' '\x61\x07'; do
     { printf "$opts"; cat "$f"; } > "corpus/krm_options/seed-$n-${opts//\\x/}"
   done

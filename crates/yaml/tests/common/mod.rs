@@ -1,7 +1,6 @@
 //! saphyr-parser as a reference reader: its events built into the crate's [`Data`], with
 //! aliases and merge keys followed as the crate follows them.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use config_hash_yaml::{Data, Style};
@@ -63,7 +62,6 @@ pub fn saphyr_documents(text: &str) -> Result<Vec<Data>, String> {
             }
         }
     }
-    let _: Cow<str> = Cow::Borrowed("");
     Ok(docs)
 }
 

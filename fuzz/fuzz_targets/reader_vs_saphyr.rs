@@ -1,0 +1,72 @@
+//! The reader against saphyr-parser (a YAML 1.2 reader) on any text: where both read it
+//! and nothing in the text is read otherwise by go-yaml than by YAML 1.2, both must read
+//! the same data (values, styles, tags by presence, aliases and merge keys followed).
+//! A refusal by either side is not compared here: go-yaml and YAML 1.2 refuse different
+//! texts (tabs, flow indentation, ...), and what go-yaml refuses is checked against
+//! go-yaml itself by tests/kustomize_structure.rs.
+//!
+//! Its saphyr reference builder is the crate's own test helper, used by path.
+
+#![no_main]
+
+use config_hash_yaml::{Context, Data, Tree};
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../../crates/yaml/tests/common/mod.rs"]
+mod saphyr_reference;
+
+/// Tags compared by presence: saphyr resolves handles, the tree keeps them as written.
+fn normal(d: Data) -> Data {
+    match d {
+        Data::Scalar { value, style, tag } => Data::Scalar {
+            value,
+            style,
+            tag: tag.map(|_| String::new()),
+        },
+        Data::Seq(items) => Data::Seq(items.into_iter().map(normal).collect()),
+        Data::Map(e) => Data::Map(e.into_iter().map(|(k, v)| (normal(k), normal(v))).collect()),
+    }
+}
+
+/// Texts go-yaml reads otherwise than YAML 1.2 by construction (each a known, tested
+/// difference): NEL, LS, PS as breaks; a tab after ':'; JSON text (kubectl's decoder);
+/// directives; an anchor or alias name running into ':' in flow.
+fn differs_by_dialect(text: &str) -> bool {
+    Context::of(text).json()
+        || text.contains(['\u{85}', '\u{2028}', '\u{2029}'])
+        || text.contains(":\t")
+        || text.contains('%')
+        || text.contains(['&', '*']) && text.contains(['{', '['])
+}
+
+fuzz_target!(|bytes: &[u8]| {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    // go-yaml ends a block scalar at an end of text without a break without one, YAML 1.2
+    // with one: compared with a last break, as the crate's differential test does.
+    let text = if text.is_empty() || text.ends_with(['\n', '\r']) {
+        text.to_owned()
+    } else {
+        format!("{text}\n")
+    };
+    if differs_by_dialect(&text) {
+        return;
+    }
+    let Ok(tree) = Tree::parse(&text, Context::of(&text)) else {
+        return;
+    };
+    let Ok(theirs) = saphyr_reference::saphyr_documents(&text) else {
+        return;
+    };
+    let ours: Vec<Data> = tree
+        .documents()
+        .iter()
+        .map(|d| normal(tree.data(d.root())))
+        .collect();
+    let theirs: Vec<Data> = theirs.into_iter().map(normal).collect();
+    assert_eq!(
+        ours, theirs,
+        "the reader and saphyr read {text:?} differently"
+    );
+});
