@@ -119,11 +119,7 @@ fn first_indent(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<usize> {
     match &tree.node(node).kind {
         NodeKind::Map { flow: false } => tree.own_entries(node).iter().find_map(|&(k, v)| {
             if let (Some(&(first, _)), false) = (tree.own_entries(v).first(), tree.is_flow(v)) {
-                let fs = tree.node(first).span.start();
-                let (ks, fs) = (
-                    tree.node(k).span.start(),
-                    block_entry_start(src, tree.node(v).span.start(), fs),
-                );
+                let (ks, fs) = (tree.node(k).span.start(), tree.entry_start(first));
                 let (kc, fc) = (column(src, ks), column(src, fs));
                 if fc > kc && src[ks..fs].contains('\n') {
                     return Some(fc - kc);
@@ -481,11 +477,10 @@ impl<'t, 'a> Editor<'t, 'a> {
         }
         if self.tree.is_flow(map) {
             if empty {
-                let colon =
-                    colon_after(src, self.tree.node(k).span.end()).ok_or(EditError::Layout {
-                        pos: vn.span.start(),
-                        what: "no ':' after the key",
-                    })?;
+                let colon = self.tree.lead(v).ok_or(EditError::Layout {
+                    pos: vn.span.start(),
+                    what: "no ':' after the key",
+                })?;
                 self.splices.insert(
                     colon + 1,
                     format!(" {}", flow_value(value, self.json_style(map))),
@@ -517,7 +512,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             }
             _ => {}
         }
-        let colon = colon_after(src, self.tree.node(k).span.end()).ok_or(EditError::Layout {
+        let colon = self.tree.lead(v).ok_or(EditError::Layout {
             pos: vn.span.start(),
             what: "no ':' after the key",
         })?;
@@ -567,8 +562,7 @@ impl<'t, 'a> Editor<'t, 'a> {
                 what: "an empty block mapping",
             });
         };
-        let first_at =
-            block_entry_start(src, node.span.start(), self.tree.node(first).span.start());
+        let first_at = self.tree.entry_start(first);
         let col = column(src, first_at);
         self.layout.eol = eol_at(src, first_at, self.layout.eol);
         let entry = format!("{}:{}", key_text(key), self.block_value(value, col));
@@ -596,11 +590,8 @@ impl<'t, 'a> Editor<'t, 'a> {
         match first {
             None => self.splices.insert(open + 1, entry),
             Some(first) => {
-                // saphyr places a key at its text, so one written as nothing (`{: x}`,
-                // `{&a : x}`) or as explicit (`{? k : x}`) begins before its span: go
-                // before the first token instead.
-                let key = self.tree.node(first).span.start();
-                let at = past_blanks_and_comments(self.src(), open + 1).min(key);
+                // Before the first entry: its `?` when its key is explicit.
+                let at = self.tree.entry_start(first);
                 let gap = &self.src()[open + 1..at];
                 let sep = if gap.contains('\n') && gap.trim().is_empty() {
                     gap
@@ -639,10 +630,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             });
         };
         let first_start = self.tree.node(first).span.start();
-        let dash = dash_before(src, first_start).ok_or(EditError::Layout {
-            pos: first_start,
-            what: "a comment or property between '-' and its item",
-        })?;
+        let dash = self.item_dash(first)?;
         let dash_col = column(src, dash);
         self.layout.eol = eol_at(src, dash, self.layout.eol);
         let content_col = if src[dash..first_start].contains('\n') {
@@ -682,14 +670,28 @@ impl<'t, 'a> Editor<'t, 'a> {
         Ok(())
     }
 
+    /// The `-` of a block sequence's item, when only blanks and line breaks stand
+    /// between it and the item (a comment there is a layout the splicer leaves alone).
+    fn item_dash(&self, item: NodeId) -> Result<usize, EditError> {
+        let start = self.tree.node(item).span.start();
+        self.tree
+            .lead(item)
+            .filter(|&dash| {
+                self.src()[dash + 1..start]
+                    .bytes()
+                    .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            })
+            .ok_or(EditError::Layout {
+                pos: start,
+                what: "a comment between '-' and its item",
+            })
+    }
+
     /// Removes an item of a block sequence: a mapping of one-line entries.
     fn remove_block_item(&mut self, item: NodeId) -> Result<(), EditError> {
         let src = self.src();
         let start = self.tree.node(item).span.start();
-        let dash = dash_before(src, start).ok_or(EditError::Layout {
-            pos: start,
-            what: "a comment or property between '-' and its item",
-        })?;
+        let dash = self.item_dash(item)?;
         let ls = line_start(src, dash);
         let layout_err = EditError::Layout {
             pos: start,
@@ -1045,49 +1047,6 @@ pub fn column(src: &str, pos: usize) -> usize {
     let line = &src[line_start(src, pos)..pos];
     // A byte-order mark before a document's first key is not indentation.
     line.chars().filter(|&c| c != '\u{feff}').count()
-}
-
-/// The first offset from `from` that is not a blank, a line break or part of a comment.
-fn past_blanks_and_comments(src: &str, from: usize) -> usize {
-    let mut at = from;
-    while let Some(c) = src[at..].chars().next() {
-        if c == '#' {
-            // Only called just after a flow opener or a blank, where `#` starts a comment.
-            at = line_end(src, at);
-        } else if c == ' ' || c == '\t' || c == '\r' || is_break(c) {
-            at += c.len_utf8();
-        } else {
-            break;
-        }
-    }
-    at
-}
-
-/// Where the first entry of a block mapping starting at `map` begins, given its key's
-/// span starts at `key`: at the key, or at the `?` of an explicit key (`? k`), which
-/// saphyr leaves out of the key's span. The mapping's own tag and anchor come first.
-fn block_entry_start(src: &str, map: usize, key: usize) -> usize {
-    let mut at = past_blanks_and_comments(src, map);
-    while at < key && matches!(src.as_bytes()[at], b'&' | b'!') {
-        let token = src[at..]
-            .find([' ', '\t', '\r', '\n'])
-            .map_or(src.len(), |n| at + n);
-        at = past_blanks_and_comments(src, token);
-    }
-    let explicit = at < key
-        && src.as_bytes()[at] == b'?'
-        && src[at + 1..]
-            .chars()
-            .next()
-            .is_none_or(|c| c == ' ' || c == '\t' || c == '\r' || is_break(c));
-    if explicit { at } else { key }
-}
-
-/// The `:` that follows a key ending at `key_end`.
-fn colon_after(src: &str, key_end: usize) -> Option<usize> {
-    let rest = &src[key_end..];
-    let skip = rest.len() - rest.trim_start_matches([' ', '\t']).len();
-    (rest.as_bytes().get(skip) == Some(&b':')).then_some(key_end + skip)
 }
 
 /// The `-` that introduces the block sequence item starting at `item_start`.

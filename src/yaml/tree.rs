@@ -247,6 +247,19 @@ impl<'a> Tree<'a> {
         }
     }
 
+    /// Where the indicator that introduces a node stands: the `-` of a block sequence
+    /// item, the `:` before a value, the `?` of an explicit key.
+    pub fn lead(&self, n: NodeId) -> Option<usize> {
+        self.read.lead(id(n))
+    }
+
+    /// Where a mapping entry whose key is `k` starts: at the `?` of an explicit key,
+    /// else at the key.
+    pub fn entry_start(&self, k: NodeId) -> usize {
+        self.lead(k)
+            .unwrap_or_else(|| self.read.span(id(k)).start())
+    }
+
     /// The scalar text of a node (through aliases), if it is a scalar.
     pub fn str(&self, n: NodeId) -> Option<&str> {
         self.read.str(id(n))
