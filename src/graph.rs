@@ -222,52 +222,67 @@ pub fn render_table(edges: &[Edge]) -> String {
     out
 }
 
-/// JSON: `{"edges": [...]}`, one object per workload and object.
+/// JSON: `{"nodes": [...], "edges": [...]}`. A node is a workload, an object read, or
+/// a producer, with an `id` (the name the table and DOT give it); an edge is one
+/// workload and object, with `from` and `to` naming nodes.
 pub fn render_json(edges: &[Edge]) -> String {
-    let q = |s: &str| double_quoted(s);
-    let list =
-        |v: &mut dyn Iterator<Item = &String>| v.map(|s| q(s)).collect::<Vec<_>>().join(", ");
-    let mut out = String::from("{\"edges\": [");
-    for (i, e) in edges.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        let w = &e.workload;
-        let ns = w.namespace.as_deref().map_or("null".to_string(), q);
-        let source_ns = e.namespace.as_deref().map_or("null".to_string(), q);
-        let (keys, all_keys) = match &e.keys {
-            None => ("[]".to_string(), true),
-            Some(ks) => (format!("[{}]", list(&mut ks.iter())), false),
-        };
-        let producer = e.producer.as_ref().map_or("null".to_string(), |p| {
-            format!(
-                "{{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {}, \"name\": {}}}",
-                q(&p.api_version),
-                q(&p.kind),
-                p.namespace.as_deref().map_or("null".to_string(), q),
-                q(&p.name)
-            )
+    use serde_json::{Value, json};
+    let resource = |r: &ResourceId| {
+        json!({
+            "apiVersion": r.api_version,
+            "kind": r.kind,
+            "namespace": r.namespace,
+            "name": r.name,
+        })
+    };
+    let mut nodes: BTreeMap<String, Value> = BTreeMap::new();
+    let mut list = Vec::with_capacity(edges.len());
+    for e in edges {
+        let (from, to) = (e.workload.to_string(), source_text(e));
+        let mut node = resource(&e.workload);
+        node["id"] = json!(from);
+        node["role"] = json!("workload");
+        nodes.entry(from.clone()).or_insert(node);
+        nodes.entry(to.clone()).or_insert_with(|| {
+            json!({
+                "id": to,
+                "role": "object",
+                "kind": e.kind.as_str(),
+                "namespace": e.namespace,
+                "name": e.name,
+                "status": e.status.as_json(),
+                "runtime": e.runtime,
+            })
         });
-        let runtime = e.runtime;
-        let _ = write!(
-            out,
-            "\n  {{\"workload\": {{\"apiVersion\": {}, \"kind\": {}, \"namespace\": {ns}, \"name\": {}}}, \"source\": {{\"kind\": {}, \"namespace\": {source_ns}, \"name\": {}}}, \"via\": {}, \"producer\": {producer}, \"runtime\": {runtime}, \"allKeys\": {all_keys}, \"keys\": {keys}, \"status\": {}, \"missingKeys\": [{}], \"fields\": [{}]}}",
-            q(&w.api_version),
-            q(&w.kind),
-            q(&w.name),
-            q(e.kind.as_str()),
-            q(&e.name),
-            q(match e.via {
+        if let Some(p) = &e.producer {
+            let id = p.to_string();
+            let mut node = resource(p);
+            node["id"] = json!(id);
+            node["role"] = json!("producer");
+            nodes.entry(id).or_insert(node);
+        }
+        list.push(json!({
+            "from": from,
+            "to": to,
+            "workload": resource(&e.workload),
+            "source": {"kind": e.kind.as_str(), "namespace": e.namespace, "name": e.name},
+            "via": match e.via {
                 Via::Pod => "pod",
                 Via::Name => "name",
                 Via::Extra => "extra",
-            }),
-            q(e.status.as_json()),
-            list(&mut e.missing_keys.iter()),
-            list(&mut e.fields.iter()),
-        );
+            },
+            "producer": e.producer.as_ref().map(resource),
+            "runtime": e.runtime,
+            "allKeys": e.keys.is_none(),
+            "keys": e.keys.iter().flatten().collect::<Vec<_>>(),
+            "status": e.status.as_json(),
+            "missingKeys": e.missing_keys,
+            "fields": e.fields,
+        }));
     }
-    out.push_str(if edges.is_empty() { "]}\n" } else { "\n]}\n" });
+    let graph = json!({"nodes": nodes.into_values().collect::<Vec<_>>(), "edges": list});
+    let mut out = serde_json::to_string_pretty(&graph).expect("a graph is plain JSON");
+    out.push('\n');
     out
 }
 
@@ -277,8 +292,9 @@ pub fn render_json(edges: &[Edge]) -> String {
 /// is drawn blue.
 pub fn render_dot(edges: &[Edge]) -> String {
     let q = |s: &str| double_quoted(s);
-    let mut out =
-        String::from("digraph config_hash {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n");
+    let mut out = String::from(
+        "digraph config_hash {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\"];\n",
+    );
     let mut nodes: BTreeMap<String, String> = BTreeMap::new();
     for e in edges {
         let w = e.workload.to_string();
@@ -406,13 +422,44 @@ items:
             "{table}"
         );
         assert!(table.contains("found (changes at runtime)"), "{table}");
-        let json = render_json(&e);
-        assert!(
-            json.contains("\"producer\": {\"apiVersion\": \"bitnami.com/v1alpha1\", \"kind\": \"SealedSecret\""),
+        let json: serde_json::Value = serde_json::from_str(&render_json(&e)).unwrap();
+        assert_eq!(
+            json["edges"][0]["producer"],
+            serde_json::json!({"apiVersion": "bitnami.com/v1alpha1", "kind": "SealedSecret", "namespace": null, "name": "s"}),
             "{json}"
         );
-        assert!(json.contains("\"runtime\": true"), "{json}");
+        assert_eq!(json["edges"][1]["runtime"], true, "{json}");
+        // Every end of an edge is a node, and each node once.
+        let ids: Vec<&str> = json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "Deployment web",
+                "ExternalSecret e",
+                "SealedSecret s",
+                "Secret s",
+                "Secret t"
+            ],
+            "{json}"
+        );
+        for edge in json["edges"].as_array().unwrap() {
+            for end in ["from", "to"] {
+                assert!(ids.contains(&edge[end].as_str().unwrap()), "{edge}");
+            }
+        }
+        assert_eq!(json["nodes"][2]["role"], "producer", "{json}");
+        assert_eq!(json["nodes"][4]["runtime"], true, "{json}");
         let dot = render_dot(&e);
+        // Edge labels in the nodes' font (Graphviz's default is Times).
+        assert!(
+            dot.contains("  node [fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\"];\n"),
+            "{dot}"
+        );
         assert!(
             dot.contains("\"ExternalSecret e\" -> \"Secret t\" [label=\"makes\" style=bold];"),
             "{dot}"
