@@ -32,7 +32,7 @@ if [ -d "$shared" ]; then
 fi
 # Every input a fuzz run ever failed on, kept per target (krm_options inputs keep their
 # two option bytes), so each later run starts from them.
-for target in krm_default krm_options graph; do
+for target in krm_default krm_options graph reader_vs_saphyr; do
   if [ -d "regressions/$target" ]; then
     for f in "regressions/$target"/*; do
       [ -f "$f" ] || continue
@@ -41,4 +41,4 @@ for target in krm_default krm_options graph; do
     done
   fi
 done
-echo "seeded $n inputs into fuzz/corpus/{krm_default,krm_options,graph}"
+echo "seeded $n inputs into fuzz/corpus/{krm_default,krm_options,graph,reader_vs_saphyr}"

@@ -30,13 +30,16 @@ fn normal(d: Data) -> Data {
 
 /// Texts go-yaml reads otherwise than YAML 1.2 by construction (each a known, tested
 /// difference): NEL, LS, PS as breaks; a tab after ':'; JSON text (kubectl's decoder);
-/// directives; an anchor or alias name running into ':' in flow.
+/// directives; an anchor or alias name running into ':' in flow; a '?' in flow, which
+/// go-yaml reads as the explicit-key indicator whatever follows it (`{?a: b}` is
+/// `{a: b}` to kubectl and kustomize, `{"?a": b}` to YAML 1.2).
 fn differs_by_dialect(text: &str) -> bool {
+    let flow = text.contains(['{', '[']);
     Context::of(text).json()
         || text.contains(['\u{85}', '\u{2028}', '\u{2029}'])
         || text.contains(":\t")
         || text.contains('%')
-        || text.contains(['&', '*']) && text.contains(['{', '['])
+        || flow && text.contains(['&', '*', '?'])
 }
 
 fuzz_target!(|bytes: &[u8]| {
