@@ -258,24 +258,59 @@ const ANNOTATION_SITES: &[AnnotationSite] = &[
     AnnotationSite { key: "wave.pusher.com/extra-secrets", kind: Secret, tool: "wave", regex: false },
 ];
 
-/// Reloader's explicit reload annotation for each source kind (`runtimeReload:
-/// reloader` writes them on workloads).
-pub const RELOADER_KEYS: &[(SourceKind, &str)] = &[
-    (ConfigMap, "configmap.reloader.stakater.com/reload"),
-    (Secret, "secret.reloader.stakater.com/reload"),
-    (
-        SourceKind::SecretProviderClass,
-        "secretproviderclass.reloader.stakater.com/reload",
-    ),
-];
+/// Every annotation key the function reads or writes, spelled once. Those that name
+/// extra dependencies are rows of [`ANNOTATION_SITES`]; these are the rest.
+pub mod annotations {
+    use super::SourceKind;
 
-/// Marks a workload whose Reloader reload annotations config-hash wrote (with
-/// `runtimeReload: reloader`): they are its output, not extra dependencies to read.
-pub const RELOADER_WRITTEN_ANNOTATION: &str = "config-hash.dev/reloader-annotations";
-
-/// Annotations on a ConfigMap or Secret that keep it out of every hash: ours, and
-/// Reloader's, which means the same to Reloader.
-pub const IGNORE_ANNOTATIONS: &[&str] = &["config-hash.dev/ignore", "reloader.stakater.com/ignore"];
+    /// Where the hash is written unless `annotationKey` says otherwise.
+    pub const HASH: &str = "config-hash.dev/hash";
+    /// On a workload: leave it untouched.
+    pub const SKIP: &str = "config-hash.dev/skip";
+    /// On a ConfigMap or Secret: keep it out of every hash. Ours, and Reloader's, which
+    /// means the same to Reloader.
+    pub const IGNORE: &[&str] = &["config-hash.dev/ignore", "reloader.stakater.com/ignore"];
+    /// On a ConfigMap, Secret or Job: opt in to (`"true"`) or out of (`"false"`) a hashed
+    /// name.
+    pub const NAME_SUFFIX: &str = "config-hash.dev/name-suffix";
+    /// Written on an object with a hashed name: the name before the suffix.
+    pub const BASE_NAME: &str = "config-hash.dev/base-name";
+    /// kustomize's own opt-in to a hashed name.
+    pub const NEEDS_HASH: &str = "kustomize.config.k8s.io/needs-hash";
+    /// Set by kustomize on objects its generators made; it suffixes them itself later.
+    pub const KUSTOMIZE_GENERATED: &str = "internal.config.kubernetes.io/needsHashSuffix";
+    /// Written on a pod template: which env vars hold the hash of a whole object (the
+    /// `__data` convention), so a later run refreshes them: `container/VAR=Kind/name,...`.
+    pub const DATA_REFS: &str = "config-hash.dev/data-refs";
+    /// Marks a workload whose Reloader reload annotations config-hash wrote (with
+    /// `runtimeReload: reloader`): they are its output, not extra dependencies to read.
+    pub const RELOADER_WRITTEN: &str = "config-hash.dev/reloader-annotations";
+    /// Reloader's explicit reload annotation for each source kind (`runtimeReload:
+    /// reloader` writes them on workloads).
+    pub const RELOADER_KEYS: &[(SourceKind, &str)] = &[
+        (
+            SourceKind::ConfigMap,
+            "configmap.reloader.stakater.com/reload",
+        ),
+        (SourceKind::Secret, "secret.reloader.stakater.com/reload"),
+        (
+            SourceKind::SecretProviderClass,
+            "secretproviderclass.reloader.stakater.com/reload",
+        ),
+    ];
+    /// Objects that are never deployed (function configs, the Kptfile): neither a source
+    /// nor a target.
+    pub const LOCAL_CONFIG: &str = "config.kubernetes.io/local-config";
+    /// The file (and index in it) an orchestrator read an item from, newest form first.
+    pub const PATH: &[&str] = &[
+        "internal.config.kubernetes.io/path",
+        "config.kubernetes.io/path",
+    ];
+    pub const INDEX: &[&str] = &[
+        "internal.config.kubernetes.io/index",
+        "config.kubernetes.io/index",
+    ];
+}
 
 /// Everything the function knows about Kubernetes objects.
 #[derive(Debug, Clone, PartialEq, Eq)]

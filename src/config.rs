@@ -1,7 +1,7 @@
 //! The function's configuration: read from a ConfigMap (every value a string, as kpt
 //! sends `key=value` pairs) or a typed ConfigHash object, with defaults and validation.
 
-use crate::catalog::{self, Extension};
+use crate::catalog::{self, Extension, annotations};
 use crate::yaml::{NodeId, Tree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,7 +112,6 @@ impl InstallTime {
     }
 }
 
-pub const DEFAULT_ANNOTATION_KEY: &str = "config-hash.dev/hash";
 pub const DEFAULT_ENV_NAME: &str = "CONFIG_HASH";
 pub const CONFIG_API_VERSION: &str = "config-hash.dev/v1alpha1";
 pub const CONFIG_KIND: &str = "ConfigHash";
@@ -139,7 +138,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             mode: Mode::Annotation,
-            annotation_key: DEFAULT_ANNOTATION_KEY.to_string(),
+            annotation_key: annotations::HASH.to_string(),
             env_name: DEFAULT_ENV_NAME.to_string(),
             granularity: Granularity::Key,
             on_missing: OnMissing::Warn,

@@ -8,12 +8,13 @@
 
 use std::fmt::{self, Display, Write as _};
 
+use crate::catalog::annotations::{BASE_NAME, DATA_REFS, NAME_SUFFIX};
 use crate::config::ConfigError;
 use crate::hashing::ContentError;
 use crate::krm::{KrmResult, ResourceId, Severity};
 use crate::references::SourceKind;
-use crate::stamp::{DATA_REFS_ANNOTATION, WHOLE_OBJECT_KEY};
-use crate::suffix::{BASE_NAME_ANNOTATION, NAME_SUFFIX_ANNOTATION};
+pub use crate::resolution::Status;
+use crate::stamp::WHOLE_OBJECT_KEY;
 use crate::yaml::EditError;
 
 /// The object that makes a source, as a finding names it: `SealedSecret db`.
@@ -72,18 +73,7 @@ pub enum SpecFixed {
     Plain,
 }
 
-/// What became of a workload's references to one object (`graph`'s status).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Status {
-    Found,
-    /// Not in the input, and some reference to it is not optional.
-    Missing,
-    /// Not in the input, but every reference is optional.
-    OptionalAbsent,
-    /// Marked `config-hash.dev/ignore`.
-    Ignored,
-}
-
+/// How `graph` words a status (the type is resolution's; its words are said here).
 impl Status {
     /// As `graph`'s table and DOT say it.
     pub fn as_str(&self) -> &'static str {
@@ -363,7 +353,7 @@ impl Finding {
                 name,
             } => write!(
                 f,
-                "{id}: env {var} of container {container} held the hash of {} {name} (recorded in {DATA_REFS_ANNOTATION}), which is not in the input any more; the value is left as it is and the record dropped",
+                "{id}: env {var} of container {container} held the hash of {} {name} (recorded in {DATA_REFS}), which is not in the input any more; the value is left as it is and the record dropped",
                 k.as_str()
             ),
             WholeObject {
@@ -373,7 +363,7 @@ impl Finding {
                 name,
             } => write!(
                 f,
-                "{id}: env {var} of container {container} is the hash of the whole {} {name} (the {WHOLE_OBJECT_KEY} convention: written as its value, and recorded in annotation {DATA_REFS_ANNOTATION} so that a later run refreshes it)",
+                "{id}: env {var} of container {container} is the hash of the whole {} {name} (the {WHOLE_OBJECT_KEY} convention: written as its value, and recorded in annotation {DATA_REFS} so that a later run refreshes it)",
                 k.as_str()
             ),
             SpecFixed(then) => {
@@ -432,11 +422,11 @@ impl Finding {
             ),
             ImmutableTemplate => write!(
                 f,
-                "{id}: a {kind}'s pod template cannot change once it exists, so applying a changed hash fails with \"field is immutable\" unless the old {kind} is deleted first; annotate it {NAME_SUFFIX_ANNOTATION}: \"true\" to give it a hashed name instead, so that a change makes a new {kind}"
+                "{id}: a {kind}'s pod template cannot change once it exists, so applying a changed hash fails with \"field is immutable\" unless the old {kind} is deleted first; annotate it {NAME_SUFFIX}: \"true\" to give it a hashed name instead, so that a change makes a new {kind}"
             ),
             JobNameTooLong { new_name } => write!(
                 f,
-                "{id}: not stamped: the hashed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or remove {NAME_SUFFIX_ANNOTATION}",
+                "{id}: not stamped: the hashed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or remove {NAME_SUFFIX}",
                 new_name.len(),
                 crate::stamp::JOB_NAME_MAX
             ),
@@ -485,7 +475,7 @@ impl Finding {
             }
             NoBaseName => write!(
                 f,
-                "{kind}: metadata.name is missing or empty, so there is no base name to suffix; give the object a name or set {NAME_SUFFIX_ANNOTATION}: \"false\""
+                "{kind}: metadata.name is missing or empty, so there is no base name to suffix; give the object a name or set {NAME_SUFFIX}: \"false\""
             ),
             NameWithBlanks => write!(
                 f,
@@ -494,11 +484,11 @@ impl Finding {
             ),
             EmptyBaseName => write!(
                 f,
-                "{id}: {BASE_NAME_ANNOTATION} is empty, so there is no base name to suffix; remove it or set {NAME_SUFFIX_ANNOTATION}: \"false\""
+                "{id}: {BASE_NAME} is empty, so there is no base name to suffix; remove it or set {NAME_SUFFIX}: \"false\""
             ),
             SuffixedNameTooLong { new_name } => write!(
                 f,
-                "{id}: the suffixed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or set {NAME_SUFFIX_ANNOTATION}: \"false\"",
+                "{id}: the suffixed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or set {NAME_SUFFIX}: \"false\"",
                 new_name.len(),
                 crate::naming::MAX_NAME_LEN
             ),

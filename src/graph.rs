@@ -7,12 +7,13 @@ use std::fmt::Write as _;
 use crate::catalog::{Catalog, Form};
 use crate::krm::ResourceId;
 use crate::references::{Keys, SourceKind};
-use crate::stamp::{Resolution, SourceIndex};
+use crate::resolution::SourceIndex;
+use crate::stamp::Resolution;
 use crate::suffix::{self, Renames};
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{NodeId, Tree};
 
-pub use crate::findings::Status;
+pub use crate::resolution::Status;
 
 /// How the referrer depends on the object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,12 +112,8 @@ pub fn name_edges(
             .unwrap_or(name)
             .to_string();
         let source = index.get(&(r.kind, namespace.clone(), name.clone()));
-        let status = match source {
-            Some(s) if s.ignored => Status::Ignored,
-            Some(_) => Status::Found,
-            None => Status::Missing,
-        };
-        let (producer, runtime) = made_by(r.kind, source);
+        let status = Status::of(source, false);
+        let (producer, runtime) = source.map_or((None, false), |s| s.made_by(r.kind));
         out.push(Edge {
             workload: id.clone(),
             kind: r.kind,
@@ -132,18 +129,6 @@ pub fn name_edges(
         });
     }
     out
-}
-
-/// Who makes a source (not itself) and whether it changes at runtime.
-pub fn made_by(
-    kind: SourceKind,
-    source: Option<&crate::stamp::SourceEntry>,
-) -> (Option<ResourceId>, bool) {
-    let Some(p) = source.and_then(|s| s.producer.as_ref()) else {
-        return (None, false);
-    };
-    let by = (p.id.kind != kind.as_str()).then(|| p.id.clone());
-    (by, p.runtime)
 }
 
 /// `ConfigMap ns/name`: the object lives in the workload's namespace.

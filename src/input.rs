@@ -14,6 +14,7 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
+use config_hash::catalog::annotations;
 use config_hash::yaml::breaks::UNICODE_BREAKS;
 use config_hash::yaml::{NodeId, Tree};
 
@@ -687,10 +688,7 @@ pub fn resource_list_kptfile_config(text: &str) -> Result<Option<String>, String
         let path = tree
             .get(item, "metadata")
             .and_then(|m| tree.get(m, "annotations"))
-            .and_then(|a| {
-                str_of(a, "internal.config.kubernetes.io/path")
-                    .or_else(|| str_of(a, "config.kubernetes.io/path"))
-            });
+            .and_then(|a| annotations::PATH.iter().find_map(|k| str_of(a, k)));
         str_of(item, "kind") == Some("Kptfile") && path == Some("Kptfile")
     });
     let Some(kptfile) = kptfile else {
@@ -747,7 +745,7 @@ pub fn config_lookalikes(text: &str) -> Vec<String> {
                 let local = tree
                     .get(root, "metadata")
                     .and_then(|m| tree.get(m, "annotations"))
-                    .and_then(|a| tree.get(a, "config.kubernetes.io/local-config"))
+                    .and_then(|a| tree.get(a, annotations::LOCAL_CONFIG))
                     .and_then(|v| tree.str(v))
                     == Some("true");
                 let data = tree

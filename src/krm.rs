@@ -1,6 +1,7 @@
 //! ResourceList framing (where the items, functionConfig and results live), resource
 //! identities, and results written back into the list as text.
 
+use crate::catalog::annotations;
 use crate::findings::Finding;
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{NodeId, Splices, Tree};
@@ -175,10 +176,6 @@ impl std::fmt::Display for ResourceId {
     }
 }
 
-/// Marks objects that are never deployed (function configs, the Kptfile): neither a
-/// source nor a target.
-pub const LOCAL_CONFIG_ANNOTATION: &str = "config.kubernetes.io/local-config";
-
 /// True when the item carries `key: "true"`.
 pub fn flag(tree: &Tree<'_>, item: NodeId, key: &str) -> bool {
     annotation(tree, item, key) == Some("true")
@@ -186,7 +183,7 @@ pub fn flag(tree: &Tree<'_>, item: NodeId, key: &str) -> bool {
 
 /// True for objects marked `config.kubernetes.io/local-config: "true"`.
 pub fn is_local_config(tree: &Tree<'_>, item: NodeId) -> bool {
-    flag(tree, item, LOCAL_CONFIG_ANNOTATION)
+    flag(tree, item, annotations::LOCAL_CONFIG)
 }
 
 /// An annotation of an item (through aliases), if set.
@@ -291,10 +288,9 @@ impl KrmResult {
 
 /// The file (and index in it) an orchestrator read the item from, from its annotations.
 pub fn file_of(tree: &Tree<'_>, item: NodeId) -> Option<(String, Option<String>)> {
-    let path = annotation(tree, item, "internal.config.kubernetes.io/path")
-        .or_else(|| annotation(tree, item, "config.kubernetes.io/path"));
-    let index = annotation(tree, item, "internal.config.kubernetes.io/index")
-        .or_else(|| annotation(tree, item, "config.kubernetes.io/index"));
+    let first = |keys: &[&str]| keys.iter().find_map(|k| annotation(tree, item, k));
+    let path = first(annotations::PATH);
+    let index = first(annotations::INDEX);
     path.map(|p| (p.to_string(), index.map(str::to_string)))
 }
 

@@ -17,6 +17,7 @@ mod pipeline;
 pub mod plugin;
 pub mod produced;
 pub mod references;
+pub mod resolution;
 pub mod stamp;
 pub mod stream;
 pub mod suffix;

@@ -3,156 +3,21 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use crate::catalog::{Catalog, RELOADER_KEYS, RELOADER_WRITTEN_ANNOTATION, Restart, WorkloadKind};
+use crate::catalog::{Catalog, Restart, WorkloadKind, annotations};
 use crate::config::RuntimeReload;
 use crate::config::{Config, Granularity, OnMissing};
 use crate::findings::{Covered, Finding, MadeBy, Missing, SpecFixed, Written};
-use crate::graph::Status;
-use crate::hashing::{self, Content, ContentError, Seen};
+use crate::hashing::{self, Seen};
 use crate::krm::{KrmResult, ResourceId, Severity, flag, is_local_config};
 use crate::references::{self, CONTAINER_LISTS, Keys, Reference, SourceKind};
+use crate::resolution::{SourceIndex, SourceKey, Status};
 use crate::suffix::Renames;
 use crate::yaml::edit::{column, dash_before};
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
-pub const SKIP_ANNOTATION: &str = "config-hash.dev/skip";
-use crate::suffix::NAME_SUFFIX_ANNOTATION;
-pub const IGNORE_ANNOTATION: &str = "config-hash.dev/ignore";
-/// Records which env vars hold the hash of a whole object (the `__data` convention),
-/// so that a later run on the output refreshes them: `container/VAR=Kind/name,...`.
-pub const DATA_REFS_ANNOTATION: &str = "config-hash.dev/data-refs";
 /// The key that asks for the hash of the whole object instead of one key.
 pub const WHOLE_OBJECT_KEY: &str = "__data";
-
-/// Kind, namespace and name of a source.
-pub type SourceKey = (SourceKind, Option<String>, String);
-
-/// What the hash needs of one ConfigMap or Secret, owned, so that the tree it came from
-/// can be dropped (large inputs are parsed one chunk at a time). Kept small: a large
-/// input holds one per source.
-#[derive(Debug)]
-pub struct SourceEntry {
-    pub id: ResourceId,
-    pub ignored: bool,
-    pub content: Result<Content, ContentError>,
-    /// The file the orchestrator read it from, for results.
-    file: Option<Box<(String, Option<String>)>>,
-    /// The object that makes it, when git holds that instead (a SealedSecret).
-    pub producer: Option<Box<Producer>>,
-}
-
-/// Whether a source carries one of the catalog's ignore annotations.
-fn ignored(tree: &Tree<'_>, item: NodeId) -> bool {
-    crate::catalog::IGNORE_ANNOTATIONS
-        .iter()
-        .any(|key| flag(tree, item, key))
-}
-
-/// Who makes a produced source.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Producer {
-    pub id: ResourceId,
-    /// Its content can change outside git.
-    pub runtime: bool,
-}
-
-impl SourceEntry {
-    /// Reads what the hash needs of one ConfigMap or Secret.
-    pub fn read(tree: &Tree<'_>, item: NodeId, id: ResourceId, kind: SourceKind) -> SourceEntry {
-        SourceEntry {
-            id,
-            ignored: ignored(tree, item),
-            content: hashing::content(tree, item, kind),
-            file: crate::krm::file_of(tree, item).map(Box::new),
-            producer: None,
-        }
-    }
-
-    /// An object a producer makes, as [`crate::produced::read`] found it.
-    pub fn produced(
-        tree: &Tree<'_>,
-        item: NodeId,
-        producer: &ResourceId,
-        made: crate::produced::Made,
-        runtime: bool,
-    ) -> SourceEntry {
-        SourceEntry {
-            id: made.id,
-            ignored: ignored(tree, item),
-            content: made.content,
-            file: crate::krm::file_of(tree, item).map(Box::new),
-            producer: Some(Box::new(Producer {
-                id: producer.clone(),
-                runtime,
-            })),
-        }
-    }
-
-    /// A result about this object, which nothing reads after it.
-    pub fn into_result(self, finding: Finding) -> KrmResult {
-        let mut r = KrmResult::new(finding);
-        r.resource = Some(self.id);
-        r.file = self.file.map(|f| *f);
-        r
-    }
-
-    /// A result about this object.
-    pub fn result(&self, finding: Finding) -> KrmResult {
-        let mut r = KrmResult::new(finding);
-        r.resource = Some(self.id.clone());
-        r.file = self.file.as_deref().cloned();
-        r
-    }
-}
-
-/// The ConfigMaps and Secrets of the input, by kind, namespace and (final) name.
-#[derive(Debug, Default)]
-pub struct SourceIndex {
-    /// Boxed: the table keeps room for more entries than it holds.
-    by_id: HashMap<SourceKey, Box<SourceEntry>>,
-}
-
-impl SourceIndex {
-    /// Adds an entry read earlier (perhaps on another thread); a second object with the
-    /// same identity is an error.
-    pub fn insert(
-        &mut self,
-        key: SourceKey,
-        entry: Box<SourceEntry>,
-    ) -> Result<(), Box<KrmResult>> {
-        if let Some(first) = self.by_id.get(&key) {
-            let finding = Finding::Duplicate {
-                made_by: entry.producer.as_ref().map(|p| p.id.clone()),
-                other_made_by: first.producer.as_ref().map(|p| p.id.clone()),
-            };
-            return Err(Box::new(entry.result(finding)));
-        }
-        self.by_id.insert(key, entry);
-        Ok(())
-    }
-
-    pub fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
-        self.by_id.get(key).map(|e| &**e)
-    }
-
-    /// Takes an entry out, for its result once nothing reads it any more.
-    pub fn take(&mut self, key: &SourceKey) -> Option<Box<SourceEntry>> {
-        self.by_id.remove(key)
-    }
-
-    /// The error result of every source whose content cannot be read, by key: all that
-    /// [`finish`] needs of the index, so the index can be dropped before it.
-    pub fn unreadable(&self) -> HashMap<SourceKey, KrmResult> {
-        self.by_id
-            .iter()
-            .filter_map(|(key, source)| {
-                let e = source.content.as_ref().err()?;
-                Some((key.clone(), source.result(Finding::Content(e.clone()))))
-            })
-            .collect()
-    }
-}
 
 /// Counts for the summary result.
 #[derive(Debug, Default, Clone, Copy)]
@@ -262,7 +127,7 @@ pub fn stamp_item(
         return None;
     }
     let mut out = ItemOutcome::default();
-    if flag(tree, item, SKIP_ANNOTATION) {
+    if flag(tree, item, annotations::SKIP) {
         out.counts.skipped += 1;
         return Some(out);
     }
@@ -296,7 +161,7 @@ pub struct Resolution {
     pub namespace: Option<String>,
     /// Named by a workload annotation, not the pod spec.
     pub extra: bool,
-    /// Who makes the object, when not itself (see [`crate::graph::made_by`]).
+    /// Who makes the object, when not itself (see [`SourceEntry::made_by`]).
     pub producer: Option<ResourceId>,
     pub runtime: bool,
 }
@@ -350,7 +215,7 @@ fn stamp_workload(
     let spec_path = kind.spec_field();
     let mut refs = references::find(tree, spec, &spec_path, &ctx.catalog.pod_sites);
     // Reloader annotations config-hash wrote itself are its output, not dependencies.
-    let written = flag_present(tree, item, RELOADER_WRITTEN_ANNOTATION);
+    let written = flag_present(tree, item, annotations::RELOADER_WRITTEN);
     let ours = reloader_keys_written(tree, item);
     let sites: Vec<_> = ctx
         .catalog
@@ -451,10 +316,9 @@ fn stamp_workload(
                 name: name.clone(),
             },
         );
-        let (producer, runtime) = crate::graph::made_by(
-            *kind,
-            index.get(&(*kind, id.namespace.clone(), name.clone())),
-        );
+        let (producer, runtime) = index
+            .get(&(*kind, id.namespace.clone(), name.clone()))
+            .map_or((None, false), |s| s.made_by(*kind));
         if ctx.resolutions {
             out.resolutions.push(Resolution {
                 kind: *kind,
@@ -507,12 +371,7 @@ fn stamp_workload(
         let source = index.get(&key);
         let mut missing_keys = Vec::new();
         if ctx.resolutions {
-            let status = match source {
-                Some(s) if s.ignored => Status::Ignored,
-                Some(_) => Status::Found,
-                None if r.optional => Status::OptionalAbsent,
-                None => Status::Missing,
-            };
+            let status = Status::of(source, r.optional);
             if let (Some(Ok(content)), Keys::Some(ks), false, Status::Found) =
                 (source.map(|s| &s.content), &r.keys, r.optional, &status)
             {
@@ -522,7 +381,7 @@ fn stamp_workload(
                     .cloned()
                     .collect();
             }
-            let (producer, runtime) = crate::graph::made_by(r.kind, source);
+            let (producer, runtime) = source.map_or((None, false), |s| s.made_by(r.kind));
             out.resolutions.push(Resolution {
                 producer,
                 runtime,
@@ -596,7 +455,7 @@ fn stamp_workload(
     let result = if seen.is_empty() {
         clear(&mut ed, template, spec, config, kind.env_allowed).and_then(|()| {
             if data.had_record {
-                remove_annotation(&mut ed, template, DATA_REFS_ANNOTATION)?;
+                remove_annotation(&mut ed, template, annotations::DATA_REFS)?;
             }
             Ok(())
         })
@@ -644,7 +503,7 @@ fn stamp_workload(
                 if record.is_empty() && data.had_record {
                     let entry = annotations.and_then(|a| {
                         tree.own_entries(a).iter().copied().find(|&(k, v)| {
-                            tree.str(k) == Some(DATA_REFS_ANNOTATION) && tree.str(v).is_some()
+                            tree.str(k) == Some(annotations::DATA_REFS) && tree.str(v).is_some()
                         })
                     });
                     match entry {
@@ -664,7 +523,7 @@ fn stamp_workload(
                             );
                             hash_written = true;
                         }
-                        _ => remove_annotation(&mut ed, template, DATA_REFS_ANNOTATION)?,
+                        _ => remove_annotation(&mut ed, template, annotations::DATA_REFS)?,
                     }
                 }
                 let data = DataStamp {
@@ -742,7 +601,9 @@ fn stamp_workload(
                     .get(&(*k, acc.namespace.clone(), acc.name.clone()))
                     .and_then(|s| s.producer.as_ref())
                     .is_some_and(|p| p.runtime);
-                let key = RELOADER_KEYS.iter().find(|(kind, _)| kind == k);
+                let key = annotations::RELOADER_KEYS
+                    .iter()
+                    .find(|(kind, _)| kind == k);
                 if let (true, Some((_, key))) = (runtime, key) {
                     wanted.entry(key).or_default().push(name);
                 }
@@ -777,7 +638,7 @@ fn stamp_workload(
         if wanted.is_empty() {
             if written {
                 let mut gone = stale;
-                gone.push(RELOADER_WRITTEN_ANNOTATION);
+                gone.push(annotations::RELOADER_WRITTEN);
                 remove_annotations(&mut ed, item, &gone)?;
             }
             return Ok(());
@@ -792,7 +653,7 @@ fn stamp_workload(
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        pairs.push((RELOADER_WRITTEN_ANNOTATION, &mark));
+        pairs.push((annotations::RELOADER_WRITTEN, &mark));
         if !stale.is_empty() {
             remove_annotations(&mut ed, item, &stale)?;
         }
@@ -809,7 +670,7 @@ fn stamp_workload(
         if kind.restart != Restart::NewObject {
             return Ok(());
         }
-        let opted_in = crate::krm::annotation(tree, item, NAME_SUFFIX_ANNOTATION) == Some("true");
+        let opted_in = crate::krm::annotation(tree, item, annotations::NAME_SUFFIX) == Some("true");
         if !opted_in {
             if !seen.is_empty() {
                 out.notes.push(result_about(Finding::ImmutableTemplate));
@@ -857,7 +718,7 @@ fn stamp_workload(
         ed.set_string(
             item,
             &["metadata", "annotations"],
-            crate::suffix::BASE_NAME_ANNOTATION,
+            annotations::BASE_NAME,
             &base,
         )
         .map_err(Some)?;
@@ -935,7 +796,7 @@ fn job_name(
         tree, template, &skip, replaced,
     ));
     let suffix = crate::naming::suffix_of_digest(&h.finalize());
-    let base = crate::krm::annotation(tree, item, crate::suffix::BASE_NAME_ANNOTATION)
+    let base = crate::krm::annotation(tree, item, annotations::BASE_NAME)
         .filter(|b| !b.is_empty())
         .unwrap_or(&id.name)
         .to_string();
@@ -946,11 +807,11 @@ fn job_name(
 /// The Reloader annotation keys the marker says config-hash wrote (entries trimmed, so
 /// reading and rewriting agree on what is ours): those are output, not dependencies.
 fn reloader_keys_written<'t>(tree: &'t Tree<'_>, item: NodeId) -> Vec<&'t str> {
-    crate::krm::annotation(tree, item, RELOADER_WRITTEN_ANNOTATION)
+    crate::krm::annotation(tree, item, annotations::RELOADER_WRITTEN)
         .unwrap_or("")
         .split(',')
         .map(str::trim)
-        .filter(|k| RELOADER_KEYS.iter().any(|(_, r)| r == k))
+        .filter(|k| annotations::RELOADER_KEYS.iter().any(|(_, r)| r == k))
         .collect()
 }
 
@@ -988,15 +849,15 @@ fn apply(
 ) -> Result<(), EditError> {
     let (record, hash_written) = (data.record, data.hash_written);
     let env_allowed = kind.env_allowed;
-    let mut annotations = vec![(config.annotation_key.as_str(), hash)];
+    let mut pairs = vec![(config.annotation_key.as_str(), hash)];
     if hash_written {
-        annotations.clear();
+        pairs.clear();
     }
     if !record.is_empty() {
-        annotations.push((DATA_REFS_ANNOTATION, record));
+        pairs.push((annotations::DATA_REFS, record));
     }
     if kind.restart == Restart::DownwardApi {
-        set_annotations(ed, template, &annotations)?;
+        set_annotations(ed, template, &pairs)?;
         // Init containers have run by the time an in-place update comes.
         for c in containers(ed.tree, spec)? {
             if own(ed.tree, spec, "containers").is_some_and(|seq| ed.tree.items(seq).contains(&c)) {
@@ -1006,11 +867,11 @@ fn apply(
         return Ok(());
     }
     if config.writes_annotation() {
-        set_annotations(ed, template, &annotations)?;
+        set_annotations(ed, template, &pairs)?;
     } else {
         // The mode left the annotation out: one an earlier run wrote is stale now.
         remove_annotation(ed, template, &config.annotation_key)?;
-        let others: Vec<(&str, &str)> = annotations
+        let others: Vec<(&str, &str)> = pairs
             .iter()
             .copied()
             .filter(|(k, _)| *k != config.annotation_key)
@@ -1067,7 +928,7 @@ impl DataRefs {
     fn find(tree: &Tree<'_>, spec: NodeId, template: NodeId, spec_path: &str) -> DataRefs {
         let record = tree
             .get_path(template, &["metadata", "annotations"])
-            .and_then(|a| tree.get(a, DATA_REFS_ANNOTATION))
+            .and_then(|a| tree.get(a, annotations::DATA_REFS))
             .and_then(|v| tree.str(v));
         let recorded: Vec<(&str, &str, SourceKind, &str)> = record
             .unwrap_or("")
@@ -1536,7 +1397,7 @@ pub(crate) fn shifted_fields_of(
     let id = ResourceId::of(tree, item);
     let kind = catalog.workload(&id.api_version, &id.kind)?;
     let lists = env_lists(kind, config);
-    if lists.is_empty() || flag(tree, item, SKIP_ANNOTATION) {
+    if lists.is_empty() || flag(tree, item, annotations::SKIP) {
         return None;
     }
     let template: Vec<&str> = kind.template.iter().map(String::as_str).collect();

@@ -4,21 +4,15 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::catalog::{Catalog, Form};
+use crate::catalog::{Catalog, Form, annotations};
 use crate::config::Config;
 use crate::findings::Finding;
 use crate::krm::{KrmResult, ResourceId, annotation, flag};
 use crate::naming::{self, ConfigKind, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN};
 use crate::references::{self, SourceKind};
-use crate::stamp::SourceEntry;
+use crate::resolution::SourceEntry;
 use crate::yaml::tree::{NodeKind, Style};
 use crate::yaml::{Editor, Layout, NewValue, NodeId, Splices, Tree, scalar};
-
-pub const NAME_SUFFIX_ANNOTATION: &str = "config-hash.dev/name-suffix";
-pub const BASE_NAME_ANNOTATION: &str = "config-hash.dev/base-name";
-pub const NEEDS_HASH_ANNOTATION: &str = "kustomize.config.k8s.io/needs-hash";
-/// Set by kustomize on objects its generators made; it suffixes them itself later.
-pub const KUSTOMIZE_GENERATED_ANNOTATION: &str = "internal.config.kubernetes.io/needsHashSuffix";
 
 use SourceKind::Secret;
 
@@ -170,15 +164,15 @@ pub fn decide(
     kind: SourceKind,
     config: &Config,
 ) -> Decision {
-    let opted_in = match annotation(tree, item, NAME_SUFFIX_ANNOTATION) {
+    let opted_in = match annotation(tree, item, annotations::NAME_SUFFIX) {
         Some("false") => false,
         Some("true") => true,
-        _ => config.name_suffix || flag(tree, item, NEEDS_HASH_ANNOTATION),
+        _ => config.name_suffix || flag(tree, item, annotations::NEEDS_HASH),
     };
     if !opted_in {
         return Decision::Keep;
     }
-    if annotation(tree, item, KUSTOMIZE_GENERATED_ANNOTATION) == Some("enabled") {
+    if annotation(tree, item, annotations::KUSTOMIZE_GENERATED) == Some("enabled") {
         return Decision::Generated;
     }
     let refuse = |finding: Finding| {
@@ -200,7 +194,7 @@ pub fn decide(
     let suffix = naming::kustomize_suffix(&hash_input(tree, item, kind));
     // A name that already ends in the suffix its content gives (kustomize's own output)
     // is suffixed already: its base is the name without it, so suffixes never stack.
-    let base = match annotation(tree, item, BASE_NAME_ANNOTATION) {
+    let base = match annotation(tree, item, annotations::BASE_NAME) {
         Some(base) => base.to_string(),
         None => id
             .name
@@ -249,7 +243,7 @@ pub fn rename_object(
         ed.set_string(
             item,
             &["metadata", "annotations"],
-            BASE_NAME_ANNOTATION,
+            annotations::BASE_NAME,
             base,
         )?;
         if config.immutable {
