@@ -63,20 +63,15 @@ pub enum Command {
         plugins_dir: Option<PathBuf>,
     },
     /// Show which workloads read which ConfigMaps/Secrets (and keys), and which
-    /// references are missing: "what rolls if I change this ConfigMap?".
+    /// references are missing: "what rolls if I change this ConfigMap?". It takes the
+    /// same configuration as a run (flags, -c, a kpt package's Kptfile, the
+    /// ResourceList's functionConfig), so it resolves every name as stamping does.
     Graph {
         /// Output format.
         #[arg(long, value_enum, default_value_t = GraphFormat::Table)]
         format: GraphFormat,
-        /// Manifest files (default: stdin; a ResourceList or a plain stream).
-        files: Vec<PathBuf>,
-        /// The functionConfig file the function runs with (a ResourceList's own
-        /// functionConfig is read too), so the graph resolves names as stamping does.
-        #[arg(short, long, value_name = "FILE")]
-        config: Option<PathBuf>,
-        /// Resolve names as with --name-suffix.
-        #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
-        name_suffix: bool,
+        #[command(flatten)]
+        config: ConfigArgs,
     },
     /// Print a shell completion script: `config-hash completions bash >
     /// /etc/bash_completion.d/config-hash` (zsh: a file named _config-hash on $fpath;
@@ -108,8 +103,10 @@ pub enum GraphFormat {
     Dot,
 }
 
+/// What a run reads and how it is configured: shared by a run and `graph`, so both
+/// resolve names the same way.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub struct ConfigArgs {
     /// Manifest files or directories to read instead of stdin (a directory: every
     /// *.yaml, *.yml and *.json below it, sorted, hidden ones skipped). They are read as
     /// one package, so references across files resolve, and written to stdout as one
@@ -156,17 +153,23 @@ pub struct RunArgs {
     /// missing.
     #[arg(long, value_name = "KIND/NAME", value_parser = install_time)]
     pub install_time: Vec<String>,
+    /// Stamp keyed hashes (HMAC-SHA256, `hmac-sha256:...`) with the key in FILE (one
+    /// trailing newline is ignored). Also: env CONFIG_HASH_KEY_FILE, or the key itself in
+    /// env CONFIG_HASH_KEY. Never put the key in the functionConfig.
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// Change nothing: list what is out of date and exit 3 if anything is.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub check: bool,
     /// Say on stderr where the input was read in bigger chunks than one item, and why.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub debug: bool,
-    /// Stamp keyed hashes (HMAC-SHA256, `hmac-sha256:...`) with the key in FILE (one
-    /// trailing newline is ignored). Also: env CONFIG_HASH_KEY_FILE, or the key itself in
-    /// env CONFIG_HASH_KEY. Never put the key in the functionConfig.
-    #[arg(long, value_name = "FILE")]
-    pub key_file: Option<PathBuf>,
     /// Write the stamped files back to themselves (only those that change, atomically,
     /// keeping their mode) instead of to stdout, and print each file written.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, requires = "files", conflicts_with = "check")]
@@ -208,7 +211,7 @@ fn install_time(value: &str) -> Result<String, String> {
     config_hash::config::InstallTime::parse_list(value).map(|_| value.to_string())
 }
 
-impl RunArgs {
+impl ConfigArgs {
     /// The flags as typed configuration overrides.
     pub fn overrides(&self) -> Overrides {
         Overrides {

@@ -383,7 +383,7 @@ items:
   metadata: {name: web}
   spec: {template: {spec: {containers: [{name: a, envFrom: [{secretRef: {name: s}}, {secretRef: {name: t}}]}]}}}
 ";
-        let e = crate::graph(src, &crate::Options::default()).unwrap();
+        let e = crate::graph(src, &crate::Invocation::default()).unwrap();
         let by: Vec<(&str, Option<&str>, bool)> = e
             .iter()
             .map(|e| {
@@ -465,7 +465,7 @@ items:
   metadata: {name: web, namespace: a, annotations: {config-hash.dev/extra-configmaps: c, wave.pusher.com/extra-secrets: b/s}}
   spec: {template: {spec: {containers: [{name: a, envFrom: [{configMapRef: {name: c}}]}]}}}
 ";
-        let e = crate::graph(src, &crate::Options::default()).unwrap();
+        let e = crate::graph(src, &crate::Invocation::default()).unwrap();
         let got: Vec<(Via, Option<&str>, &str, &Status)> = e
             .iter()
             .map(|e| (e.via, e.namespace.as_deref(), e.name.as_str(), &e.status))
@@ -491,7 +491,7 @@ items:
             "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: {long}}}\n  spec: {{template: {{spec: {{containers: [{{envFrom: [{{configMapRef: {{name: c}}}}]}}]}}}}}}\n"
         );
         let src = format!("kind: ResourceList\nitems:\n{src}");
-        let table = render_table(&crate::graph(&src, &crate::Options::default()).unwrap());
+        let table = render_table(&crate::graph(&src, &crate::Invocation::default()).unwrap());
         let lines: Vec<&str> = table.lines().collect();
         // Columns stay aligned: READS starts at the same column in the header and row.
         assert_eq!(
@@ -505,7 +505,7 @@ items:
 
     #[test]
     fn reports_found_missing_objects_and_missing_keys() {
-        let e = crate::graph(SRC, &crate::Options::default()).unwrap();
+        let e = crate::graph(SRC, &crate::Invocation::default()).unwrap();
         assert_eq!(e.len(), 3);
         assert_eq!((e[0].name.as_str(), &e[0].status), ("cm", &Status::Found));
         assert_eq!(e[0].missing_keys.iter().collect::<Vec<_>>(), ["b"]);

@@ -529,7 +529,7 @@ mod tests {
         let key = HashKey::new(b"s3cret-key".to_vec()).unwrap();
         let shown = format!(
             "{key:?} {:?}",
-            crate::Options {
+            crate::Invocation {
                 hash_key: Some(key.clone()),
                 ..Default::default()
             }

@@ -15,6 +15,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use config_hash::catalog::annotations;
+use config_hash::invocation::{KptStep, kptfile_text_step};
 use config_hash::yaml::breaks::UNICODE_BREAKS;
 use config_hash::yaml::{NodeId, Tree};
 
@@ -572,52 +573,6 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
     })
 }
 
-/// What the first pipeline mutator that runs config-hash (its `exec` or `image` names
-/// config-hash) gives it.
-enum Step {
-    /// No configuration: the defaults.
-    Bare,
-    /// `configMap:`, as a ConfigMap functionConfig document.
-    Map(String),
-    /// `configPath:`, relative to the package.
-    Path(String),
-}
-
-/// The config-hash step of the Kptfile `root`, if its pipeline has one. `Err` is a
-/// message without the Kptfile's name.
-fn pipeline_step(tree: &Tree<'_>, root: config_hash::yaml::NodeId) -> Result<Option<Step>, String> {
-    let mutators = tree
-        .get(root, "pipeline")
-        .and_then(|p| tree.get(p, "mutators"))
-        .map(|m| tree.items(m).to_vec())
-        .unwrap_or_default();
-    let runs_us = |step| {
-        ["exec", "image"].iter().any(|k| {
-            tree.get(step, k)
-                .and_then(|n| tree.str(n))
-                .is_some_and(|v| v.contains("config-hash"))
-        })
-    };
-    let Some(step) = mutators.into_iter().find(|&s| runs_us(s)) else {
-        return Ok(None);
-    };
-    if let Some(path) = tree.get(step, "configPath").and_then(|n| tree.str(n)) {
-        return Ok(Some(Step::Path(path.to_string())));
-    }
-    let Some(map) = tree.get(step, "configMap").filter(|&m| tree.is_map(m)) else {
-        return Ok(Some(Step::Bare));
-    };
-    let mut config =
-        String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Kptfile\ndata:\n");
-    for (k, v) in tree.entries(map) {
-        let (Some(k), Some(v)) = (tree.str(k), tree.str(v)) else {
-            return Err("pipeline step configMap must map names to strings".to_string());
-        };
-        config.push_str(&format!("  {}: {}\n", quote(k), quote(v)));
-    }
-    Ok(Some(Step::Map(config)))
-}
-
 /// The functionConfig a kpt package's Kptfile gives config-hash: the first pipeline
 /// mutator whose `exec` or `image` names config-hash, with its `configMap` (as a
 /// ConfigMap document) or `configPath` (that file, relative to the package), and the
@@ -630,15 +585,11 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", kptfile.display())),
     };
-    let tree = Tree::parse(&text).map_err(|e| format!("{}: not YAML: {e}", kptfile.display()))?;
-    let Some(root) = tree.docs.first().map(|d| d.root) else {
-        return Ok(None);
-    };
-    match pipeline_step(&tree, root).map_err(|e| format!("{}: {e}", kptfile.display()))? {
+    match kptfile_text_step(&text).map_err(|e| format!("{}: {e}", kptfile.display()))? {
         None => Ok(None),
-        Some(Step::Bare) => Ok(Some((kptfile, String::new()))),
-        Some(Step::Map(config)) => Ok(Some((kptfile, config))),
-        Some(Step::Path(path)) => {
+        Some(KptStep::Bare) => Ok(Some((kptfile, String::new()))),
+        Some(KptStep::Map(config)) => Ok(Some((kptfile, config))),
+        Some(KptStep::Path(path)) => {
             let file = dir.join(&path);
             let config = fs::read_to_string(&file).map_err(|e| {
                 format!(
@@ -649,57 +600,6 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
             })?;
             Ok(Some((file, config)))
         }
-    }
-}
-
-/// The functionConfig the package's own Kptfile gives config-hash, for a ResourceList
-/// that carries that Kptfile among its items and has no functionConfig of its own: what
-/// `kpt fn source PKG` sends, so `kpt fn source PKG | config-hash --check` agrees with
-/// `kpt fn render`. `Ok(None)` otherwise. A `configPath:` cannot be followed from a
-/// ResourceList: an error that says what to run instead.
-pub fn resource_list_kptfile_config(text: &str) -> Result<Option<String>, String> {
-    // Parsing again is for a ResourceList without a functionConfig that holds a Kptfile:
-    // a cheap look first (a top-level key starts its line; JSON quotes it).
-    let has_function_config =
-        text.contains("\nfunctionConfig:") || text.contains("\"functionConfig\"");
-    if has_function_config || !text.contains("Kptfile") || !text.contains("ResourceList") {
-        return Ok(None);
-    }
-    let Ok(tree) = Tree::parse(text.trim_start_matches('\u{feff}')) else {
-        return Ok(None);
-    };
-    let [doc] = tree.docs.as_slice() else {
-        return Ok(None);
-    };
-    let root = doc.root;
-    let str_of = |node, key: &str| tree.get(node, key).and_then(|n| tree.str(n));
-    if str_of(root, "kind") != Some("ResourceList")
-        || tree
-            .get(root, "functionConfig")
-            .is_some_and(|f| !tree.is_null(f))
-    {
-        return Ok(None);
-    }
-    let items = tree
-        .get(root, "items")
-        .map(|i| tree.items(i).to_vec())
-        .unwrap_or_default();
-    let kptfile = items.into_iter().find(|&item| {
-        let path = tree
-            .get(item, "metadata")
-            .and_then(|m| tree.get(m, "annotations"))
-            .and_then(|a| annotations::PATH.iter().find_map(|k| str_of(a, k)));
-        str_of(item, "kind") == Some("Kptfile") && path == Some("Kptfile")
-    });
-    let Some(kptfile) = kptfile else {
-        return Ok(None);
-    };
-    match pipeline_step(&tree, kptfile).map_err(|e| format!("the Kptfile in the input: {e}"))? {
-        None | Some(Step::Bare) => Ok(None),
-        Some(Step::Map(config)) => Ok(Some(config)),
-        Some(Step::Path(path)) => Err(format!(
-            "the Kptfile in the input configures config-hash with configPath {path}, which cannot be read from a ResourceList; run config-hash --check PKG_DIR (or -c PKG_DIR/{path}) instead"
-        )),
     }
 }
 
@@ -765,23 +665,6 @@ pub fn config_lookalikes(text: &str) -> Vec<String> {
             out.push(format!("{} {name}", field("kind").unwrap_or("")));
         }
     }
-    out
-}
-
-/// A YAML double-quoted scalar holding `s`.
-fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
     out
 }
 

@@ -11,6 +11,7 @@ pub mod config;
 pub mod findings;
 pub mod graph;
 pub mod hashing;
+pub mod invocation;
 pub mod krm;
 pub mod naming;
 mod pipeline;
@@ -24,7 +25,7 @@ pub mod suffix;
 pub mod yaml;
 
 use chunks::Coarser;
-use config::Config;
+pub use invocation::Invocation;
 use krm::{InputError, KrmResult, ResourceId, ResourceList, Severity};
 use yaml::{Splices, Tree};
 
@@ -48,21 +49,6 @@ pub struct Outcome {
     pub coarser: Vec<Coarser>,
 }
 
-/// How a run is configured beyond the input itself.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// A functionConfig document (ConfigMap or ConfigHash) from a file; it overrides the
-    /// ResourceList's own functionConfig.
-    pub config_text: Option<String>,
-    /// Field values (the command-line flags) that override everything else.
-    pub overrides: config::Overrides,
-    /// Read the whole input as one chunk (tests prove the result does not depend on it).
-    pub one_chunk: bool,
-    /// The HMAC-SHA256 key: stamp keyed hashes (`hmac-sha256:...`). The caller reads it
-    /// from wherever it is kept; it never comes from a functionConfig.
-    pub hash_key: Option<hashing::HashKey>,
-}
-
 const BOM: &str = "\u{feff}";
 
 fn strip_bom(input: &str) -> (&str, &str) {
@@ -74,7 +60,7 @@ fn strip_bom(input: &str) -> (&str, &str) {
 
 /// Runs the function on a ResourceList (YAML or JSON) with its own functionConfig.
 pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
-    let out = run(input, &Options::default())?;
+    let out = run(input, &Invocation::default())?;
     if !out.resource_list {
         let body = strip_bom(input).1;
         let lf = yaml::breaks::lone_cr_as_lf(body);
@@ -89,50 +75,50 @@ pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
 /// The input is split into chunks (an item, or the smallest group of items that cannot
 /// be read apart), each parsed, used and dropped on its own, in parallel: memory stays
 /// near the size of the input whatever its shape.
-pub fn run(input: &str, options: &Options) -> Result<Outcome, InputError> {
-    prepare_for(input, options, pipeline::Want::Edits).map(Prepared::into_outcome)
+pub fn run(input: &str, invocation: &Invocation) -> Result<Outcome, InputError> {
+    prepare_for(input, invocation, pipeline::Want::Edits).map(Prepared::into_outcome)
 }
 
 /// [`run`] without building the output text: see [`Prepared`].
-pub fn prepare<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, InputError> {
-    prepare_for(input, options, pipeline::Want::Output)
+pub fn prepare<'a>(input: &'a str, invocation: &Invocation) -> Result<Prepared<'a>, InputError> {
+    prepare_for(input, invocation, pipeline::Want::Output)
 }
 
 /// [`prepare`] for `--check`: the resources out of date too ([`Prepared::stale`], which
 /// [`prepare`] leaves empty: writing the output reads none of it).
-pub fn check<'a>(input: &'a str, options: &Options) -> Result<Prepared<'a>, InputError> {
-    prepare_for(input, options, pipeline::Want::Stale)
+pub fn check<'a>(input: &'a str, invocation: &Invocation) -> Result<Prepared<'a>, InputError> {
+    prepare_for(input, invocation, pipeline::Want::Stale)
 }
 
 /// [`prepare`], keeping a copy of the item edits ([`Prepared::item_edits`]) for callers
 /// that map them back onto the files the input was joined from.
 pub fn prepare_with_edits<'a>(
     input: &'a str,
-    options: &Options,
+    invocation: &Invocation,
 ) -> Result<Prepared<'a>, InputError> {
-    prepare_for(input, options, pipeline::Want::Edits)
+    prepare_for(input, invocation, pipeline::Want::Edits)
 }
 
 /// The dependency graph of a ResourceList or manifest stream: the same resolution of
 /// every reference that stamping uses, under the same configuration.
-pub fn graph(input: &str, options: &Options) -> Result<Vec<graph::Edge>, InputError> {
-    prepare_for(input, options, pipeline::Want::Edges).map(|p| p.edges)
+pub fn graph(input: &str, invocation: &Invocation) -> Result<Vec<graph::Edge>, InputError> {
+    prepare_for(input, invocation, pipeline::Want::Edges).map(|p| p.edges)
 }
 
 /// The one entry to the pipeline: refuses what YAML refuses, and reads lone CR line
 /// breaks through an LF copy whose edits get the original breaks back.
 fn prepare_for<'a>(
     input: &'a str,
-    options: &Options,
+    invocation: &Invocation,
     want: pipeline::Want,
 ) -> Result<Prepared<'a>, InputError> {
     let (bom, body) = strip_bom(input);
     yaml::tree::check_characters(body)?;
     if let Some(lf) = yaml::breaks::lone_cr_as_lf(body) {
-        let prepared = pipeline::prepare(&lf, bom, options, want)?;
+        let prepared = pipeline::prepare(&lf, bom, invocation, want)?;
         return Ok(prepared.rebase(body, bom));
     }
-    pipeline::prepare(body, bom, options, want)
+    pipeline::prepare(body, bom, invocation, want)
 }
 
 pub(crate) fn config_error(e: config::ConfigError) -> KrmResult {
@@ -302,47 +288,4 @@ impl Prepared<'_> {
             coarser: self.coarser,
         }
     }
-}
-
-/// The configuration: the ResourceList's functionConfig, then a config file, then
-/// the overrides. Every problem is reported, not only the first.
-pub(crate) fn configure(
-    tree: &Tree<'_>,
-    function_config: Option<yaml::NodeId>,
-    options: &Options,
-) -> Result<Config, Vec<config::ConfigError>> {
-    let mut errors = Vec::new();
-    let read = match &options.config_text {
-        Some(text) => match Tree::parse(text) {
-            Ok(file) => {
-                let root = file.docs.first().map(|d| d.root);
-                Config::from_function_config(&file, root)
-            }
-            Err(e) => Err(vec![config::ConfigError {
-                field: None,
-                message: format!("the config file is not YAML: {e}"),
-            }]),
-        },
-        None => Config::from_function_config(tree, function_config),
-    };
-    let mut config = read.unwrap_or_else(|e| {
-        errors.extend(e);
-        Config::default()
-    });
-    errors.extend(
-        options
-            .overrides
-            .problems()
-            .into_iter()
-            .map(|(field, message)| config::ConfigError {
-                field: None,
-                message: format!("{field} (a flag): {message}"),
-            }),
-    );
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    options.overrides.apply(&mut config);
-    config.hash_key = options.hash_key.clone();
-    Ok(config)
 }

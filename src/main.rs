@@ -17,7 +17,7 @@ use clap::{CommandFactory as _, Parser as _};
 use config_hash::config::OnMissing;
 use config_hash::findings;
 use config_hash::hashing::HashKey;
-use config_hash::{Options, Prepared};
+use config_hash::{Invocation, Prepared};
 use hints::{generator_list, kustomize_function, mistyped_subcommand, stdin_is_a_terminal};
 use host::Host;
 use report::{Report, findings_on_stderr, summary};
@@ -38,12 +38,7 @@ fn main() -> ExitCode {
             install::kustomize_plugin(plugin_home)
         }
         Some(cli::Command::InstallHelmPlugin { plugins_dir }) => install::helm_plugin(plugins_dir),
-        Some(cli::Command::Graph {
-            format,
-            files,
-            config,
-            name_suffix,
-        }) => graph(format, &files, config.as_deref(), name_suffix),
+        Some(cli::Command::Graph { format, config }) => graph(format, &config),
         Some(cli::Command::Completions { shell }) => completions(shell),
         Some(cli::Command::Man) => man(),
         None => run(&cli.run),
@@ -138,76 +133,69 @@ fn warn_about_config_lookalikes(text: &str) {
     }
 }
 
-fn run(args: &cli::RunArgs) -> ExitCode {
+/// What a run and `graph` read, and how: the invocation the library assembles the
+/// configuration from, and the input.
+struct Read {
+    invocation: Invocation,
+    package: input::Package,
+    /// Run as kustomize's legacy exec plugin (config file as the only argument).
+    plugin: bool,
+}
+
+/// Reads the key, the config file (`-c`, a kpt package's Kptfile step, or the kustomize
+/// plugin's file) and the input. `in_place`: the PATHs are files to write back, never a
+/// plugin's config.
+fn read_invocation(args: &cli::ConfigArgs, in_place: bool) -> Result<Read, ExitCode> {
     if let Some(code) = mistyped_subcommand(&args.files) {
-        return code;
+        return Err(code);
     }
-    let hash_key = match read_key(args.key_file.as_deref()) {
-        Ok(key) => key,
-        Err(e) => return fail(e),
-    };
-    let mut options = Options {
+    let hash_key = read_key(args.key_file.as_deref()).map_err(fail)?;
+    let mut invocation = Invocation {
         overrides: args.overrides(),
         hash_key,
-        ..Options::default()
+        ..Invocation::default()
     };
-    if options.overrides.on_missing.is_none() {
-        match on_missing_from_env() {
-            Ok(v) => options.overrides.on_missing = v,
-            Err(e) => return usage(e),
-        }
+    if invocation.overrides.on_missing.is_none() {
+        invocation.overrides.on_missing = on_missing_from_env().map_err(usage)?;
     }
     // Files that are configuration, not manifests, even inside a directory read.
     let mut skip = Vec::new();
     if let Some(path) = &args.config {
-        match input::read_file(path) {
-            Ok(text) => options.config_text = Some(text),
-            Err(e) => return fail(e),
-        }
+        invocation.config_text = Some(input::read_file(path).map_err(fail)?);
         skip.push(path.clone());
     } else {
-        match input::kpt_config(&args.files) {
-            Ok((config, configs)) => {
-                options.config_text = config;
-                skip = configs;
-            }
-            Err(e) => return fail(e),
-        }
+        let (config, configs) = input::kpt_config(&args.files).map_err(fail)?;
+        invocation.config_text = config;
+        skip = configs;
     }
-    let mut quiet = args.quiet;
-    let mut kustomize_plugin = false;
     // kustomize runs a legacy exec plugin with one argument: its config file.
     let mut paths = args.files.as_slice();
+    let mut plugin = false;
     if let [one] = paths {
-        if options.config_text.is_none() && !args.in_place && one.is_file() {
-            match input::read_file(one) {
-                Ok(text) if config_hash::plugin::is_plugin_config(&text) => {
-                    options.config_text = Some(text);
-                    paths = &[];
-                    // Nobody reads a summary in a kustomize build.
-                    quiet = true;
-                    kustomize_plugin = true;
-                }
-                Ok(_) => {}
-                Err(e) => return fail(e),
+        if invocation.config_text.is_none() && !in_place && one.is_file() {
+            let text = input::read_file(one).map_err(fail)?;
+            if config_hash::plugin::is_plugin_config(&text) {
+                invocation.config_text = Some(text);
+                paths = &[];
+                plugin = true;
             }
         }
     }
-    if !kustomize_plugin {
+    if !plugin {
         if let Some(code) = stdin_is_a_terminal(paths) {
-            return code;
+            return Err(code);
         }
     }
     let package = match input::read_package(paths, &skip) {
         Ok(p) => p,
         // kustomize runs a generator with its config and nothing on stdin.
-        Err(_) if kustomize_plugin && paths.is_empty() => {
-            return fail(
+        Err(_) if plugin && paths.is_empty() => {
+            return Err(fail(
                 "kustomize ran config-hash with its ConfigHash config and no resources, as it runs a \
                  generator: list the config file under transformers:, not generators:, in the kustomization",
-            );
+            ));
         }
-        Err(e) => return fail(e),
+        Err(e) => return Err(fail(e)),
     };
     for kustomization in package.kustomizations() {
         eprintln!(
@@ -217,15 +205,28 @@ fn run(args: &cli::RunArgs) -> ExitCode {
              transformer (config-hash install-kustomize-plugin)"
         );
     }
-    let report = Report {
-        host: Host::detect(kustomize_plugin),
-        quiet,
-        bad_flag: !options.overrides.problems().is_empty(),
+    Ok(Read {
+        invocation,
+        package,
+        plugin,
+    })
+}
+
+fn run(args: &cli::RunArgs) -> ExitCode {
+    let read = match read_invocation(&args.config, args.in_place) {
+        Ok(read) => read,
+        Err(code) => return code,
     };
-    if package.is_one_text() && !args.in_place {
-        run_one_text(args, options, &package, report)
+    let report = Report {
+        host: Host::detect(read.plugin),
+        // Nobody reads a summary in a kustomize build.
+        quiet: args.quiet || read.plugin,
+        bad_flag: !read.invocation.overrides.problems().is_empty(),
+    };
+    if read.package.is_one_text() && !args.in_place {
+        run_one_text(args, &read.invocation, &read.package, report)
     } else {
-        run_package(args, &options, &package, report)
+        run_package(args, &read.invocation, &read.package, report)
     }
 }
 
@@ -233,21 +234,15 @@ fn run(args: &cli::RunArgs) -> ExitCode {
 /// ResourceList and the output is streamed.
 fn run_one_text(
     args: &cli::RunArgs,
-    mut options: Options,
+    invocation: &Invocation,
     package: &input::Package,
     report: Report,
 ) -> ExitCode {
     let source = &package.sources[0];
-    if options.config_text.is_none() {
-        match input::resource_list_kptfile_config(&source.text) {
-            Ok(config) => options.config_text = config,
-            Err(e) => return fail(e),
-        }
-    }
     let prepared = if args.check {
-        config_hash::check(&source.text, &options)
+        config_hash::check(&source.text, invocation)
     } else {
-        config_hash::prepare(&source.text, &options)
+        config_hash::prepare(&source.text, invocation)
     };
     let mut outcome = match prepared {
         Ok(o) => o,
@@ -325,11 +320,11 @@ fn run_one_text(
 /// each text, which is written back (`--in-place`) or to stdout.
 fn run_package(
     args: &cli::RunArgs,
-    options: &Options,
+    invocation: &Invocation,
     package: &input::Package,
     report: Report,
 ) -> ExitCode {
-    let mut outcome = match config_hash::prepare_with_edits(package.joined(), options) {
+    let mut outcome = match config_hash::prepare_with_edits(package.joined(), invocation) {
         Ok(o) => o,
         Err(e) => return unreadable(package, &e),
     };
@@ -428,32 +423,14 @@ fn check(
     ExitCode::from(EXIT_STALE)
 }
 
-fn graph(
-    format: cli::GraphFormat,
-    files: &[PathBuf],
-    config: Option<&Path>,
-    name_suffix: bool,
-) -> ExitCode {
-    let mut options = Options::default();
-    if let Some(path) = config {
-        match std::fs::read_to_string(path) {
-            Ok(text) => options.config_text = Some(text),
-            Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
-        }
-    }
-    if name_suffix {
-        options.overrides.name_suffix = Some(true);
-    }
-    if let Some(code) = stdin_is_a_terminal(files) {
-        return code;
-    }
-    let package = match input::read_package(files, &[]) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
+fn graph(format: cli::GraphFormat, args: &cli::ConfigArgs) -> ExitCode {
+    let read = match read_invocation(args, false) {
+        Ok(read) => read,
+        Err(code) => return code,
     };
-    let edges = match config_hash::graph(package.joined(), &options) {
+    let edges = match config_hash::graph(read.package.joined(), &read.invocation) {
         Ok(edges) => edges,
-        Err(e) => return unreadable(&package, &e),
+        Err(e) => return unreadable(&read.package, &e),
     };
     let text = match format {
         cli::GraphFormat::Table => config_hash::graph::render_table(&edges),

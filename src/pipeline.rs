@@ -11,6 +11,7 @@ use crate::catalog::Catalog;
 use crate::chunks::{self, Chunk, Coarser, Frame, Shape, Split};
 use crate::config::Config;
 use crate::graph::{self, Edge};
+use crate::invocation::{InputConfig, Invocation, is_package_kptfile};
 use crate::krm::{self, InputError, KrmResult, ResourceId, ResourceList, is_local_config};
 use crate::references::SourceKind;
 use crate::resolution::{SourceEntry, SourceIndex, SourceKey};
@@ -18,7 +19,7 @@ use crate::stamp::{self, ItemOutcome};
 use crate::suffix::{self, Decision, RenameId, Renames, Renaming};
 use crate::yaml::tree::InputStyle;
 use crate::yaml::{NodeId, Splices, Tree};
-use crate::{Concluding, Options, Prepared};
+use crate::{Concluding, Prepared};
 
 /// Why an attempt stopped: the input cannot be read, or a chunk must be bigger.
 enum Stop {
@@ -50,19 +51,19 @@ pub(crate) enum Want {
 pub(crate) fn prepare<'a>(
     body: &'a str,
     bom: &'a str,
-    options: &Options,
+    invocation: &Invocation,
     want: Want,
 ) -> Result<Prepared<'a>, InputError> {
-    let split = if options.one_chunk {
+    let split = if invocation.one_chunk {
         Split::whole(body, Coarser::Requested)
     } else {
         chunks::split(body)
     };
-    match attempt(body, bom, options, want, split) {
+    match attempt(body, bom, invocation, want, split) {
         Ok(p) => Ok(p),
         Err(Stop::Input(e)) => Err(e),
         Err(Stop::Coarser(why)) => {
-            match attempt(body, bom, options, want, Split::whole(body, why)) {
+            match attempt(body, bom, invocation, want, Split::whole(body, why)) {
                 Ok(p) => Ok(p),
                 Err(Stop::Input(e)) => Err(e),
                 // The whole input is one chunk already: nothing is bigger.
@@ -233,7 +234,7 @@ enum Framing<'a, 's> {
 fn attempt<'a>(
     body: &'a str,
     bom: &'a str,
-    options: &Options,
+    invocation: &Invocation,
     want: Want,
     split: Split,
 ) -> Result<Prepared<'a>, Stop> {
@@ -289,16 +290,37 @@ fn attempt<'a>(
         }
         _ => Framing::Stream,
     };
-    let config = match &framing {
-        Framing::List { tree, list, .. } => crate::configure(tree, list.function_config, options),
-        Framing::Whole { tree, list, .. } => {
-            crate::configure(tree, list.as_ref().and_then(|l| l.function_config), options)
+    // The Kptfile a ResourceList carries is read only when nothing else configures the
+    // run, and only the chunks that can hold it are parsed for it.
+    let kptfile_chunk = match &framing {
+        Framing::List { tree, list, .. }
+            if function_config(tree, list).is_none() && invocation.reads_input_config() =>
+        {
+            kptfile_chunk(body, &split.chunks, style)?
         }
-        Framing::Stream => {
-            let empty = Tree::parse("").map_err(InputError::from)?;
-            crate::configure(&empty, None, options)
-        }
+        _ => None,
     };
+    let input_config = match &framing {
+        Framing::List { tree, list, .. } => match (function_config(tree, list), &kptfile_chunk) {
+            (Some(node), _) => InputConfig::FunctionConfig(tree, node),
+            (None, Some((tree, item))) => InputConfig::Kptfile(tree, *item),
+            (None, None) => InputConfig::None,
+        },
+        Framing::Whole {
+            tree,
+            list: Some(list),
+            ..
+        } => match function_config(tree, list) {
+            Some(node) => InputConfig::FunctionConfig(tree, node),
+            None => list
+                .items
+                .iter()
+                .find(|&&item| is_package_kptfile(tree, item))
+                .map_or(InputConfig::None, |&item| InputConfig::Kptfile(tree, item)),
+        },
+        _ => InputConfig::None,
+    };
+    let config = invocation.configure(input_config);
     let config = match (config, &framing) {
         (Ok(c), _) => c,
         (Err(e), Framing::Whole { tree, list, .. }) => {
@@ -564,6 +586,31 @@ fn cut_at_items_key(tree: &Tree<'_>, root: NodeId, text: &str, cut: usize) -> bo
     }
 }
 
+/// A ResourceList's functionConfig, unless it is absent or null.
+fn function_config(tree: &Tree<'_>, list: &ResourceList) -> Option<NodeId> {
+    list.function_config.filter(|&n| !tree.is_null(n))
+}
+
+/// The package's Kptfile among the items of a ResourceList, if any: only chunks whose
+/// text names a Kptfile are parsed for it.
+fn kptfile_chunk<'a>(
+    body: &'a str,
+    chunks: &[Chunk],
+    style: InputStyle,
+) -> Result<Option<(Tree<'a>, NodeId)>, Stop> {
+    for chunk in chunks {
+        if !body[chunk.start..chunk.end].contains("Kptfile") {
+            continue;
+        }
+        let tree = parse_chunk(body, chunk, style)?;
+        let items = items_of(&tree, chunk)?;
+        if let Some(&item) = items.iter().find(|&&i| is_package_kptfile(&tree, i)) {
+            return Ok(Some((tree, item)));
+        }
+    }
+    Ok(None)
+}
+
 /// Parses one chunk; a chunk that does not parse makes the whole input one chunk, which
 /// reports the error as the whole input's.
 fn parse_chunk<'a>(body: &'a str, chunk: &Chunk, style: InputStyle) -> Result<Tree<'a>, Stop> {
@@ -785,7 +832,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
 #[cfg(test)]
 mod tests {
     use crate::krm::Severity;
-    use crate::{Options, graph, run};
+    use crate::{Invocation, graph, run};
 
     const LIST: &str = "apiVersion: config.kubernetes.io/v1
 kind: ResourceList
@@ -808,7 +855,7 @@ items:
 
     #[test]
     fn renames_rewrites_and_stamps_in_one_pass_per_chunk() {
-        let out = run(LIST, &Options::default()).unwrap();
+        let out = run(LIST, &Invocation::default()).unwrap();
         assert_eq!(out.exit_code, 0, "{:?}", out.results);
         assert!(out.coarser.is_empty(), "{:?}", out.coarser);
         let at = out
@@ -831,7 +878,7 @@ items:
         let stale: Vec<String> = out.stale.iter().map(ToString::to_string).collect();
         assert_eq!(stale, ["ConfigMap cfg", "Deployment web"]);
         assert!(
-            run(&out.output, &Options::default())
+            run(&out.output, &Invocation::default())
                 .unwrap()
                 .stale
                 .is_empty()
@@ -871,12 +918,12 @@ items:
     #[test]
     fn graph_resolves_base_names_like_stamping() {
         // After a render with suffixes, a new Deployment reads the base name.
-        let rendered = run(LIST, &Options::default()).unwrap().output;
+        let rendered = run(LIST, &Invocation::default()).unwrap().output;
         let added = rendered.replace(
             "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}",
             "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: new}\n  spec: {template: {spec: {containers: [{name: c, envFrom: [{configMapRef: {name: cfg}}]}]}}}\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}",
         );
-        let edges = graph(&added, &Options::default()).unwrap();
+        let edges = graph(&added, &Invocation::default()).unwrap();
         let new = edges.iter().find(|e| e.workload.name == "new").unwrap();
         assert!(
             rendered.contains(&format!("name: {}, annotations", new.name)),
@@ -885,7 +932,7 @@ items:
         );
         assert_eq!(new.status, crate::graph::Status::Found);
         // And --check agrees that the new Deployment is out of date.
-        let stale: Vec<String> = run(&added, &Options::default())
+        let stale: Vec<String> = run(&added, &Invocation::default())
             .unwrap()
             .stale
             .iter()
@@ -899,7 +946,7 @@ items:
         // Found by the fuzz smoke: go-yaml breaks the line at U+2029, so the key after
         // it is at column 0 and so are the results.
         let text = format!("\u{2029}{LIST}");
-        let out = run(&text, &Options::default()).unwrap();
+        let out = run(&text, &Invocation::default()).unwrap();
         assert!(out.output.contains("\nresults:\n"), "{}", out.output);
         assert!(
             crate::yaml::Tree::parse(&out.output).is_ok(),
@@ -913,7 +960,7 @@ items:
         // Found by the fuzz target: results were written at column 1, so the output
         // did not parse.
         let text = format!("\u{feff}\u{feff}{LIST}");
-        let out = run(&text, &Options::default()).unwrap();
+        let out = run(&text, &Invocation::default()).unwrap();
         assert!(out.output.contains("\nresults:\n"), "{}", out.output);
         let body = out.output.trim_start_matches('\u{feff}');
         assert!(crate::yaml::Tree::parse(body).is_ok(), "{}", out.output);
@@ -933,25 +980,25 @@ items:
             let at = out.find("name: j-").expect("the Job is renamed") + 6;
             out[at..at + 12].to_string()
         };
-        let first = run(input, &Options::default()).unwrap().output;
+        let first = run(input, &Invocation::default()).unwrap().output;
         let j = name(&first);
         assert!(j.chars().skip(2).all(|c| c.is_ascii_alphanumeric()), "{j}");
         // Its own output keeps the name (the base name is recorded).
-        let again = run(&first, &Options::default()).unwrap();
+        let again = run(&first, &Invocation::default()).unwrap();
         assert_eq!(again.output, first);
         assert!(again.stale.is_empty());
         // A config change, or an image change, gives a new name; the base stays.
-        let config = run(&first.replace("A: '1'", "A: '2'"), &Options::default()).unwrap();
+        let config = run(&first.replace("A: '1'", "A: '2'"), &Invocation::default()).unwrap();
         assert_ne!(name(&config.output), j);
-        let image = run(&first.replace("x:1", "x:2"), &Options::default()).unwrap();
+        let image = run(&first.replace("x:1", "x:2"), &Invocation::default()).unwrap();
         assert_ne!(name(&image.output), j);
         assert_ne!(name(&image.output), name(&config.output));
         // Mode both: the env var does not feed its own name.
-        let both = Options {
+        let both = Invocation {
             config_text: Some(
                 "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\ndata: {mode: both}\n".into(),
             ),
-            ..Options::default()
+            ..Invocation::default()
         };
         let out = run(input, &both).unwrap().output;
         assert_eq!(run(&out, &both).unwrap().output, out);
@@ -984,12 +1031,12 @@ items:
     #[test]
     fn a_chunk_that_does_not_read_makes_the_input_one_chunk_with_the_same_error() {
         let bad = "kind: ResourceList\nitems:\n- a: [1\n- b: 2\n";
-        let chunked = run(bad, &Options::default()).unwrap_err();
+        let chunked = run(bad, &Invocation::default()).unwrap_err();
         let whole = run(
             bad,
-            &Options {
+            &Invocation {
                 one_chunk: true,
-                ..Options::default()
+                ..Invocation::default()
             },
         )
         .unwrap_err();

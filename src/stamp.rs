@@ -1645,7 +1645,7 @@ fn edit_error(tree: &Tree<'_>, item: NodeId, e: EditError) -> KrmResult {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Options, run};
+    use crate::{Invocation, run};
 
     fn list(extra_items: &str, env: &str) -> String {
         format!(
@@ -1671,7 +1671,7 @@ items:
     }
 
     fn stamp(text: &str) -> String {
-        let out = run(text, &Options::default()).unwrap();
+        let out = run(text, &Invocation::default()).unwrap();
         assert_eq!(out.exit_code, 0, "{:?}", out.results);
         out.output
     }
@@ -1710,7 +1710,7 @@ items:
             "metadata: {name: cm}",
             "metadata: {name: cm, annotations: {config-hash.dev/ignore: 'true'}}",
         );
-        let out = run(&ignored, &Options::default()).unwrap();
+        let out = run(&ignored, &Invocation::default()).unwrap();
         // Ignoring the only source leaves nothing to hash: no stamp, no finding.
         assert!(
             !out.output.contains("config-hash.dev/hash"),
@@ -1726,7 +1726,7 @@ items:
             "metadata: {name: web}",
             "metadata: {name: web, annotations: {config-hash.dev/skip: 'true'}}",
         );
-        let out = run(&skipped, &Options::default()).unwrap();
+        let out = run(&skipped, &Invocation::default()).unwrap();
         assert_eq!(out.output, skipped.clone() + &out.output[skipped.len()..]);
         assert!(out.results.last().unwrap().message().contains("1 skipped"));
         // A reference to a local-config object counts as missing.
@@ -1734,7 +1734,7 @@ items:
             "metadata: {name: cm}",
             "metadata: {name: cm, annotations: {config.kubernetes.io/local-config: 'true'}}",
         );
-        let out = run(&local, &Options::default()).unwrap();
+        let out = run(&local, &Invocation::default()).unwrap();
         assert!(
             out.results.iter().any(|r| r
                 .message()

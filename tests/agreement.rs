@@ -11,7 +11,7 @@ use std::fs;
 use config_hash::findings::Finding;
 use config_hash::graph::{Status, Via};
 use config_hash::references::SourceKind;
-use config_hash::{Options, graph, run};
+use config_hash::{Invocation, graph, run};
 
 #[test]
 fn graph_check_and_stamping_agree_on_every_golden_case() {
@@ -24,7 +24,7 @@ fn graph_check_and_stamping_agree_on_every_golden_case() {
         let Ok(text) = fs::read_to_string(&input) else {
             continue;
         };
-        let options = Options::default();
+        let options = Invocation::default();
         let (Ok(out), Ok(edges)) = (run(&text, &options), graph(&text, &options)) else {
             continue;
         };

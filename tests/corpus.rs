@@ -720,7 +720,7 @@ fn missing_object_warnings(outcome: &config_hash::Outcome) -> Vec<String> {
 fn sealed_secrets_example_resolves_through_its_sealed_secret() {
     let dir = corpus_dir().join("bitnami-labs__sealed-secrets/docs/examples/config-template");
     let stream = package_stream(&dir);
-    let out = config_hash::run(&stream, &config_hash::Options::default()).unwrap();
+    let out = config_hash::run(&stream, &config_hash::Invocation::default()).unwrap();
     assert_eq!(missing_object_warnings(&out), Vec::<String>::new());
     let stamped: Vec<String> = out
         .results
@@ -736,7 +736,7 @@ fn sealed_secrets_example_resolves_through_its_sealed_secret() {
     );
     // Without the SealedSecret, the same Deployment reads a missing Secret.
     let alone = fs::read_to_string(dir.join("deployment.yaml")).unwrap();
-    let out = config_hash::run(&alone, &config_hash::Options::default()).unwrap();
+    let out = config_hash::run(&alone, &config_hash::Invocation::default()).unwrap();
     assert_eq!(missing_object_warnings(&out).len(), 1);
 }
 
@@ -765,7 +765,7 @@ fn external_secrets_examples_resolve_their_targets() {
         )
         .unwrap();
     }
-    let out = config_hash::run(&input, &config_hash::Options::default()).unwrap();
+    let out = config_hash::run(&input, &config_hash::Invocation::default()).unwrap();
     let missing = missing_object_warnings(&out);
     for t in &targets {
         assert!(

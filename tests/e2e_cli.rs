@@ -891,6 +891,73 @@ fn graph_shows_missing_references() {
     );
 }
 
+/// `graph` reads the configuration a run reads: a kpt package's Kptfile (here it
+/// declares the Widget kind and turns on hashed names), `-c`, and the run's flags.
+#[test]
+fn graph_takes_the_configuration_of_a_run() {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/custom-resource");
+    let package = package.to_str().expect("UTF-8 path");
+    let table = expect_exit(&run(&["graph", package], ""), 0, "graph PKG");
+    let stamped = expect_exit(&run(&[package], ""), 0, "run PKG");
+    let renamed = |base: &str| {
+        let at = stamped
+            .find(&format!("name: {base}-"))
+            .unwrap_or_else(|| panic!("{base} is renamed:\n{stamped}"));
+        stamped[at + 6..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let (settings, token) = (renamed("gizmo-settings"), renamed("gizmo-token"));
+    let row = |reads: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with("Widget gizmo") && l.contains(reads))
+            .unwrap_or_else(|| panic!("no row for {reads}:\n{table}"))
+            .to_string()
+    };
+    assert!(
+        row(&format!("ConfigMap {settings}")).contains("found"),
+        "{table}"
+    );
+    assert!(
+        row(&format!("Secret {token}")).contains("(name)"),
+        "{table}"
+    );
+    // The same configuration from -c, and a flag on top of it.
+    let config = format!("{package}/config-hash.yaml");
+    let manifests = [
+        format!("{package}/config.yaml"),
+        format!("{package}/widget.yaml"),
+    ];
+    let with_c = expect_exit(
+        &run(&["graph", "-c", &config, &manifests[0], &manifests[1]], ""),
+        0,
+        "graph -c",
+    );
+    assert_eq!(with_c, table);
+    let no_suffix = expect_exit(
+        &run(
+            &[
+                "graph",
+                "-c",
+                &config,
+                "--name-suffix=false",
+                &manifests[0],
+                &manifests[1],
+            ],
+            "",
+        ),
+        0,
+        "graph -c --name-suffix=false",
+    );
+    assert!(
+        no_suffix.contains("ConfigMap gizmo-settings ") && !no_suffix.contains(&settings),
+        "{no_suffix}"
+    );
+}
+
 #[test]
 fn legacy_plugin_invocation_reads_config_from_the_one_file_and_the_stream_from_stdin() {
     let tmp = TempDir::new("e2e-cli");
@@ -961,7 +1028,19 @@ fn help_mentions_every_flag() {
         );
     }
     let graph = expect_exit(&run(&["graph", "--help"], ""), 0, "graph --help");
-    for flag in ["--format", "table", "json", "dot", "[FILES]", "--help"] {
+    // The same configuration flags as a run.
+    for flag in [
+        "--format",
+        "table",
+        "json",
+        "dot",
+        "[PATH]...",
+        "--config",
+        "--name-suffix",
+        "--mode",
+        "--key-file",
+        "--help",
+    ] {
         assert!(
             graph.contains(flag),
             "graph --help does not mention {flag}:\n{graph}"

@@ -7,7 +7,7 @@ mod common;
 
 use std::fs;
 
-use config_hash::{Options, run};
+use config_hash::{Invocation, run};
 
 #[test]
 fn one_item_per_chunk_and_one_chunk_agree_on_every_golden_input() {
@@ -23,12 +23,12 @@ fn one_item_per_chunk_and_one_chunk_agree_on_every_golden_input() {
         cases += 1;
         let one = run(
             &text,
-            &Options {
+            &Invocation {
                 one_chunk: true,
-                ..Options::default()
+                ..Invocation::default()
             },
         );
-        let chunked = run(&text, &Options::default());
+        let chunked = run(&text, &Invocation::default());
         let (one, chunked) = match (one, chunked) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(a), Err(b)) => {
@@ -115,12 +115,12 @@ fn one_item_per_chunk_and_one_chunk_agree_on_unusual_documents() {
     for text in &cases {
         let one = run(
             text,
-            &Options {
+            &Invocation {
                 one_chunk: true,
-                ..Options::default()
+                ..Invocation::default()
             },
         );
-        let chunked = run(text, &Options::default());
+        let chunked = run(text, &Invocation::default());
         match (one, chunked) {
             (Ok(one), Ok(chunked)) => {
                 assert_eq!(chunked.output, one.output, "{text:?}");
@@ -151,18 +151,18 @@ fn batches_of_chunks_give_what_one_chunk_gives() {
              - apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: web{i}}}\n  spec:\n    template:\n      spec:\n        containers:\n        - name: app\n          args: [cfg{other}]\n          envFrom: [{{configMapRef: {{name: cfg{other}}}}}, {{secretRef: {{name: gone{i}}}}}]\n"
         ));
     }
-    let options = Options {
+    let options = Invocation {
         overrides: config_hash::config::Overrides {
             name_suffix: Some(true),
             on_missing: Some(config_hash::config::OnMissing::Warn),
             ..Default::default()
         },
-        ..Options::default()
+        ..Invocation::default()
     };
     let chunked = run(&text, &options).unwrap();
     let one = run(
         &text,
-        &Options {
+        &Invocation {
             one_chunk: true,
             ..options.clone()
         },

@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use config_hash::{Options, Outcome};
+use config_hash::{Invocation, Outcome};
 
 /// Runs `f` on another thread and fails if it takes longer than `secs`.
 fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
@@ -20,7 +20,7 @@ fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) 
 }
 
 fn run(input: String) -> Result<Outcome, String> {
-    config_hash::run(&input, &Options::default()).map_err(|e| e.to_string())
+    config_hash::run(&input, &Invocation::default()).map_err(|e| e.to_string())
 }
 
 /// One line number per failing workload was a scan from the start of the input.
@@ -87,7 +87,7 @@ fn alias_fan_out_is_refused_naming_the_limit() {
     let err = within(30, move || run(input)).unwrap_err();
     assert!(err.contains("alias expansion limit"), "{err}");
     let err = within(30, move || {
-        config_hash::graph(&graph_input, &config_hash::Options::default()).map(|_| ())
+        config_hash::graph(&graph_input, &config_hash::Invocation::default()).map(|_| ())
     })
     .unwrap_err()
     .to_string();
@@ -237,9 +237,9 @@ fn a_long_user_catalog_is_looked_up_in_linear_time() {
     let out = within(60, move || {
         config_hash::run(
             &input,
-            &Options {
+            &Invocation {
                 config_text: Some(config),
-                ..Options::default()
+                ..Invocation::default()
             },
         )
     })

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use config_hash::krm::Severity;
-use config_hash::{Options, run_resource_list};
+use config_hash::{Invocation, run_resource_list};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use yaml_serde::{Mapping, Value};
@@ -1739,9 +1739,9 @@ fn assert_scenario_holds(sc: &Scenario, which: usize, text: &str) {
 fn run(input: &str) -> String {
     let out = run_resource_list(input)
         .unwrap_or_else(|e| panic!("input not read: {e}\n--- input ---\n{input}"));
-    let one_chunk = Options {
+    let one_chunk = Invocation {
         one_chunk: true,
-        ..Options::default()
+        ..Invocation::default()
     };
     // Compare only where the default reading was really cut into chunks (flow-style
     // `items: [...]` is read whole), or this would compare one reading with itself.

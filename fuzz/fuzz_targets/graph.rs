@@ -9,7 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(input) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(edges) = config_hash::graph(input, &config_hash::Options::default()) else {
+    let Ok(edges) = config_hash::graph(input, &config_hash::Invocation::default()) else {
         return;
     };
     let json = graph::render_json(&edges);

@@ -7,6 +7,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(input) = std::str::from_utf8(data) {
-        promises::check(input, &config_hash::Options::default());
+        promises::check(input, &config_hash::Invocation::default());
     }
 });

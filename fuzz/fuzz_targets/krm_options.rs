@@ -4,12 +4,12 @@
 
 mod promises;
 
-use config_hash::Options;
+use config_hash::Invocation;
 use config_hash::config::Overrides;
 use config_hash::hashing::HashKey;
 use libfuzzer_sys::fuzz_target;
 
-fn options(a: u8, b: u8) -> Options {
+fn options(a: u8, b: u8) -> Invocation {
     fn pick<'a>(choices: &[&'a str], bits: u8) -> &'a str {
         choices[bits as usize % choices.len()]
     }
@@ -41,11 +41,11 @@ fn options(a: u8, b: u8) -> Options {
     if b & 8 != 0 {
         set("runtimeReload", "reloader");
     }
-    Options {
+    Invocation {
         overrides,
         one_chunk: a & 0x80 != 0,
         hash_key: (b & 4 != 0).then(|| HashKey::new(b"fuzz key".to_vec()).unwrap()),
-        ..Options::default()
+        ..Invocation::default()
     }
 }
 

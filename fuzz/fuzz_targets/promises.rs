@@ -4,7 +4,7 @@
 
 use config_hash::krm::ResourceList;
 use config_hash::yaml::Tree;
-use config_hash::{Options, Outcome};
+use config_hash::{Invocation, Outcome};
 
 const BOM: &str = "\u{feff}";
 
@@ -59,13 +59,13 @@ fn item_texts(text: &str) -> Option<(Vec<String>, Option<String>)> {
 }
 
 /// Checks one run of `input` under `options`.
-pub fn check(input: &str, options: &Options) {
+pub fn check(input: &str, options: &Invocation) {
     let first = config_hash::run(input, options);
     // One item per chunk (or whatever the splitter made) and the whole input as one
     // chunk agree byte for byte.
     let whole = config_hash::run(
         input,
-        &Options {
+        &Invocation {
             one_chunk: !options.one_chunk,
             ..options.clone()
         },
