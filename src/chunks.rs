@@ -62,9 +62,6 @@ pub enum Coarser {
     SharedAnchor { first_line: usize, last_line: usize },
     /// A `List` document is read as one chunk with all its items.
     ListDocument { line: usize },
-    /// The configuration has errors: the input is read whole so that an unreadable item
-    /// is reported first, as the error it is.
-    ConfigErrors,
     /// A chunk did not read as the items the splitter expected; the whole input is read
     /// as one tree instead (it also words any error the same way).
     ChunkUnreadable { line: usize },
@@ -87,10 +84,6 @@ impl std::fmt::Display for Coarser {
             Coarser::Directives => write!(
                 f,
                 "the input has YAML directives (%...) or content after a document end marker (...), so it is read as one chunk"
-            ),
-            Coarser::ConfigErrors => write!(
-                f,
-                "the configuration has errors, so the input is read as one chunk"
             ),
             Coarser::JsonArray => write!(f, "a top-level JSON array is read as one chunk"),
             Coarser::JsonOrYamlBreaks => write!(
@@ -724,7 +717,8 @@ pub fn may_matter_before_stamping(text: &str) -> bool {
     b.iter().enumerate().any(|(i, &c)| {
         let at = |needle: &str| b[i..].starts_with(needle.as_bytes());
         match c {
-            b'C' => at("ConfigMap"),
+            // A ConfigHash among plain manifests gets a warning.
+            b'C' => at("ConfigMap") || at("ConfigHash"),
             b'S' => at("Secret"),
             b'\\' => true,
             _ => false,

@@ -421,6 +421,29 @@ impl Config {
     }
 }
 
+/// Whether `item` looks like config-hash's own configuration: a `config-hash.dev/v1alpha1`
+/// ConfigHash, or a ConfigMap marked `config.kubernetes.io/local-config` whose `data`
+/// holds only config-hash's fields. Among plain manifests such an object is passed
+/// through, not read: the user most likely forgot `-c`.
+pub fn looks_like_function_config(tree: &Tree<'_>, item: NodeId) -> bool {
+    let field = |k: &str| tree.get(item, k).and_then(|n| tree.str(n));
+    match (field("apiVersion"), field("kind")) {
+        (Some(CONFIG_API_VERSION), Some(CONFIG_KIND)) => true,
+        (Some("v1"), Some("ConfigMap")) => {
+            let data = tree
+                .get(item, "data")
+                .map(|d| tree.entries(d))
+                .unwrap_or_default();
+            crate::krm::is_local_config(tree, item)
+                && !data.is_empty()
+                && data
+                    .iter()
+                    .all(|&(k, _)| tree.str(k).is_some_and(|k| FIELDS.contains(&k)))
+        }
+        _ => false,
+    }
+}
+
 /// Kubernetes annotation key rules: an optional DNS-subdomain prefix and `/`, then a
 /// name of at most 63 characters of alphanumerics, `-`, `_`, `.`, starting and ending
 /// alphanumeric.
@@ -528,6 +551,27 @@ mod tests {
             assert!(!e.message.contains("data."), "{}", e.message);
             assert!(!e.message.contains("functionConfig"), "{}", e.message);
         }
+    }
+
+    #[test]
+    fn config_lookalikes_are_confighash_objects_and_local_function_configs() {
+        let looks = |src: &str| {
+            let tree = Tree::parse(src).unwrap();
+            looks_like_function_config(&tree, tree.docs[0].root)
+        };
+        assert!(looks(
+            "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: a}\n"
+        ));
+        let local = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations: {config.kubernetes.io/local-config: \"true\"}\n";
+        assert!(looks(&format!("{local}data: {{mode: env}}\n")));
+        assert!(!looks(&format!("{local}data: {{mode: env, other: x}}\n")));
+        assert!(!looks(&format!("{local}data: {{}}\n")));
+        assert!(!looks(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\ndata: {mode: env}\n"
+        ));
+        assert!(!looks(
+            "apiVersion: example.com/v1\nkind: ConfigHash\nmetadata: {name: e}\n"
+        ));
     }
 
     #[test]

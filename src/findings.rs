@@ -229,6 +229,9 @@ pub enum Finding {
     },
 
     // The run.
+    /// An object among plain manifests looks like config-hash's configuration, which is
+    /// read from `-c FILE` only: it is passed through, not used.
+    ConfigAmongManifests,
     /// The functionConfig or a flag is wrong.
     Config(ConfigError),
     /// Errors stopped every edit.
@@ -244,9 +247,11 @@ impl Finding {
         use Finding::*;
         match self {
             Missing(_) => Severity::Error,
-            NoTemplate { .. } | RegexEntry { .. } | WholeObjectGone { .. } | OldName { .. } => {
-                Severity::Warning
-            }
+            NoTemplate { .. }
+            | RegexEntry { .. }
+            | WholeObjectGone { .. }
+            | OldName { .. }
+            | ConfigAmongManifests => Severity::Warning,
             NameNotString { .. }
             | KeyedWithoutKey { .. }
             | JobNameTooLong { .. }
@@ -511,6 +516,10 @@ impl Finding {
             OldName { field, text, new } => write!(
                 f,
                 "{id}: {field} is {text:?}, the old name of an object now called {new:?}; config-hash does not know this field, so it was not rewritten (update it by hand if it is a reference)"
+            ),
+            ConfigAmongManifests => write!(
+                f,
+                "{id} is among the manifests, so it is passed through and not used as configuration; pass it with -c FILE (config-hash -c FILE manifests...)"
             ),
             Config(e) => f.write_str(&e.message),
             LeftUnchanged { errors } => {

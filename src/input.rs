@@ -14,7 +14,6 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use config_hash::catalog::annotations;
 use config_hash::invocation::{KptStep, kptfile_text_step};
 use config_hash::yaml::breaks::UNICODE_BREAKS;
 use config_hash::yaml::{NodeId, Tree};
@@ -603,71 +602,6 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
     }
 }
 
-/// The objects in a plain stream that look like config-hash configuration: a
-/// `config-hash.dev/v1alpha1` ConfigHash, or a ConfigMap marked
-/// `config.kubernetes.io/local-config` whose `data` holds only config-hash's fields.
-/// Worded as `ConfigHash <name>`. The text is parsed only when it names one of them.
-pub fn config_lookalikes(text: &str) -> Vec<String> {
-    // Parsing again is for the rare input that may hold one: a cheap look first.
-    let config_fields = [
-        "onMissing",
-        "annotationKey",
-        "envName",
-        "nameSuffix",
-        "granularity",
-    ];
-    let maybe_config_map = text.contains("local-config")
-        && (config_fields.iter().any(|f| text.contains(f))
-            || ["mode: env", "mode: both", "mode: annotation"]
-                .iter()
-                .any(|m| text.contains(m)));
-    if !text.contains("ConfigHash") && !maybe_config_map {
-        return Vec::new();
-    }
-    let Ok(tree) = Tree::parse(text.trim_start_matches('\u{feff}')) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for doc in &tree.docs {
-        let root = doc.root;
-        let field = |k: &str| tree.get(root, k).and_then(|n| tree.str(n));
-        let name = tree
-            .get(root, "metadata")
-            .and_then(|m| tree.get(m, "name"))
-            .and_then(|n| tree.str(n))
-            .unwrap_or("");
-        let looks_like = match (field("apiVersion"), field("kind")) {
-            (
-                Some(config_hash::config::CONFIG_API_VERSION),
-                Some(config_hash::config::CONFIG_KIND),
-            ) => true,
-            (Some("v1"), Some("ConfigMap")) => {
-                let local = tree
-                    .get(root, "metadata")
-                    .and_then(|m| tree.get(m, "annotations"))
-                    .and_then(|a| tree.get(a, annotations::LOCAL_CONFIG))
-                    .and_then(|v| tree.str(v))
-                    == Some("true");
-                let data = tree
-                    .get(root, "data")
-                    .map(|d| tree.entries(d))
-                    .unwrap_or_default();
-                local
-                    && !data.is_empty()
-                    && data.iter().all(|&(k, _)| {
-                        tree.str(k)
-                            .is_some_and(|k| config_hash::config::FIELDS.contains(&k))
-                    })
-            }
-            _ => false,
-        };
-        if looks_like {
-            out.push(format!("{} {name}", field("kind").unwrap_or("")));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -705,16 +639,6 @@ mod tests {
         assert!(split_json("a: [1]\n").is_none());
         assert!(split_json("{\"a\": 1}\nb: 2\n").is_none());
         assert!(split_json("[{\"a\": 1}, 2]").unwrap().is_err());
-    }
-
-    #[test]
-    fn config_lookalikes_are_confighash_objects_and_local_function_configs() {
-        let text = "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: a}\n---\n\
-                    apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations: {config.kubernetes.io/local-config: \"true\"}\ndata: {mode: env}\n---\n\
-                    apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: {config.kubernetes.io/local-config: \"true\"}\ndata: {mode: env, other: x}\n---\n\
-                    apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\ndata: {mode: env}\n";
-        assert_eq!(config_lookalikes(text), ["ConfigHash a", "ConfigMap b"]);
-        assert!(config_lookalikes("kind: Deployment\nmetadata: {name: x}\n").is_empty());
     }
 
     #[test]

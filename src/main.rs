@@ -123,16 +123,6 @@ fn unreadable(package: &input::Package, e: &config_hash::krm::InputError) -> Exi
     ))
 }
 
-/// A ConfigHash object (or a ConfigMap that looks like config-hash's functionConfig)
-/// among plain manifests is passed through, not used: the user most likely forgot `-c`.
-fn warn_about_config_lookalikes(text: &str) {
-    for name in input::config_lookalikes(text) {
-        eprintln!(
-            "warning: {name} is among the manifests, so it is passed through and not used as configuration; pass it with -c FILE (config-hash -c FILE manifests...)"
-        );
-    }
-}
-
 /// What a run and `graph` read, and how: the invocation the library assembles the
 /// configuration from, and the input.
 struct Read {
@@ -263,7 +253,6 @@ fn run_one_text(
     }
     let mut comments = Vec::new();
     if !outcome.resource_list {
-        warn_about_config_lookalikes(&source.text);
         let lines = findings_on_stderr(&mut outcome, package, report.host);
         // A pipe must not pass on manifests config-hash refused to stamp
         // (`| kubectl apply -f -` would apply them): nothing on stdout.
@@ -353,7 +342,6 @@ fn run_package(
             .collect();
         return check(&mut outcome, package, report, &files);
     }
-    warn_about_config_lookalikes(package.joined());
     let lines = findings_on_stderr(&mut outcome, package, report.host);
     if outcome.exit_code != 0 {
         return report.failure();

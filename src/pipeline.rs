@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::catalog::Catalog;
-use crate::chunks::{self, Chunk, Coarser, Frame, Shape, Split};
+use crate::chunks::{self, Chunk, Coarser, Frame as Frame_, Shape, Split};
 use crate::config::Config;
+use crate::findings::Finding;
 use crate::graph::{self, Edge};
 use crate::invocation::{InputConfig, Invocation, is_package_kptfile};
 use crate::krm::{self, InputError, KrmResult, ResourceId, ResourceList, is_local_config};
@@ -92,6 +93,8 @@ enum Pass1 {
     Unparsed,
     Parsed {
         sources: Vec<SourceSeen>,
+        /// Objects that look like config-hash's configuration, among plain manifests.
+        lookalikes: Vec<KrmResult>,
         /// Pass 2 has work here even without renames: a workload, or a kind with
         /// name-reference sites (whether or not it is also a source).
         busy: bool,
@@ -216,19 +219,124 @@ struct Shared<'c> {
     ids: bool,
 }
 
-/// The ResourceList around the items, or the whole tree.
-enum Framing<'a, 's> {
-    Stream,
-    List {
-        tree: Tree<'s>,
-        list: ResourceList,
-        range: (usize, usize),
-    },
-    Whole {
-        tree: Tree<'a>,
-        list: Option<ResourceList>,
-        items: Vec<NodeId>,
-    },
+/// What holds the items: nothing (a manifest stream), or a ResourceList read from its
+/// skeleton (the input without its items) or, when the input is one chunk, from the
+/// whole text, whose tree is then that chunk's too.
+struct Frame<'t> {
+    tree: Option<Tree<'t>>,
+    list: Option<ResourceList>,
+    /// Where the items were cut out of the input, for a skeleton's tree.
+    cut: Option<(usize, usize)>,
+    /// The items of the whole input, when the tree is of the whole input.
+    whole_items: Option<Vec<NodeId>>,
+}
+
+impl<'t> Frame<'t> {
+    /// Reads the frame the splitter found. A skeleton that does not read as the
+    /// ResourceList it should be makes the input one chunk.
+    fn read(
+        body: &'t str,
+        skeleton: Option<&'t str>,
+        split: &Split,
+        style: InputStyle,
+    ) -> Result<Frame<'t>, Stop> {
+        let unusual = || {
+            Stop::Coarser(Coarser::UnusualList {
+                line: 1,
+                what: "not separable from the list around them",
+            })
+        };
+        match (&split.frame, skeleton) {
+            (Frame_::List { list: cut }, Some(text)) => {
+                let tree = Tree::parse_in(text, style, 0).map_err(|_| unusual())?;
+                if !crate::stream::is_resource_list(&tree) {
+                    return Err(Stop::Coarser(Coarser::PossibleResourceList));
+                }
+                let list = ResourceList::locate(&tree).map_err(|_| unusual())?;
+                // The cut must be where the frame's own `items` value was: a line that
+                // only looked like `items:` (inside a multi-line quoted scalar, say) would
+                // make chunks of text the whole input reads otherwise.
+                if !cut_at_items_key(&tree, list.root, text, cut.0) || !list.items.is_empty() {
+                    return Err(unusual());
+                }
+                Ok(Frame {
+                    tree: Some(tree),
+                    list: Some(list),
+                    cut: Some(*cut),
+                    whole_items: None,
+                })
+            }
+            (Frame_::Whole, _) => {
+                let tree = Tree::parse_in(body, style, 0).map_err(InputError::from)?;
+                let list = if crate::stream::is_resource_list(&tree) {
+                    Some(ResourceList::locate(&tree)?)
+                } else {
+                    None
+                };
+                let items = match &list {
+                    Some(l) => l.items.clone(),
+                    None => crate::stream::items(&tree),
+                };
+                Ok(Frame {
+                    tree: Some(tree),
+                    list,
+                    cut: None,
+                    whole_items: Some(items),
+                })
+            }
+            _ => Ok(Frame {
+                tree: None,
+                list: None,
+                cut: None,
+                whole_items: None,
+            }),
+        }
+    }
+
+    fn is_resource_list(&self) -> bool {
+        self.list.is_some()
+    }
+
+    /// The ResourceList's functionConfig, unless it is absent or null.
+    fn function_config(&self) -> Option<(&Tree<'t>, NodeId)> {
+        let (tree, list) = (self.tree.as_ref()?, self.list.as_ref()?);
+        let node = list.function_config.filter(|&n| !tree.is_null(n))?;
+        Some((tree, node))
+    }
+
+    /// Runs `f` on a chunk's tree and items: the whole input's are the frame's own,
+    /// every other chunk is parsed here.
+    fn with_chunk<R>(
+        &self,
+        body: &'t str,
+        chunk: &Chunk,
+        style: InputStyle,
+        f: impl FnOnce(&Tree<'t>, &[NodeId]) -> R,
+    ) -> Result<R, Stop> {
+        if let (Shape::Whole, Some(tree), Some(items)) =
+            (chunk.shape, &self.tree, &self.whole_items)
+        {
+            return Ok(f(tree, items));
+        }
+        let tree = parse_chunk(body, chunk, style)?;
+        let items = items_of(&tree, chunk)?;
+        Ok(f(&tree, &items))
+    }
+
+    /// Writes the ResourceList's results where the frame says (nothing for a stream).
+    fn write_results(&self, body: &str, splices: &mut Splices) -> Option<krm::ResultsStyle> {
+        let (tree, list) = (self.tree.as_ref()?, self.list.as_ref()?);
+        let Some((s, e)) = self.cut else {
+            return krm::write_results(tree, list, splices);
+        };
+        // Skeleton offsets past the removed items move back by their length.
+        let to_body = |p: usize| if p >= s { p + (e - s) } else { p };
+        let end = krm::TextEnd::at(body, to_body(list.content_end));
+        let mut in_skeleton = Splices::new();
+        let style = krm::write_results_before(tree, list, end, &mut in_skeleton);
+        in_skeleton.map_positions(to_body).append_to(splices);
+        style
+    }
 }
 
 fn attempt<'a>(
@@ -241,129 +349,73 @@ fn attempt<'a>(
     let want_edges = want == Want::Edges;
     let style = InputStyle::of(body);
     let coarser = split.coarser.clone();
-    let skeleton_text = match split.frame {
-        Frame::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
+    let skeleton = match split.frame {
+        Frame_::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
         _ => None,
     };
-    let framing = match (&split.frame, &skeleton_text) {
-        (Frame::List { list }, Some(text)) => {
-            let tree = Tree::parse_in(text, style, 0).map_err(|_| {
-                Stop::Coarser(Coarser::UnusualList {
-                    line: 1,
-                    what: "not separable from the list around them",
-                })
-            })?;
-            if !crate::stream::is_resource_list(&tree) {
-                return Err(Stop::Coarser(Coarser::PossibleResourceList));
-            }
-            let unusual = || {
-                Stop::Coarser(Coarser::UnusualList {
-                    line: 1,
-                    what: "not separable from the list around them",
-                })
-            };
-            let list_at = ResourceList::locate(&tree).map_err(|_| unusual())?;
-            // The cut must be where the frame's own `items` value was: a line that only
-            // looked like `items:` (inside a multi-line quoted scalar, say) would make
-            // chunks of text the whole input reads otherwise.
-            if !cut_at_items_key(&tree, list_at.root, text, list.0) || !list_at.items.is_empty() {
-                return Err(unusual());
-            }
-            Framing::List {
-                tree,
-                list: list_at,
-                range: *list,
+    let frame = Frame::read(body, skeleton.as_deref(), &split, style)?;
+
+    // The configuration. The Kptfile a ResourceList carries is read only when nothing
+    // else configures the run, and only the chunks that can hold it are parsed for it.
+    let parsed_kptfile;
+    let input_config = match (frame.function_config(), &frame.tree, &frame.whole_items) {
+        (Some((tree, node)), _, _) => InputConfig::FunctionConfig(tree, node),
+        _ if !frame.is_resource_list() || !invocation.reads_input_config() => InputConfig::None,
+        (None, Some(tree), Some(items)) => items
+            .iter()
+            .find(|&&item| is_package_kptfile(tree, item))
+            .map_or(InputConfig::None, |&item| InputConfig::Kptfile(tree, item)),
+        (None, _, _) => {
+            parsed_kptfile = kptfile_chunk(body, &split.chunks, style)?;
+            match &parsed_kptfile {
+                Some((tree, item)) => InputConfig::Kptfile(tree, *item),
+                None => InputConfig::None,
             }
         }
-        (Frame::Whole, _) => {
-            let tree = Tree::parse(body).map_err(InputError::from)?;
-            let list = if crate::stream::is_resource_list(&tree) {
-                Some(ResourceList::locate(&tree)?)
-            } else {
-                None
-            };
-            let items = match &list {
-                Some(l) => l.items.clone(),
-                None => crate::stream::items(&tree),
-            };
-            Framing::Whole { tree, list, items }
-        }
-        _ => Framing::Stream,
     };
-    // The Kptfile a ResourceList carries is read only when nothing else configures the
-    // run, and only the chunks that can hold it are parsed for it.
-    let kptfile_chunk = match &framing {
-        Framing::List { tree, list, .. }
-            if function_config(tree, list).is_none() && invocation.reads_input_config() =>
-        {
-            kptfile_chunk(body, &split.chunks, style)?
-        }
-        _ => None,
-    };
-    let input_config = match &framing {
-        Framing::List { tree, list, .. } => match (function_config(tree, list), &kptfile_chunk) {
-            (Some(node), _) => InputConfig::FunctionConfig(tree, node),
-            (None, Some((tree, item))) => InputConfig::Kptfile(tree, *item),
-            (None, None) => InputConfig::None,
-        },
-        Framing::Whole {
-            tree,
-            list: Some(list),
-            ..
-        } => match function_config(tree, list) {
-            Some(node) => InputConfig::FunctionConfig(tree, node),
-            None => list
-                .items
-                .iter()
-                .find(|&&item| is_package_kptfile(tree, item))
-                .map_or(InputConfig::None, |&item| InputConfig::Kptfile(tree, item)),
-        },
-        _ => InputConfig::None,
-    };
-    let config = invocation.configure(input_config);
-    let config = match (config, &framing) {
-        (Ok(c), _) => c,
-        (Err(e), Framing::Whole { tree, list, .. }) => {
-            // Nothing is stamped; the results say why.
+    let config = match invocation.configure(input_config) {
+        Ok(config) => config,
+        Err(errors) => {
+            // Nothing is stamped and the results say why, unless an item cannot be read:
+            // that is reported first, as always (a chunk that does not read makes the
+            // input one chunk, which words the error).
+            split
+                .chunks
+                .par_iter()
+                .try_for_each(|chunk| frame.with_chunk(body, chunk, style, |_, _| ()))?;
             return Ok(finish_with_config_errors(
-                body,
-                bom,
-                tree,
-                list.as_ref(),
-                e,
-                coarser,
+                body, bom, &frame, errors, coarser,
             ));
         }
-        // Read as one tree, so that an unreadable item is reported first, as always.
-        (Err(_), _) => return Err(Stop::Coarser(Coarser::ConfigErrors)),
     };
     let mut catalog = Catalog::builtin();
     catalog.extend(&config.catalog);
 
     // Pass 1: the sources' content and rename decisions.
-    let pass1: Vec<Pass1> = match &framing {
-        Framing::Whole { tree, items, .. } => vec![first_pass(tree, items, &config, &catalog)],
-        _ => split
-            .chunks
-            .par_iter()
-            .map(|chunk| {
-                let text = &body[chunk.start..chunk.end];
-                if !chunks::may_matter_before_stamping(text) {
-                    return Ok(Pass1::Unparsed);
-                }
-                let tree = parse_chunk(body, chunk, style)?;
-                let items = items_of(&tree, chunk)?;
-                Ok(first_pass(&tree, &items, &config, &catalog))
+    let mut pass1: Vec<Pass1> = split
+        .chunks
+        .par_iter()
+        .map(|chunk| {
+            let text = &body[chunk.start..chunk.end];
+            if !chunks::may_matter_before_stamping(text) {
+                return Ok(Pass1::Unparsed);
+            }
+            frame.with_chunk(body, chunk, style, |tree, items| {
+                first_pass(tree, items, &config, &catalog, !frame.is_resource_list())
             })
-            .collect::<Result<_, Stop>>()?,
-    };
+        })
+        .collect::<Result<_, Stop>>()?;
 
     // Between the passes: renames, then the index under final names.
     let mut renames = Renames::default();
     let mut rename_results = Vec::new();
+    for p in &mut pass1 {
+        if let Pass1::Parsed { lookalikes, .. } = p {
+            rename_results.append(lookalikes);
+        }
+    }
     let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
     let mut generated = 0usize;
-    let mut pass1 = pass1;
     for p in &mut pass1 {
         let Pass1::Parsed { sources, .. } = p else {
             continue;
@@ -432,31 +484,22 @@ fn attempt<'a>(
     let everything = !renames.is_empty();
     let stamping = stamp::Finish::new(early, index.unreadable());
     let mut gathered = Gathered::new(renames.len(), want_edges, stamping);
-    match &framing {
-        Framing::Whole { tree, items, .. } => {
-            for r in second_pass(tree, items, 0, &shared) {
-                gathered.add(r);
-            }
-        }
-        // In batches of chunks, each batch's reports gathered before the next starts.
-        _ => {
-            for (chunks, busy) in split.chunks.chunks(BATCH).zip(busy.chunks(BATCH)) {
-                let reports: Vec<Vec<ItemReport>> = chunks
-                    .par_iter()
-                    .zip(busy.par_iter())
-                    .map(|(chunk, &busy)| {
-                        if !busy && !everything && !want_edges {
-                            return Ok(Vec::new());
-                        }
-                        let tree = parse_chunk(body, chunk, style)?;
-                        let items = items_of(&tree, chunk)?;
-                        Ok(second_pass(&tree, &items, chunk.start, &shared))
-                    })
-                    .collect::<Result<_, Stop>>()?;
-                for r in reports.into_iter().flatten() {
-                    gathered.add(r);
+    // In batches of chunks, each batch's reports gathered before the next starts.
+    for (chunks, busy) in split.chunks.chunks(BATCH).zip(busy.chunks(BATCH)) {
+        let reports: Vec<Vec<ItemReport>> = chunks
+            .par_iter()
+            .zip(busy.par_iter())
+            .map(|(chunk, &busy)| {
+                if !busy && !everything && !want_edges {
+                    return Ok(Vec::new());
                 }
-            }
+                frame.with_chunk(body, chunk, style, |tree, items| {
+                    second_pass(tree, items, chunk.start, &shared)
+                })
+            })
+            .collect::<Result<_, Stop>>()?;
+        for r in reports.into_iter().flatten() {
+            gathered.add(r);
         }
     }
 
@@ -491,40 +534,17 @@ fn attempt<'a>(
     }
     results.extend(stamping.results());
 
-    let resource_list = !matches!(framing, Framing::Stream)
-        && !matches!(framing, Framing::Whole { list: None, .. });
     let prepared = crate::conclude(
         Concluding {
             body,
             bom,
             item_edits,
             results,
-            resource_list,
+            resource_list: frame.is_resource_list(),
             keep_edits: want == Want::Edits,
         },
         |edited| if edited { stale } else { Vec::new() },
-        |splices: &mut Splices| match &framing {
-            Framing::List {
-                tree,
-                list,
-                range: (s, e),
-            } => {
-                // Skeleton offsets past the removed items move back by their length.
-                let (s, e) = (*s, *e);
-                let to_body = |p: usize| if p >= s { p + (e - s) } else { p };
-                let end = krm::TextEnd::at(body, to_body(list.content_end));
-                let mut in_skeleton = Splices::new();
-                let style = krm::write_results_before(tree, list, end, &mut in_skeleton);
-                in_skeleton.map_positions(to_body).append_to(splices);
-                style
-            }
-            Framing::Whole {
-                tree,
-                list: Some(list),
-                ..
-            } => krm::write_results(tree, list, splices),
-            _ => None,
-        },
+        |splices: &mut Splices| frame.write_results(body, splices),
     );
     Ok(Prepared {
         coarser,
@@ -537,8 +557,7 @@ fn attempt<'a>(
 fn finish_with_config_errors<'a>(
     body: &'a str,
     bom: &'a str,
-    tree: &Tree<'a>,
-    list: Option<&ResourceList>,
+    frame: &Frame<'_>,
     errors: Vec<crate::config::ConfigError>,
     coarser: Vec<Coarser>,
 ) -> Prepared<'a> {
@@ -548,11 +567,11 @@ fn finish_with_config_errors<'a>(
             bom,
             item_edits: Splices::new(),
             results: errors.into_iter().map(crate::config_error).collect(),
-            resource_list: list.is_some(),
+            resource_list: frame.is_resource_list(),
             keep_edits: false,
         },
         |_| Vec::new(),
-        |splices: &mut Splices| list.and_then(|list| krm::write_results(tree, list, splices)),
+        |splices: &mut Splices| frame.write_results(body, splices),
     );
     Prepared {
         coarser,
@@ -586,13 +605,8 @@ fn cut_at_items_key(tree: &Tree<'_>, root: NodeId, text: &str, cut: usize) -> bo
     }
 }
 
-/// A ResourceList's functionConfig, unless it is absent or null.
-fn function_config(tree: &Tree<'_>, list: &ResourceList) -> Option<NodeId> {
-    list.function_config.filter(|&n| !tree.is_null(n))
-}
-
-/// The package's Kptfile among the items of a ResourceList, if any: only chunks whose
-/// text names a Kptfile are parsed for it.
+/// The package's Kptfile among the items of a ResourceList cut into chunks, if any:
+/// only chunks whose text names a Kptfile are parsed for it.
 fn kptfile_chunk<'a>(
     body: &'a str,
     chunks: &[Chunk],
@@ -651,11 +665,21 @@ fn items_of(tree: &Tree<'_>, chunk: &Chunk) -> Result<Vec<NodeId>, Stop> {
     }
 }
 
-/// Pass 1 over the items of one tree.
-fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Catalog) -> Pass1 {
+/// Pass 1 over the items of one tree; `stream`: they are plain manifests.
+fn first_pass(
+    tree: &Tree<'_>,
+    items: &[NodeId],
+    config: &Config,
+    catalog: &Catalog,
+    stream: bool,
+) -> Pass1 {
     let mut sources = Vec::new();
+    let mut lookalikes = Vec::new();
     let mut busy = false;
     for &item in items {
+        if stream && crate::config::looks_like_function_config(tree, item) {
+            lookalikes.push(KrmResult::new(Finding::ConfigAmongManifests).about(tree, item));
+        }
         if is_local_config(tree, item) {
             continue;
         }
@@ -689,7 +713,11 @@ fn first_pass(tree: &Tree<'_>, items: &[NodeId], config: &Config, catalog: &Cata
     }
     // Most chunks hold one item: no spare capacity for the whole run.
     sources.shrink_to_fit();
-    Pass1::Parsed { sources, busy }
+    Pass1::Parsed {
+        sources,
+        lookalikes,
+        busy,
+    }
 }
 
 /// Pass 2 over the items of one tree whose text starts at `offset` in the input.
@@ -1005,13 +1033,36 @@ items:
     }
 
     #[test]
+    fn configuration_errors_are_results_unless_an_item_cannot_be_read() {
+        let bad = "kind: ResourceList\nfunctionConfig: {apiVersion: v1, kind: ConfigMap, data: {mode: sideways}}\nitems:\n- {kind: ConfigMap, metadata: {name: a}}\n- {kind: ConfigMap, metadata: {name: b}}\n";
+        let out = run(bad, &Invocation::default()).unwrap();
+        assert_eq!(out.exit_code, 1);
+        assert!(out.resource_list);
+        assert!(out.item_edits.is_empty());
+        assert!(
+            out.results[0].message().contains("\"sideways\" is not accepted"),
+            "{:?}",
+            out.results
+        );
+        // Read item by item: the configuration alone does not make the input one chunk.
+        assert!(out.coarser.is_empty(), "{:?}", out.coarser);
+        // An item that cannot be read is the error, as with a good configuration.
+        let unreadable = bad.replace("{name: b}}", "{name: [b}}");
+        let good = unreadable.replace("sideways", "env");
+        assert_eq!(
+            run(&unreadable, &Invocation::default()).unwrap_err(),
+            run(&good, &Invocation::default()).unwrap_err()
+        );
+    }
+
+    #[test]
     fn pass_two_reads_again_only_chunks_it_may_edit() {
         let config = crate::config::Config::default();
         let catalog = crate::catalog::Catalog::builtin();
         let busy = |text: &str| {
             let tree = crate::yaml::Tree::parse(text).unwrap();
             let root = tree.docs[0].root;
-            super::first_pass(&tree, &[root], &config, &catalog).busy()
+            super::first_pass(&tree, &[root], &config, &catalog, false).busy()
         };
         // Its content is in the index; only a rename (which reads every chunk) edits it.
         assert!(!busy(

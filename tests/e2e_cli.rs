@@ -1339,9 +1339,17 @@ fn a_config_object_among_manifests_gets_a_warning_pointing_at_c() {
     expect_exit(&out, 0, "ConfigHash among FILES");
     let err = stderr(&out);
     assert!(
-        err.lines().next().is_some_and(|l| l
-            .starts_with("warning: ConfigHash config-hash is among the manifests")
-            && l.contains("-c FILE")),
+        err.lines().next().is_some_and(|l| l.starts_with(
+            "warning: config-hash.yaml:2: ConfigHash config-hash is among the manifests"
+        ) && l.contains("-c FILE")),
+        "{err}"
+    );
+    // The summary counts the warnings that were printed, this one too.
+    let printed = err.lines().filter(|l| l.starts_with("warning:")).count();
+    assert!(
+        err.lines()
+            .last()
+            .is_some_and(|l| l.ends_with(&format!(", {printed} warning(s)"))),
         "{err}"
     );
     let with_c = run(&["-c", "config-hash.yaml", "manifests/config.yaml"], "");
