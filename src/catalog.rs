@@ -32,6 +32,15 @@ impl SourceKind {
         Self::from_name(kind)
     }
 
+    /// A ConfigMap for a Secret and back: what a reference of one kind may have meant.
+    pub fn other(self) -> Option<SourceKind> {
+        match self {
+            SourceKind::ConfigMap => Some(SourceKind::Secret),
+            SourceKind::Secret => Some(SourceKind::ConfigMap),
+            SourceKind::SecretProviderClass => None,
+        }
+    }
+
     /// ConfigMap or Secret by name: the kinds a user's reference entry may name.
     pub fn from_name(kind: &str) -> Option<SourceKind> {
         match kind {

@@ -10,11 +10,11 @@ use std::fmt::{self, Display, Write as _};
 
 use crate::catalog::annotations::{BASE_NAME, DATA_REFS, NAME_SUFFIX};
 use crate::config::ConfigError;
+use crate::data_refs::WHOLE_OBJECT_KEY;
 use crate::hashing::ContentError;
 use crate::krm::{KrmResult, ResourceId, Severity};
 use crate::references::SourceKind;
 pub use crate::resolution::Status;
-use crate::stamp::WHOLE_OBJECT_KEY;
 use crate::yaml::EditError;
 
 /// The object that makes a source, as a finding names it: `SealedSecret db`.
@@ -433,7 +433,7 @@ impl Finding {
                 f,
                 "{id}: not stamped: the hashed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or remove {NAME_SUFFIX}",
                 new_name.len(),
-                crate::stamp::JOB_NAME_MAX
+                crate::suffix::JOB_NAME_MAX
             ),
             JobRenamed { base } => write!(
                 f,

@@ -4,29 +4,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::catalog::{Catalog, Form};
 use crate::krm::ResourceId;
 use crate::references::{Keys, SourceKind};
-use crate::resolution::SourceIndex;
-use crate::stamp::Resolution;
-use crate::suffix::{self, Renames};
+use crate::resolution::{Resolution, Resolved};
 use crate::yaml::scalar::double_quoted;
-use crate::yaml::{NodeId, Tree};
 
-pub use crate::resolution::Status;
-
-/// How the referrer depends on the object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Via {
-    /// The pod template reads it: it is hashed.
-    Pod,
-    /// A field names it (a Secret of an Ingress, a user-declared reference): renaming
-    /// rewrites it, nothing is hashed.
-    Name,
-    /// A workload annotation names it (`config-hash.dev/extra-secrets`, Reloader's and
-    /// wave's lists): the app reads it through the API; it is hashed.
-    Extra,
-}
+pub use crate::resolution::{Status, Via};
 
 /// One referrer -> object dependency.
 #[derive(Debug, Clone)]
@@ -52,12 +35,38 @@ pub struct Edge {
     pub runtime: bool,
 }
 
-/// A workload's edges, one per object, from how stamping resolved its references.
-pub fn pod_edges(id: &ResourceId, resolutions: &[Resolution]) -> Vec<Edge> {
-    let mut edges: BTreeMap<(SourceKind, &Option<String>, &str, bool), Edge> = BTreeMap::new();
-    for r in resolutions {
+/// The edges of a resolution, item by item: a workload's, one per object it reads, then
+/// one per name reference.
+pub fn edges(resolution: &Resolution) -> Vec<Edge> {
+    let mut out = Vec::new();
+    for item in &resolution.items {
+        if let Some(w) = &item.workload {
+            out.extend(pod_edges(&item.id, &w.references));
+        }
+        out.extend(item.names.iter().map(|r| Edge {
+            workload: item.id.clone(),
+            kind: r.kind,
+            name: r.name.clone(),
+            namespace: r.namespace.clone(),
+            keys: None,
+            missing_keys: BTreeSet::new(),
+            status: r.status.clone(),
+            fields: vec![r.field.clone()],
+            via: r.via,
+            producer: r.producer.clone(),
+            runtime: r.runtime,
+        }));
+    }
+    out
+}
+
+/// A workload's edges, one per object (and way of reading it), from how its references
+/// resolved.
+fn pod_edges(id: &ResourceId, resolved: &[Resolved]) -> Vec<Edge> {
+    let mut edges: BTreeMap<(SourceKind, &Option<String>, &str, Via), Edge> = BTreeMap::new();
+    for r in resolved {
         let edge = edges
-            .entry((r.kind, &r.namespace, r.name.as_str(), r.extra))
+            .entry((r.kind, &r.namespace, r.name.as_str(), r.via))
             .or_insert_with(|| Edge {
                 workload: id.clone(),
                 kind: r.kind,
@@ -67,7 +76,7 @@ pub fn pod_edges(id: &ResourceId, resolutions: &[Resolution]) -> Vec<Edge> {
                 missing_keys: BTreeSet::new(),
                 status: Status::OptionalAbsent,
                 fields: Vec::new(),
-                via: if r.extra { Via::Extra } else { Via::Pod },
+                via: r.via,
                 producer: r.producer.clone(),
                 runtime: r.runtime,
             });
@@ -87,48 +96,6 @@ pub fn pod_edges(id: &ResourceId, resolutions: &[Resolution]) -> Vec<Edge> {
         edge.missing_keys.extend(r.missing_keys.iter().cloned());
     }
     edges.into_values().collect()
-}
-
-/// The name references of one object outside pod specs, resolved like stamping does.
-pub fn name_edges(
-    tree: &Tree<'_>,
-    item: NodeId,
-    id: &ResourceId,
-    catalog: &Catalog,
-    renames: &Renames,
-    index: &SourceIndex,
-) -> Vec<Edge> {
-    let mut out = Vec::new();
-    for r in suffix::site_refs(tree, item, id, catalog) {
-        let Some(text) = tree.str(r.node) else {
-            continue;
-        };
-        let (namespace, name) = match (r.form, text.split_once('/')) {
-            (Form::MaybeNamespaced, Some((ns, n))) => (Some(ns.to_string()), n),
-            _ => (r.namespace.clone(), text),
-        };
-        let name = renames
-            .final_name(r.kind, &namespace, name)
-            .unwrap_or(name)
-            .to_string();
-        let source = index.get(&(r.kind, namespace.clone(), name.clone()));
-        let status = Status::of(source, false);
-        let (producer, runtime) = source.map_or((None, false), |s| s.made_by(r.kind));
-        out.push(Edge {
-            workload: id.clone(),
-            kind: r.kind,
-            name,
-            namespace,
-            keys: None,
-            missing_keys: BTreeSet::new(),
-            status,
-            fields: vec![r.field],
-            via: Via::Name,
-            producer,
-            runtime,
-        });
-    }
-    out
 }
 
 /// `ConfigMap ns/name`: the object lives in the workload's namespace.

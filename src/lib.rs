@@ -8,6 +8,7 @@
 pub mod catalog;
 pub mod chunks;
 pub mod config;
+pub mod data_refs;
 pub mod findings;
 pub mod graph;
 pub mod hashing;
@@ -99,10 +100,15 @@ pub fn prepare_with_edits<'a>(
     prepare_for(input, invocation, pipeline::Want::Edits)
 }
 
-/// The dependency graph of a ResourceList or manifest stream: the same resolution of
-/// every reference that stamping uses, under the same configuration.
+/// The resolution of a ResourceList or manifest stream: what each workload reads and
+/// every name reference, exactly as stamping resolves them under the same invocation.
+pub fn resolve(input: &str, invocation: &Invocation) -> Result<resolution::Resolution, InputError> {
+    prepare_for(input, invocation, pipeline::Want::Resolution).map(|p| p.resolution)
+}
+
+/// The dependency graph of a ResourceList or manifest stream: a view of [`resolve`].
 pub fn graph(input: &str, invocation: &Invocation) -> Result<Vec<graph::Edge>, InputError> {
-    prepare_for(input, invocation, pipeline::Want::Edges).map(|p| p.edges)
+    resolve(input, invocation).map(|r| graph::edges(&r))
 }
 
 /// The one entry to the pipeline: refuses what YAML refuses, and reads lone CR line
@@ -197,7 +203,7 @@ pub(crate) fn conclude<'a>(
         resource_list,
         exit_code,
         coarser: Vec::new(),
-        edges: Vec::new(),
+        resolution: resolution::Resolution::default(),
     }
 }
 
@@ -219,8 +225,8 @@ pub struct Prepared<'a> {
     pub exit_code: i32,
     /// Why some chunks were bigger than one item (`--debug`).
     pub coarser: Vec<Coarser>,
-    /// `graph`'s edges, when asked for.
-    pub edges: Vec<graph::Edge>,
+    /// The resolution, when asked for ([`resolve`]).
+    pub resolution: resolution::Resolution,
 }
 
 impl Prepared<'_> {
@@ -254,7 +260,7 @@ impl Prepared<'_> {
             resource_list: self.resource_list,
             exit_code: self.exit_code,
             coarser: self.coarser,
-            edges: self.edges,
+            resolution: self.resolution,
         }
     }
 

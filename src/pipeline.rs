@@ -11,11 +11,12 @@ use crate::catalog::Catalog;
 use crate::chunks::{self, Chunk, Coarser, Frame as Frame_, Shape, Split};
 use crate::config::Config;
 use crate::findings::Finding;
-use crate::graph::{self, Edge};
 use crate::invocation::{InputConfig, Invocation, is_package_kptfile};
 use crate::krm::{self, InputError, KrmResult, ResourceId, ResourceList, is_local_config};
 use crate::references::SourceKind;
-use crate::resolution::{SourceEntry, SourceIndex, SourceKey};
+use crate::resolution::{
+    self, ItemResolution, Resolution, Resolved, Resolver, SourceEntry, SourceIndex, SourceKey,
+};
 use crate::stamp::{self, ItemOutcome};
 use crate::suffix::{self, Decision, RenameId, Renames, Renaming};
 use crate::yaml::tree::InputStyle;
@@ -44,8 +45,8 @@ pub(crate) enum Want {
     Stale,
     /// A copy of the item edits too, and the stale list.
     Edits,
-    /// `graph`'s edges too.
-    Edges,
+    /// The resolution too (`graph` and other views).
+    Resolution,
 }
 
 /// Runs the function.
@@ -127,8 +128,8 @@ struct ItemReport {
     /// Boxed: most items of a large input are not workloads, and the report of each
     /// is kept until the conclusion.
     stamp: Option<Box<ItemOutcome>>,
-    /// Name references outside pod specs, for `graph`.
-    names: Vec<Edge>,
+    /// Name references outside pod specs, for views.
+    names: Vec<Resolved>,
 }
 
 impl ItemReport {
@@ -149,7 +150,8 @@ const BATCH: usize = 512;
 
 /// The item reports of pass 2, folded in input order as they arrive.
 struct Gathered {
-    want_edges: bool,
+    /// Views asked for the resolution.
+    resolution: Option<Resolution>,
     rename_errors: Vec<KrmResult>,
     mentions: Vec<KrmResult>,
     /// References per renamed object: two objects of one name in two namespaces may get
@@ -158,20 +160,18 @@ struct Gathered {
     item_edits: Splices,
     stale: Vec<ResourceId>,
     stamping: stamp::Finish,
-    edges: Vec<Edge>,
 }
 
 impl Gathered {
-    fn new(renamed: usize, want_edges: bool, stamping: stamp::Finish) -> Self {
+    fn new(renamed: usize, want_resolution: bool, stamping: stamp::Finish) -> Self {
         Gathered {
-            want_edges,
+            resolution: want_resolution.then(Resolution::default),
             rename_errors: Vec::new(),
             mentions: Vec::new(),
             pointed: vec![0; renamed],
             item_edits: Splices::new(),
             stale: Vec::new(),
             stamping,
-            edges: Vec::new(),
         }
     }
 
@@ -188,17 +188,23 @@ impl Gathered {
         if edited {
             r.splices.append_to(&mut self.item_edits);
         }
+        let mut workload = None;
+        let mut renamed = None;
         if let Some(mut o) = r.stamp.take() {
-            if self.want_edges {
-                // Under the name it has in the output, as the results say.
-                if let Some(id) = o.renamed.as_ref().or(id.as_ref()) {
-                    self.edges.extend(graph::pod_edges(id, &o.resolutions));
-                }
-            }
-            o.resolutions = Vec::new();
+            workload = o.resolution.take();
+            renamed = o.renamed.take();
             self.stamping.add(*o);
         }
-        self.edges.append(&mut r.names);
+        if let (Some(resolution), Some(id)) = (&mut self.resolution, &id) {
+            if workload.is_some() || !r.names.is_empty() {
+                // Under the name it has in the output, as the results say.
+                resolution.items.push(ItemResolution {
+                    id: renamed.unwrap_or_else(|| id.clone()),
+                    workload,
+                    names: std::mem::take(&mut r.names),
+                });
+            }
+        }
         if edited {
             self.stale.extend(id);
         }
@@ -214,7 +220,8 @@ struct Shared<'c> {
     /// Objects being renamed: (kind, namespace, name) -> base and new name, borrowed
     /// from the list of renames rather than copied (a large input renames thousands).
     renamed: HashMap<(SourceKind, Option<&'c str>, &'c str), &'c Renaming>,
-    edges: bool,
+    /// Keep the resolution for views.
+    record: bool,
     /// Report each item's id (for the stale list and the edges).
     ids: bool,
 }
@@ -346,7 +353,7 @@ fn attempt<'a>(
     want: Want,
     split: Split,
 ) -> Result<Prepared<'a>, Stop> {
-    let want_edges = want == Want::Edges;
+    let want_resolution = want == Want::Resolution;
     let style = InputStyle::of(body);
     let coarser = split.coarser.clone();
     let skeleton = match split.frame {
@@ -392,7 +399,7 @@ fn attempt<'a>(
     catalog.extend(&config.catalog);
 
     // Pass 1: the sources' content and rename decisions.
-    let mut pass1: Vec<Pass1> = split
+    let pass1: Vec<Pass1> = split
         .chunks
         .par_iter()
         .map(|chunk| {
@@ -407,69 +414,19 @@ fn attempt<'a>(
         .collect::<Result<_, Stop>>()?;
 
     // Between the passes: renames, then the index under final names.
-    let mut renames = Renames::default();
-    let mut rename_results = Vec::new();
-    for p in &mut pass1 {
-        if let Pass1::Parsed { lookalikes, .. } = p {
-            rename_results.append(lookalikes);
-        }
-    }
-    let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
-    let mut generated = 0usize;
-    for p in &mut pass1 {
-        let Pass1::Parsed { sources, .. } = p else {
-            continue;
-        };
-        for s in sources {
-            let id = &s.entry.id;
-            // Taken, not copied: nothing after this reads a decision.
-            match std::mem::replace(&mut s.decision, Decision::Keep) {
-                Decision::Keep => {}
-                Decision::Generated => generated += 1,
-                Decision::Refused(r) => rename_results.push(*r),
-                Decision::Rename(r) => {
-                    renames.add(s.kind, &id.namespace, &id.name, &r.base, &r.new_name);
-                    renamed_list.push(((s.kind, id.namespace.clone(), id.name.clone()), *r));
-                }
-            }
-        }
-    }
-    // Existing objects matter only to renaming (never taken for an earlier suffixed name).
-    if !renames.is_empty() {
-        for p in &pass1 {
-            if let Pass1::Parsed { sources, .. } = p {
-                for s in sources {
-                    renames.add_existing(s.kind, &s.entry.id.namespace, &s.entry.id.name);
-                }
-            }
-        }
-    }
+    let Indexed {
+        renames,
+        renamed_list,
+        mut index,
+        mut results,
+        duplicates,
+        generated,
+        busy,
+    } = index_sources(pass1);
     let renamed: HashMap<(SourceKind, Option<&str>, &str), &Renaming> = renamed_list
         .iter()
         .map(|((kind, ns, name), r)| ((*kind, ns.as_deref(), name.as_str()), r))
         .collect();
-    let mut index = SourceIndex::default();
-    let mut early = Vec::new();
-    let mut busy = Vec::with_capacity(pass1.len());
-    for p in pass1 {
-        busy.push(p.busy());
-        match p {
-            Pass1::Unparsed => {}
-            Pass1::Parsed { sources, .. } => {
-                for s in sources {
-                    let id = &s.entry.id;
-                    let name = renames
-                        .final_name(s.kind, &id.namespace, &id.name)
-                        .unwrap_or(&id.name)
-                        .to_string();
-                    let key = (s.kind, id.namespace.clone(), name);
-                    if let Err(dup) = index.insert(key, s.entry) {
-                        early.push(*dup);
-                    }
-                }
-            }
-        }
-    }
 
     // Pass 2: every chunk that has work, against the complete index.
     let shared = Shared {
@@ -478,19 +435,19 @@ fn attempt<'a>(
         renames: &renames,
         index: &index,
         renamed,
-        edges: want_edges,
+        record: want_resolution,
         ids: want != Want::Output,
     };
     let everything = !renames.is_empty();
-    let stamping = stamp::Finish::new(early, index.unreadable());
-    let mut gathered = Gathered::new(renames.len(), want_edges, stamping);
+    let stamping = stamp::Finish::new(duplicates, index.unreadable());
+    let mut gathered = Gathered::new(renames.len(), want_resolution, stamping);
     // In batches of chunks, each batch's reports gathered before the next starts.
     for (chunks, busy) in split.chunks.chunks(BATCH).zip(busy.chunks(BATCH)) {
         let reports: Vec<Vec<ItemReport>> = chunks
             .par_iter()
             .zip(busy.par_iter())
             .map(|(chunk, &busy)| {
-                if !busy && !everything && !want_edges {
+                if !busy && !everything && !want_resolution {
                     return Ok(Vec::new());
                 }
                 frame.with_chunk(body, chunk, style, |tree, items| {
@@ -513,10 +470,9 @@ fn attempt<'a>(
         item_edits,
         stale,
         stamping,
-        edges,
+        resolution,
         ..
     } = gathered;
-    let mut results = rename_results;
     results.extend(rename_errors);
     results.extend(mentions);
     // What the results need of the index is taken out of it, and the rest dropped, as
@@ -548,7 +504,7 @@ fn attempt<'a>(
     );
     Ok(Prepared {
         coarser,
-        edges,
+        resolution: resolution.unwrap_or_default(),
         ..prepared
     })
 }
@@ -576,6 +532,96 @@ fn finish_with_config_errors<'a>(
     Prepared {
         coarser,
         ..prepared
+    }
+}
+
+/// What the passes share once pass 1 is done.
+struct Indexed {
+    renames: Renames,
+    /// The objects renamed, by their key in the input, in input order.
+    renamed_list: Vec<(SourceKey, Renaming)>,
+    /// Every source under its final name.
+    index: SourceIndex,
+    /// The first results: configuration look-alikes, then renames refused.
+    results: Vec<KrmResult>,
+    /// Sources that appear more than once.
+    duplicates: Vec<KrmResult>,
+    /// Objects kustomize's generators made, which keep their names here.
+    generated: usize,
+    /// Per chunk: pass 2 has work there even without renames.
+    busy: Vec<bool>,
+}
+
+/// Between the passes: decides the renames, then indexes every source under its final
+/// name.
+fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
+    let mut renames = Renames::default();
+    let mut results = Vec::new();
+    for p in &mut pass1 {
+        if let Pass1::Parsed { lookalikes, .. } = p {
+            results.append(lookalikes);
+        }
+    }
+    let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
+    let mut generated = 0usize;
+    for p in &mut pass1 {
+        let Pass1::Parsed { sources, .. } = p else {
+            continue;
+        };
+        for s in sources {
+            let id = &s.entry.id;
+            // Taken, not copied: nothing after this reads a decision.
+            match std::mem::replace(&mut s.decision, Decision::Keep) {
+                Decision::Keep => {}
+                Decision::Generated => generated += 1,
+                Decision::Refused(r) => results.push(*r),
+                Decision::Rename(r) => {
+                    renames.add(s.kind, &id.namespace, &id.name, &r.base, &r.new_name);
+                    renamed_list.push(((s.kind, id.namespace.clone(), id.name.clone()), *r));
+                }
+            }
+        }
+    }
+    // Existing objects matter only to renaming (never taken for an earlier suffixed name).
+    if !renames.is_empty() {
+        for p in &pass1 {
+            if let Pass1::Parsed { sources, .. } = p {
+                for s in sources {
+                    renames.add_existing(s.kind, &s.entry.id.namespace, &s.entry.id.name);
+                }
+            }
+        }
+    }
+    let mut index = SourceIndex::default();
+    let mut duplicates = Vec::new();
+    let mut busy = Vec::with_capacity(pass1.len());
+    for p in pass1 {
+        busy.push(p.busy());
+        match p {
+            Pass1::Unparsed => {}
+            Pass1::Parsed { sources, .. } => {
+                for s in sources {
+                    let id = &s.entry.id;
+                    let name = renames
+                        .final_name(s.kind, &id.namespace, &id.name)
+                        .unwrap_or(&id.name)
+                        .to_string();
+                    let key = (s.kind, id.namespace.clone(), name);
+                    if let Err(dup) = index.insert(key, s.entry) {
+                        duplicates.push(*dup);
+                    }
+                }
+            }
+        }
+    }
+    Indexed {
+        renames,
+        renamed_list,
+        index,
+        results,
+        duplicates,
+        generated,
+        busy,
     }
 }
 
@@ -792,16 +838,19 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
             );
         }
     }
-    if shared.edges && catalog.has_name_sites(&id.api_version, &id.kind) {
-        report.names = graph::name_edges(tree, item, &id, catalog, shared.renames, shared.index);
+    let resolver = Resolver {
+        index: shared.index,
+        renames: shared.renames,
+    };
+    if shared.record && catalog.has_name_sites(&id.api_version, &id.kind) {
+        report.names = resolution::resolve_names(tree, item, &id, catalog, resolver);
     }
     if let Some(kind) = catalog.workload(&id.api_version, &id.kind) {
-        let ctx = stamp::Context {
+        let ctx = resolution::Context {
             config: shared.config,
             catalog,
-            renames: shared.renames,
-            index: shared.index,
-            resolutions: shared.edges,
+            resolver,
+            record: shared.record,
         };
         if let Some(mut o) = stamp::stamp_item(tree, item, &id, kind, &ctx) {
             // A stamp that replaces a whole reference (`__data` becoming a value) makes
@@ -1040,7 +1089,9 @@ items:
         assert!(out.resource_list);
         assert!(out.item_edits.is_empty());
         assert!(
-            out.results[0].message().contains("\"sideways\" is not accepted"),
+            out.results[0]
+                .message()
+                .contains("\"sideways\" is not accepted"),
             "{:?}",
             out.results
         );

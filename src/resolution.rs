@@ -2,12 +2,16 @@
 //! in the output, and what a reference to one finds there. Stamping, `--check` and
 //! `graph` all read this one value, so none of them works out a status of its own.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
-use crate::findings::Finding;
+use crate::catalog::{Catalog, Form, WorkloadKind, annotations};
+use crate::config::{Config, Granularity, OnMissing};
+use crate::data_refs::DataRefs;
+use crate::findings::{Finding, MadeBy, Missing};
 use crate::hashing::{self, Content, ContentError};
-use crate::krm::{KrmResult, ResourceId, flag};
-use crate::references::SourceKind;
+use crate::krm::{KrmResult, ResourceId, Severity, flag};
+use crate::references::{self, Keys, SourceKind};
+use crate::suffix::Renames;
 use crate::yaml::{NodeId, Tree};
 
 /// Kind, namespace and name of a source.
@@ -172,4 +176,497 @@ impl Status {
             None => Status::Missing,
         }
     }
+}
+
+/// How the referrer depends on the object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Via {
+    /// The pod template reads it: it is hashed.
+    Pod,
+    /// A field names it (a Secret of an Ingress, a user-declared reference): renaming
+    /// rewrites it, nothing is hashed.
+    Name,
+    /// A workload annotation names it (`config-hash.dev/extra-secrets`, Reloader's and
+    /// wave's lists): the app reads it through the API; it is hashed.
+    Extra,
+}
+
+/// A result of one workload, or a mark where an unreadable source it references must be
+/// reported (once for the whole input, at its first use).
+#[derive(Debug)]
+pub enum Note {
+    Result(KrmResult),
+    SourceError(SourceKey),
+}
+
+/// Where names resolve: the sources under their final names, and the renames that map
+/// the names references use (base names, earlier suffixed names) to those.
+#[derive(Clone, Copy)]
+pub struct Resolver<'r> {
+    pub index: &'r SourceIndex,
+    pub renames: &'r Renames,
+}
+
+/// What a name resolved to.
+pub struct Found<'r> {
+    /// The name after renaming.
+    pub name: String,
+    pub namespace: Option<String>,
+    pub entry: Option<&'r SourceEntry>,
+}
+
+impl Found<'_> {
+    pub fn key(&self, kind: SourceKind) -> SourceKey {
+        (kind, self.namespace.clone(), self.name.clone())
+    }
+}
+
+impl<'r> Resolver<'r> {
+    /// The object of this kind that `name` names in `namespace`.
+    pub fn find(&self, kind: SourceKind, namespace: &Option<String>, name: &str) -> Found<'r> {
+        let name = self
+            .renames
+            .final_name(kind, namespace, name)
+            .unwrap_or(name)
+            .to_string();
+        let entry = self.index.get(&(kind, namespace.clone(), name.clone()));
+        Found {
+            name,
+            namespace: namespace.clone(),
+            entry,
+        }
+    }
+
+    /// For a reference that finds nothing: an object of the other kind under that name,
+    /// which such a reference cannot read (a `configMapKeyRef` naming a Secret).
+    pub fn other_kind(
+        &self,
+        kind: SourceKind,
+        namespace: &Option<String>,
+        name: &str,
+    ) -> Option<(SourceKind, Option<MadeBy>)> {
+        let other = kind.other()?;
+        let found = self
+            .index
+            .get(&(other, namespace.clone(), name.to_string()))?;
+        let by = found.producer.as_ref().map(|p| MadeBy {
+            kind: p.id.kind.clone(),
+            name: p.id.name.clone(),
+        });
+        Some((other, by))
+    }
+}
+
+/// How one reference resolved: what `graph` shows, and what stamping hashes and
+/// reports.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub kind: SourceKind,
+    /// The name after renaming.
+    pub name: String,
+    /// The namespace it is looked up in.
+    pub namespace: Option<String>,
+    /// The field that holds the reference, as it reads in the output.
+    pub field: String,
+    pub keys: Keys,
+    pub optional: bool,
+    pub status: Status,
+    /// Keys it names that the object does not have (non-optional references only).
+    pub missing_keys: Vec<String>,
+    pub via: Via,
+    /// Who makes the object, when not itself (see [`SourceEntry::made_by`]).
+    pub producer: Option<ResourceId>,
+    pub runtime: bool,
+}
+
+/// One source as a workload's hash covers it: every key its references let the pod see.
+#[derive(Debug, Clone)]
+pub struct Read {
+    pub kind: SourceKind,
+    /// As hashed and reported: `namespace/name` for another namespace's object.
+    pub shown: String,
+    /// Where it is looked up: its namespace and final name.
+    pub namespace: Option<String>,
+    pub name: String,
+    /// `Keys::All` under `granularity: object`, or when a reference sees every key.
+    pub keys: Keys,
+    /// It is in the input (an absent one is hashed as absent).
+    pub present: bool,
+}
+
+impl Read {
+    pub fn key(&self) -> SourceKey {
+        (self.kind, self.namespace.clone(), self.name.clone())
+    }
+}
+
+/// What a workload's pod template reads, as resolved: the one record stamping hashes and
+/// every view (`graph`, `--check`) shows.
+#[derive(Debug, Default)]
+pub struct WorkloadResolution {
+    /// Every reference in order: whole-object (`__data`) ones, the pod spec's, then the
+    /// annotations'.
+    pub references: Vec<Resolved>,
+    /// Per source, sorted by kind and name as hashed: what the hash covers.
+    pub reads: Vec<Read>,
+    /// Findings made while resolving (missing objects and keys, unreadable names).
+    pub notes: Vec<Note>,
+    /// Non-optional references to objects or keys that are not there, reported.
+    pub missing: usize,
+    /// A reference could not be resolved (a name that is not a string, a source whose
+    /// content cannot be read): the workload cannot be stamped.
+    pub failed: bool,
+    /// Keep `references` (see [`Context::record`]).
+    keep: bool,
+}
+
+/// A workload's pod template: the mapping that holds `metadata` and `spec`, and its spec.
+#[derive(Debug, Clone, Copy)]
+pub struct PodTemplate {
+    pub template: NodeId,
+    pub spec: NodeId,
+}
+
+impl PodTemplate {
+    /// The pod template where the catalog row says it is, when it is a mapping with a
+    /// `spec` mapping.
+    pub fn of(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind) -> Option<PodTemplate> {
+        let path: Vec<&str> = kind.template.iter().map(String::as_str).collect();
+        let template = tree.get_path(item, &path)?;
+        let spec = tree.get(template, "spec")?;
+        (tree.is_map(template) && tree.is_map(spec)).then_some(PodTemplate { template, spec })
+    }
+}
+
+/// What resolving a workload needs besides the workload.
+pub struct Context<'c> {
+    pub config: &'c Config,
+    pub catalog: &'c Catalog,
+    pub resolver: Resolver<'c>,
+    /// Keep every reference as resolved (for `graph` and other views); stamping needs
+    /// only the reads.
+    pub record: bool,
+}
+
+/// Resolves every reference of a workload's pod template: the `__data` env vars (whose
+/// objects it resolves in `data`), the pod spec's references, and the annotations that
+/// list extra dependencies. Field paths are worded as they read in the output
+/// (`output_field`: where env mode inserts the hash ahead of them).
+#[allow(clippy::too_many_arguments)]
+pub fn resolve_workload(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    kind: &WorkloadKind,
+    pod: PodTemplate,
+    ctx: &Context<'_>,
+    data: &mut DataRefs,
+    output_field: &dyn Fn(&str) -> Option<String>,
+) -> WorkloadResolution {
+    let (config, catalog, resolver) = (ctx.config, ctx.catalog, ctx.resolver);
+    let mut out = WorkloadResolution {
+        keep: ctx.record,
+        ..WorkloadResolution::default()
+    };
+    let spec_path = kind.spec_field();
+    let mut refs = references::find(tree, pod.spec, &spec_path, &catalog.pod_sites);
+    // Reloader annotations config-hash wrote itself are its output, not dependencies.
+    let ours = reloader_keys_written(tree, item);
+    let sites: Vec<_> = catalog
+        .annotation_sites
+        .iter()
+        .filter(|s| !ours.contains(&s.key))
+        .copied()
+        .collect();
+    let (extra, regexes) = references::find_annotations(tree, item, &sites);
+    refs.extend(extra);
+    for r in regexes {
+        out.notes.push(Note::Result(
+            KrmResult::new(Finding::RegexEntry {
+                field: r.field.clone(),
+                entry: r.entry.to_string(),
+                tool: r.site.tool,
+                kind: r.site.kind,
+            })
+            .about(tree, item)
+            .at_field(r.field),
+        ));
+    }
+    let unreadable = references::unreadable_names(tree, pod.spec, &spec_path, &catalog.pod_sites);
+    if !unreadable.is_empty() {
+        out.failed = true;
+        for field in unreadable {
+            out.notes.push(Note::Result(
+                KrmResult::new(Finding::NameNotString {
+                    field: field.clone(),
+                })
+                .about(tree, item)
+                .at_field(field),
+            ));
+        }
+        return out;
+    }
+
+    // The `__data` convention: env vars that receive the hash of a whole object, found
+    // under the kind the reference names, else the other kind of that name.
+    let mut reads: BTreeMap<(SourceKind, String), Read> = BTreeMap::new();
+    for d in &mut data.refs {
+        let found = [Some(d.named), d.named.other()]
+            .into_iter()
+            .flatten()
+            .map(|k| (k, resolver.find(k, &id.namespace, &d.name)))
+            .find(|(_, f)| f.entry.is_some());
+        let Some((kind, found)) = found else {
+            if d.value_from.is_none() {
+                let name = resolver.find(d.named, &id.namespace, &d.name).name;
+                out.notes.push(Note::Result(
+                    KrmResult::new(Finding::WholeObjectGone {
+                        var: d.var.clone(),
+                        container: d.container.clone(),
+                        kind: d.named,
+                        name,
+                    })
+                    .about(tree, item)
+                    .at_field(d.container_field.clone()),
+                ));
+            }
+            continue;
+        };
+        let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(kind));
+        reads.insert(
+            (kind, found.name.clone()),
+            Read {
+                kind,
+                shown: found.name.clone(),
+                namespace: id.namespace.clone(),
+                name: found.name.clone(),
+                keys: Keys::All,
+                present: true,
+            },
+        );
+        out.record(|| Resolved {
+            kind,
+            name: found.name.clone(),
+            namespace: id.namespace.clone(),
+            field: d.field.clone(),
+            keys: Keys::All,
+            optional: false,
+            status: Status::Found,
+            missing_keys: Vec::new(),
+            via: Via::Pod,
+            producer,
+            runtime,
+        });
+        out.notes.push(Note::Result(
+            KrmResult::new(Finding::WholeObject {
+                var: d.var.clone(),
+                container: d.container.clone(),
+                kind,
+                name: found.name.clone(),
+            })
+            .about(tree, item)
+            .at_field(d.container_field.clone()),
+        ));
+        d.resolved = Some((kind, found.name));
+    }
+    let handled: Vec<NodeId> = data
+        .refs
+        .iter()
+        .filter(|d| d.resolved.is_some())
+        .filter_map(|d| d.name_node)
+        .collect();
+    refs.retain(|r| !handled.contains(&r.name_node));
+
+    for r in &refs {
+        // Results describe the output: a reference after an inserted env hash moved down.
+        let field = output_field(&r.field).unwrap_or_else(|| r.field.clone());
+        let namespace = r.namespace.clone().or_else(|| id.namespace.clone());
+        let found = resolver.find(r.kind, &namespace, &r.name);
+        // Another namespace's object is hashed under `namespace/name`, which no name in
+        // the workload's own namespace can equal.
+        let shown = match &r.namespace {
+            Some(ns) if r.namespace != id.namespace => format!("{ns}/{}", found.name),
+            _ => found.name.clone(),
+        };
+        let status = Status::of(found.entry, r.optional);
+        let content = found.entry.map(|s| &s.content);
+        let missing_keys: Vec<String> = match (content, &r.keys, r.optional, &status) {
+            (Some(Ok(content)), Keys::Some(ks), false, Status::Found) => ks
+                .iter()
+                .filter(|k| !content.open && !content.entries.contains_key(k))
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
+        };
+        let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));
+        out.record(|| Resolved {
+            kind: r.kind,
+            name: found.name.clone(),
+            namespace: namespace.clone(),
+            field: field.clone(),
+            keys: r.keys.clone(),
+            optional: r.optional,
+            status: status.clone(),
+            missing_keys: missing_keys.clone(),
+            via: if r.extra { Via::Extra } else { Via::Pod },
+            producer,
+            runtime,
+        });
+        if status == Status::Ignored {
+            continue;
+        }
+        let missing = |key: Option<&str>, other| Missing {
+            kind: r.kind,
+            name: match key {
+                Some(_) => found.name.clone(),
+                None => shown.clone(),
+            },
+            key: key.map(str::to_string),
+            other,
+            container: r.container.clone(),
+            field: field.clone(),
+            extra: r.extra,
+        };
+        match content {
+            Some(Ok(_)) => {
+                for k in &missing_keys {
+                    out.report_missing(tree, item, missing(Some(k), None), config);
+                }
+            }
+            Some(Err(_)) => {
+                out.failed = true;
+                out.notes.push(Note::SourceError(found.key(r.kind)));
+            }
+            // Made at install time, as the configuration declares: expected to be
+            // missing here.
+            None if config
+                .install_time
+                .iter()
+                .any(|d| d.matches(r.kind, namespace.as_deref(), &found.name)) => {}
+            None if !r.optional => {
+                let other = resolver.other_kind(r.kind, &namespace, &found.name);
+                out.report_missing(tree, item, missing(None, other), config);
+            }
+            None => {}
+        }
+        let read = reads.entry((r.kind, shown.clone())).or_insert(Read {
+            kind: r.kind,
+            shown,
+            namespace,
+            name: found.name,
+            keys: Keys::Some(Vec::new()),
+            present: found.entry.is_some(),
+        });
+        match (&mut read.keys, config.granularity, &r.keys) {
+            (Keys::All, _, _) => {}
+            (_, Granularity::Object, _) | (_, _, Keys::All) => read.keys = Keys::All,
+            (Keys::Some(set), Granularity::Key, Keys::Some(ks)) => set.extend(ks.iter().cloned()),
+        }
+    }
+    out.reads = reads
+        .into_values()
+        .map(|mut r| {
+            if let Keys::Some(ks) = &mut r.keys {
+                ks.sort();
+                ks.dedup();
+            }
+            r
+        })
+        .collect();
+    out
+}
+
+impl WorkloadResolution {
+    /// Keeps a reference as resolved, when views asked for them (made only then: a
+    /// large input resolves many references that stamping alone does not keep).
+    fn record(&mut self, r: impl FnOnce() -> Resolved) {
+        if self.keep {
+            self.references.push(r());
+        }
+    }
+
+    /// Reports a missing object or key under its final name (after any rename), so that
+    /// a second run on the output words it the same.
+    fn report_missing(&mut self, tree: &Tree<'_>, item: NodeId, missing: Missing, config: &Config) {
+        let severity = match config.on_missing {
+            OnMissing::Ignore => return,
+            OnMissing::Warn => Severity::Warning,
+            OnMissing::Error => Severity::Error,
+        };
+        let field = missing.field.clone();
+        self.notes.push(Note::Result(
+            KrmResult::new(Finding::Missing(Box::new(missing)))
+                .with_severity(severity)
+                .about(tree, item)
+                .at_field(field),
+        ));
+        self.missing += 1;
+    }
+}
+
+/// The Reloader annotation keys the marker says config-hash wrote (entries trimmed, so
+/// reading and rewriting agree on what is ours): those are output, not dependencies.
+pub fn reloader_keys_written<'t>(tree: &'t Tree<'_>, item: NodeId) -> Vec<&'t str> {
+    crate::krm::annotation(tree, item, annotations::RELOADER_WRITTEN)
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|k| annotations::RELOADER_KEYS.iter().any(|(_, r)| r == k))
+        .collect()
+}
+
+/// The references of one object outside pod specs (an Ingress's TLS Secret, a Role's
+/// `resourceNames`, a user-declared field), resolved as a pod's are.
+pub fn resolve_names(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    catalog: &Catalog,
+    resolver: Resolver<'_>,
+) -> Vec<Resolved> {
+    let mut out = Vec::new();
+    for r in crate::suffix::site_refs(tree, item, id, catalog) {
+        let Some(text) = tree.str(r.node) else {
+            continue;
+        };
+        let (namespace, name) = match (r.form, text.split_once('/')) {
+            (Form::MaybeNamespaced, Some((ns, n))) => (Some(ns.to_string()), n),
+            _ => (r.namespace.clone(), text),
+        };
+        let found = resolver.find(r.kind, &namespace, name);
+        let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));
+        out.push(Resolved {
+            kind: r.kind,
+            status: Status::of(found.entry, false),
+            name: found.name,
+            namespace,
+            field: r.field,
+            keys: Keys::All,
+            optional: false,
+            missing_keys: Vec::new(),
+            via: Via::Name,
+            producer,
+            runtime,
+        });
+    }
+    out
+}
+
+/// One item as resolved, under its name in the output.
+#[derive(Debug)]
+pub struct ItemResolution {
+    pub id: ResourceId,
+    /// What its pod template reads, when it is a workload (without its findings, which
+    /// are results).
+    pub workload: Option<WorkloadResolution>,
+    /// Its references outside pod specs.
+    pub names: Vec<Resolved>,
+}
+
+/// The resolution of a whole input, item by item in input order: what each workload
+/// reads, and every name reference outside pod specs. `graph` is a view of it, as any
+/// other report on what rolls can be.
+#[derive(Debug, Default)]
+pub struct Resolution {
+    pub items: Vec<ItemResolution>,
 }

@@ -1,23 +1,23 @@
 //! The core pass: for each workload, resolve the ConfigMaps and Secrets its pod template
 //! sees, hash exactly that, and stamp the template (annotation and/or env var).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::catalog::{Catalog, Restart, WorkloadKind, annotations};
-use crate::config::RuntimeReload;
-use crate::config::{Config, Granularity, OnMissing};
-use crate::findings::{Covered, Finding, MadeBy, Missing, SpecFixed, Written};
+use crate::config::{Config, RuntimeReload};
+use crate::data_refs::{DataRefs, DataStamp};
+use crate::findings::{Covered, Finding, MadeBy, SpecFixed, Written};
 use crate::hashing::{self, Seen};
-use crate::krm::{KrmResult, ResourceId, Severity, flag, is_local_config};
-use crate::references::{self, CONTAINER_LISTS, Keys, Reference, SourceKind};
-use crate::resolution::{SourceIndex, SourceKey, Status};
-use crate::suffix::Renames;
+use crate::krm::{KrmResult, ResourceId, flag, is_local_config};
+use crate::references::{self, CONTAINER_LISTS, Keys};
+use crate::resolution::{
+    self, Context, Note, PodTemplate, Read, SourceIndex, SourceKey, WorkloadResolution,
+    reloader_keys_written,
+};
+use crate::suffix;
 use crate::yaml::edit::{column, dash_before};
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
-
-/// The key that asks for the hash of the whole object instead of one key.
-pub const WHOLE_OBJECT_KEY: &str = "__data";
 
 /// Counts for the summary result.
 #[derive(Debug, Default, Clone, Copy)]
@@ -37,22 +37,14 @@ impl Counts {
     }
 }
 
-/// A result of one workload, or a mark where an unreadable source it references must be
-/// reported (once for the whole input, at its first use).
-#[derive(Debug)]
-pub enum Note {
-    Result(KrmResult),
-    SourceError(SourceKind, Option<String>, String),
-}
-
 /// What stamping one item produced.
 #[derive(Debug, Default)]
 pub struct ItemOutcome {
     pub splices: Splices,
     pub notes: Vec<Note>,
     pub counts: Counts,
-    /// Every reference of the pod spec as resolved (when asked for).
-    pub resolutions: Vec<Resolution>,
+    /// The workload's resolution, when views asked for it.
+    pub resolution: Option<WorkloadResolution>,
     /// The workload's name in the output, when stamping gives it a hashed name (a Job).
     pub renamed: Option<ResourceId>,
 }
@@ -82,9 +74,8 @@ impl Finish {
         for note in o.notes {
             match note {
                 Note::Result(r) => self.results.push(r),
-                Note::SourceError(kind, ns, name) => {
-                    self.results
-                        .extend(self.unreadable.remove(&(kind, ns, name)));
+                Note::SourceError(key) => {
+                    self.results.extend(self.unreadable.remove(&key));
                 }
             }
         }
@@ -105,17 +96,9 @@ impl Finish {
     }
 }
 
-/// What stamping needs besides the item itself.
-pub struct Context<'c> {
-    pub config: &'c Config,
-    pub catalog: &'c Catalog,
-    pub renames: &'c Renames,
-    pub index: &'c SourceIndex,
-    /// Record every resolution (for `graph`).
-    pub resolutions: bool,
-}
-
-/// Stamps one workload (`None` when it is local-config).
+/// Stamps one workload (`None` when it is local-config): resolve what its pod template
+/// reads, hash that, write the hash, write the runtime tools' annotations, and give a
+/// Job that asks for one its hashed name.
 pub fn stamp_item(
     tree: &Tree<'_>,
     item: NodeId,
@@ -131,615 +114,89 @@ pub fn stamp_item(
         out.counts.skipped += 1;
         return Some(out);
     }
-    stamp_workload(tree, item, id, kind, ctx, &mut out);
-    Some(out)
-}
-
-/// What one pod template sees of one source.
-struct Acc {
-    /// `None`: every key.
-    keys: Option<BTreeSet<String>>,
-    present: bool,
-    /// Where it is looked up: its namespace and (final) name.
-    namespace: Option<String>,
-    name: String,
-}
-
-/// How one reference in a pod spec resolved: what `graph` shows and stamping hashes.
-#[derive(Debug, Clone)]
-pub struct Resolution {
-    pub kind: SourceKind,
-    /// The name after renaming.
-    pub name: String,
-    pub field: String,
-    pub keys: Keys,
-    pub optional: bool,
-    pub status: Status,
-    /// Keys it names that the object does not have (non-optional references only).
-    pub missing_keys: Vec<String>,
-    /// The namespace it is looked up in.
-    pub namespace: Option<String>,
-    /// Named by a workload annotation, not the pod spec.
-    pub extra: bool,
-    /// Who makes the object, when not itself (see [`SourceEntry::made_by`]).
-    pub producer: Option<ResourceId>,
-    pub runtime: bool,
-}
-
-fn stamp_workload(
-    tree: &Tree<'_>,
-    item: NodeId,
-    id: &ResourceId,
-    kind: &WorkloadKind,
-    ctx: &Context<'_>,
-    out: &mut ItemOutcome,
-) {
-    let (config, renames, index) = (ctx.config, ctx.renames, ctx.index);
-    let template_path: Vec<&str> = kind.template.iter().map(String::as_str).collect();
-    let Some((template, spec)) = tree
-        .get_path(item, &template_path)
-        .and_then(|t| Some((t, tree.get(t, "spec")?)))
-        .filter(|&(t, s)| tree.is_map(t) && tree.is_map(s))
-    else {
-        let delegate = kind.delegate.and_then(|path| {
-            let node = tree.get_path(item, path).filter(|&n| tree.is_map(n))?;
-            let field = |k: &str| tree.get(node, k).and_then(|n| tree.str(n)).unwrap_or("");
-            Some((path.join("."), field("kind"), field("name")))
-        });
-        if let Some((at, k, n)) = delegate {
-            let k = if k.is_empty() { "Deployment" } else { k };
-            out.notes.push(Note::Result(
-                KrmResult::new(Finding::Delegates {
-                    at: at.clone(),
-                    kind: k.to_string(),
-                    name: n.to_string(),
-                })
-                .about(tree, item)
-                .at_field(at),
-            ));
-            return;
-        }
-        if let Some(at) = &kind.declared_at {
-            out.notes.push(Note::Result(
-                KrmResult::new(Finding::NoTemplate {
-                    declared_at: at.to_string(),
-                    kind: kind.kind.to_string(),
-                    template: kind.template.join("/"),
-                })
-                .about(tree, item)
-                .at_field(kind.template_field()),
-            ));
-        }
-        return;
+    let Some(pod) = PodTemplate::of(tree, item, kind) else {
+        out.notes.extend(without_template(tree, item, kind));
+        return Some(out);
     };
+    let config = ctx.config;
+
+    // Resolve.
     let spec_path = kind.spec_field();
-    let mut refs = references::find(tree, spec, &spec_path, &ctx.catalog.pod_sites);
-    // Reloader annotations config-hash wrote itself are its output, not dependencies.
-    let written = flag_present(tree, item, annotations::RELOADER_WRITTEN);
-    let ours = reloader_keys_written(tree, item);
-    let sites: Vec<_> = ctx
-        .catalog
-        .annotation_sites
-        .iter()
-        .filter(|s| !ours.contains(&s.key))
-        .copied()
-        .collect();
-    let (extra, regexes) = references::find_annotations(tree, item, &sites);
-    refs.extend(extra);
-    for r in regexes {
-        out.notes.push(Note::Result(
-            KrmResult::new(Finding::RegexEntry {
-                field: r.field.clone(),
-                entry: r.entry.to_string(),
-                tool: r.site.tool,
-                kind: r.site.kind,
-            })
-            .about(tree, item)
-            .at_field(r.field),
-        ));
-    }
-    let shifted = shifted_env_lists(tree, spec, &spec_path, env_lists(kind, config), config);
-    let unreadable =
-        references::unreadable_names(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites);
-    if !unreadable.is_empty() {
-        out.counts.failed += 1;
-        for field in unreadable {
-            out.notes.push(Note::Result(
-                KrmResult::new(Finding::NameNotString {
-                    field: field.clone(),
-                })
-                .about(tree, item)
-                .at_field(field),
-            ));
-        }
-        return;
-    }
-
-    // The `__data` convention: env vars that receive the hash of a whole object.
-    let mut data = DataRefs::find(tree, spec, template, &kind.spec_field());
-    for d in &mut data.refs {
-        let ns = id.namespace.clone();
-        let name = renames
-            .final_name(d.named, &ns, &d.name)
-            .unwrap_or(&d.name)
-            .to_string();
-        let other = match d.named {
-            SourceKind::ConfigMap => SourceKind::Secret,
-            _ => SourceKind::ConfigMap,
-        };
-        let Some((kind, content)) = [d.named, other].into_iter().find_map(|k| {
-            let s = index.get(&(k, ns.clone(), name.clone()))?;
-            Some((k, s.content.as_ref().ok()))
-        }) else {
-            if d.value_from.is_none() {
-                out.notes.push(Note::Result(
-                    KrmResult::new(Finding::WholeObjectGone {
-                        var: d.var.clone(),
-                        container: d.container.clone(),
-                        kind: d.named,
-                        name,
-                    })
-                    .about(tree, item)
-                    .at_field(d.container_field.clone()),
-                ));
-            }
-            continue;
-        };
-        let one = [Seen {
-            kind,
-            name: &name,
-            content,
-            keys: &Keys::All,
-        }];
-        let hash = hashing::pod_hash(&one, config.hash_key.as_ref());
-        d.resolved = Some((kind, name, hash));
-    }
-    let handled: Vec<NodeId> = data
-        .refs
-        .iter()
-        .filter(|d| d.resolved.is_some())
-        .filter_map(|d| d.name_node)
-        .collect();
-    refs.retain(|r| !handled.contains(&r.name_node));
-
-    let mut seen: BTreeMap<(SourceKind, String), Acc> = BTreeMap::new();
-    for d in &data.refs {
-        let Some((kind, name, _)) = &d.resolved else {
-            continue;
-        };
-        seen.insert(
-            (*kind, name.clone()),
-            Acc {
-                keys: None,
-                present: true,
-                namespace: id.namespace.clone(),
-                name: name.clone(),
-            },
-        );
-        let (producer, runtime) = index
-            .get(&(*kind, id.namespace.clone(), name.clone()))
-            .map_or((None, false), |s| s.made_by(*kind));
-        if ctx.resolutions {
-            out.resolutions.push(Resolution {
-                kind: *kind,
-                name: name.clone(),
-                field: d.field.clone(),
-                keys: Keys::All,
-                optional: false,
-                status: Status::Found,
-                missing_keys: Vec::new(),
-                namespace: id.namespace.clone(),
-                extra: false,
-                producer,
-                runtime,
-            });
-        }
-        out.notes.push(Note::Result(
-            KrmResult::new(Finding::WholeObject {
-                var: d.var.clone(),
-                container: d.container.clone(),
-                kind: *kind,
-                name: name.clone(),
-            })
-            .about(tree, item)
-            .at_field(d.container_field.clone()),
-        ));
-    }
-    let mut broken = false;
-    for r in &refs {
-        // Results describe the output: a reference after an inserted env hash moved down.
-        let r_out;
-        let r = match shifted.output_field(&r.field) {
-            Some(field) => {
-                r_out = Reference { field, ..r.clone() };
-                &r_out
-            }
-            None => r,
-        };
-        let namespace = r.namespace.clone().or_else(|| id.namespace.clone());
-        let name = renames
-            .final_name(r.kind, &namespace, &r.name)
-            .unwrap_or(&r.name)
-            .to_string();
-        let key = (r.kind, namespace.clone(), name.clone());
-        // Another namespace's object is hashed under `namespace/name`, which no name
-        // in the workload's own namespace can equal.
-        let shown = match &r.namespace {
-            Some(ns) if r.namespace != id.namespace => format!("{ns}/{name}"),
-            _ => name.clone(),
-        };
-        let source = index.get(&key);
-        let mut missing_keys = Vec::new();
-        if ctx.resolutions {
-            let status = Status::of(source, r.optional);
-            if let (Some(Ok(content)), Keys::Some(ks), false, Status::Found) =
-                (source.map(|s| &s.content), &r.keys, r.optional, &status)
-            {
-                missing_keys = ks
-                    .iter()
-                    .filter(|k| !content.open && !content.entries.contains_key(k))
-                    .cloned()
-                    .collect();
-            }
-            let (producer, runtime) = source.map_or((None, false), |s| s.made_by(r.kind));
-            out.resolutions.push(Resolution {
-                producer,
-                runtime,
-                kind: r.kind,
-                name: name.clone(),
-                field: r.field.clone(),
-                keys: r.keys.clone(),
-                optional: r.optional,
-                status,
-                missing_keys,
-                namespace: namespace.clone(),
-                extra: r.extra,
-            });
-        }
-        if source.is_some_and(|s| s.ignored) {
-            continue;
-        }
-        match source.map(|s| &s.content) {
-            Some(Ok(content)) => {
-                if let Keys::Some(ks) = &r.keys {
-                    for k in ks {
-                        if !content.open && !content.entries.contains_key(k) && !r.optional {
-                            let missing = missing_of(r, &name, Some(k), None);
-                            out.counts.missing +=
-                                usize::from(report_missing(tree, item, r, missing, config, out));
-                        }
-                    }
-                }
-            }
-            Some(Err(_)) => {
-                broken = true;
-                out.notes.push(Note::SourceError(key.0, key.1, key.2));
-            }
-            None if !r.optional => {
-                let other = other_kind(index, r.kind, &namespace, &name);
-                let missing = missing_of(r, &shown, None, other);
-                out.counts.missing +=
-                    usize::from(report_missing(tree, item, r, missing, config, out));
-            }
-            None => {}
-        }
-        let acc = seen.entry((r.kind, shown)).or_insert(Acc {
-            keys: Some(BTreeSet::new()),
-            present: source.is_some(),
-            namespace,
-            name,
+    let shifted = shifted_env_lists(tree, pod.spec, &spec_path, env_lists(kind, config), config);
+    let mut data = DataRefs::find(tree, pod.spec, pod.template, &spec_path);
+    let resolution =
+        resolution::resolve_workload(tree, item, id, kind, pod, ctx, &mut data, &|field| {
+            shifted.output_field(field)
         });
-        match (&mut acc.keys, config.granularity, &r.keys) {
-            (None, _, _) => {}
-            (Some(_), Granularity::Object, _) | (Some(_), _, Keys::All) => acc.keys = None,
-            (Some(set), Granularity::Key, Keys::Some(ks)) => set.extend(ks.iter().cloned()),
-        }
-    }
-    if broken {
+    let WorkloadResolution {
+        ref reads,
+        failed,
+        missing,
+        ..
+    } = resolution;
+    out.counts.missing += missing;
+    let stamp = Stamp::of(tree, item, kind, config);
+    let mut ed = Editor::new(
+        tree,
+        with_seq_indent(tree, pod.spec, Layout::for_item(tree, item)),
+    );
+    let written = if failed {
         out.counts.failed += 1;
-        return;
-    }
-
-    let layout = with_seq_indent(tree, spec, Layout::for_item(tree, item));
-    let mut ed = Editor::new(tree, layout);
-    let in_place = kind.restart == Restart::DownwardApi;
-    let env_applies = kind.env_allowed && (config.writes_env() || in_place);
-    let annotates = config.writes_annotation() || in_place;
-    let result_about = |finding: Finding| Note::Result(KrmResult::new(finding).about(tree, item));
-    if !seen.is_empty() && !env_applies && !annotates {
+        Err(None)
+    } else if !reads.is_empty() && !stamp.writes_anything() {
         out.notes
-            .push(result_about(Finding::SpecFixed(SpecFixed::NothingWritten)));
-        return;
-    }
-    let mut stamped_hash = String::new();
-    let result = if seen.is_empty() {
-        clear(&mut ed, template, spec, config, kind.env_allowed).and_then(|()| {
-            if data.had_record {
-                remove_annotation(&mut ed, template, annotations::DATA_REFS)?;
-            }
-            Ok(())
-        })
+            .push(stamp.about(Finding::SpecFixed(SpecFixed::NothingWritten)));
+        Err(None)
     } else {
-        let keys: Vec<Keys> = seen
-            .values()
-            .map(|acc| match &acc.keys {
-                None => Keys::All,
-                Some(set) => Keys::Some(set.iter().cloned().collect()),
-            })
-            .collect();
-        let seen_list: Vec<Seen<'_>> = seen
-            .iter()
-            .zip(&keys)
-            .map(|(((k, name), acc), keys)| Seen {
-                kind: *k,
-                name,
-                content: index
-                    .get(&(*k, acc.namespace.clone(), acc.name.clone()))
-                    .and_then(|s| s.content.as_ref().ok()),
-                keys,
-            })
-            .collect();
-        let hash = hashing::pod_hash(&seen_list, config.hash_key.as_ref());
-        stamped_hash.clone_from(&hash);
-        if config.hash_key.is_none() {
-            if let Some(place) = keyed_stamp(tree, template, spec, config) {
-                out.counts.failed += 1;
-                out.notes
-                    .push(result_about(Finding::KeyedWithoutKey { place }));
-                return;
-            }
-        }
-        let record = data.record();
-        data.rewrite(&mut ed)
-            .and_then(|()| {
-                // Removing the record's entry while inserting the hash annotation after
-                // it would be two edits at one place: where the hash annotation is not
-                // there yet, the record's entry becomes it instead.
-                let annotations = tree.get_path(template, &["metadata", "annotations"]);
-                let hash_there = annotations
-                    .and_then(|a| tree.get(a, &config.annotation_key))
-                    .is_some();
-                let mut hash_written = false;
-                if record.is_empty() && data.had_record {
-                    let entry = annotations.and_then(|a| {
-                        tree.own_entries(a).iter().copied().find(|&(k, v)| {
-                            tree.str(k) == Some(annotations::DATA_REFS) && tree.str(v).is_some()
-                        })
-                    });
-                    match entry {
-                        Some((k, v)) if annotates && !hash_there && !tree.is_alias(v) => {
-                            let src = tree.src;
-                            let start = tree.node(k).span.start();
-                            let end = tree.node(v).span.end();
-                            let key = if src[start..].starts_with('"') {
-                                double_quoted(&config.annotation_key)
-                            } else {
-                                config.annotation_key.clone()
-                            };
-                            ed.splices.replace(
-                                start,
-                                end,
-                                format!("{key}: {}", double_quoted(&hash)),
-                            );
-                            hash_written = true;
-                        }
-                        _ => remove_annotation(&mut ed, template, annotations::DATA_REFS)?,
-                    }
-                }
-                let data = DataStamp {
-                    record: &record,
-                    hash_written,
-                };
-                apply(&mut ed, template, spec, config, kind, &hash, &data)
-            })
-            .map(|()| {
-                out.counts.stamped += 1;
-                let covered = seen
-                    .iter()
-                    .map(|((k, name), acc)| {
-                        let source = index.get(&(*k, acc.namespace.clone(), acc.name.clone()));
-                        Covered {
-                            kind: *k,
-                            name: name.clone(),
-                            absent: !acc.present,
-                            made_by: source
-                                .and_then(|s| s.producer.as_ref())
-                                .filter(|p| p.id.kind != k.as_str())
-                                .map(|p| MadeBy {
-                                    kind: p.id.kind.clone(),
-                                    name: p.id.name.clone(),
-                                }),
-                        }
-                    })
-                    .collect();
-                let written = Written {
-                    annotation: annotates.then(|| config.annotation_key.clone()),
-                    env: env_applies.then(|| config.env_name.clone()),
-                    downward: in_place,
-                };
-                out.notes
-                    .push(result_about(Finding::Stamped { written, covered }));
-                if in_place {
-                    out.notes.push(result_about(Finding::InPlace {
-                        annotation: config.annotation_key.clone(),
-                        env: config.env_name.clone(),
-                    }));
-                }
-                for ((k, name), acc) in &seen {
-                    let Some(p) = index
-                        .get(&(*k, acc.namespace.clone(), acc.name.clone()))
-                        .and_then(|s| s.producer.as_ref())
-                        .filter(|p| p.runtime)
-                    else {
-                        continue;
-                    };
-                    out.notes.push(result_about(Finding::Runtime {
+        // Hash.
+        let hash = (!reads.is_empty()).then(|| {
+            for d in &mut data.refs {
+                if let Some((k, name)) = &d.resolved {
+                    let content = ctx
+                        .resolver
+                        .index
+                        .get(&(*k, id.namespace.clone(), name.clone()));
+                    let one = [Seen {
                         kind: *k,
-                        name: name.clone(),
-                        producer: p.id.clone(),
-                        hint: config.runtime_reload == RuntimeReload::None,
-                    }));
-                }
-                if config.writes_env() && !kind.env_allowed {
-                    out.notes.push(result_about(Finding::SpecFixed(
-                        if config.writes_annotation() {
-                            SpecFixed::AnnotationOnly
-                        } else {
-                            SpecFixed::Plain
-                        },
-                    )));
-                }
-            })
-    };
-    let result = result.and_then(|()| {
-        // runtimeReload: reloader: Reloader's explicit annotations, listing exactly the
-        // sources that change outside git.
-        let mut wanted: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        if config.runtime_reload == RuntimeReload::Reloader {
-            for ((k, name), acc) in &seen {
-                let runtime = index
-                    .get(&(*k, acc.namespace.clone(), acc.name.clone()))
-                    .and_then(|s| s.producer.as_ref())
-                    .is_some_and(|p| p.runtime);
-                let key = annotations::RELOADER_KEYS
-                    .iter()
-                    .find(|(kind, _)| kind == k);
-                if let (true, Some((_, key))) = (runtime, key) {
-                    wanted.entry(key).or_default().push(name);
+                        name,
+                        content: content.and_then(|s| s.content.as_ref().ok()),
+                        keys: &Keys::All,
+                    }];
+                    d.hash = Some(hashing::pod_hash(&one, config.hash_key.as_ref()));
                 }
             }
-        }
-        let before = reloader_keys_written(tree, item);
-        // A list the user wrote (not marked as ours) is theirs: read as extra
-        // dependencies above, never rewritten.
-        wanted.retain(|key, names| {
-            let theirs = crate::krm::annotation(tree, item, key).filter(|_| !before.contains(key));
-            if let Some(value) = theirs {
-                let listed: Vec<&str> = value.split(',').map(str::trim).collect();
-                let missing: Vec<&str> = names
-                    .iter()
-                    .copied()
-                    .filter(|n| !listed.contains(n))
-                    .collect();
-                if !missing.is_empty() {
-                    out.notes.push(result_about(Finding::ReloaderByHand {
-                        key: key.to_string(),
-                        missing: missing.iter().map(|n| n.to_string()).collect(),
-                    }));
-                }
-            }
-            theirs.is_none()
+            pod_hash(reads, ctx.resolver.index, config)
         });
-        let stale: Vec<&str> = before
-            .iter()
-            .copied()
-            .filter(|k| !wanted.contains_key(k))
-            .collect();
-        if wanted.is_empty() {
-            if written {
-                let mut gone = stale;
-                gone.push(annotations::RELOADER_WRITTEN);
-                remove_annotations(&mut ed, item, &gone)?;
-            }
-            return Ok(());
-        }
-        let values: Vec<(String, String)> = wanted
-            .iter()
-            .map(|(k, names)| (k.to_string(), names.join(",")))
-            .collect();
-        let keys: Vec<&str> = wanted.keys().copied().collect();
-        let mark = keys.join(",");
-        let mut pairs: Vec<(&str, &str)> = values
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        pairs.push((annotations::RELOADER_WRITTEN, &mark));
-        if !stale.is_empty() {
-            remove_annotations(&mut ed, item, &stale)?;
-        }
-        set_annotations(&mut ed, item, &pairs)?;
-        for (k, v) in &values {
-            out.notes.push(result_about(Finding::ReloaderListed {
-                key: k.clone(),
-                names: v.clone(),
-            }));
-        }
-        Ok(())
-    });
-    let result = result.map_err(Some).and_then(|()| {
-        if kind.restart != Restart::NewObject {
-            return Ok(());
-        }
-        let opted_in = crate::krm::annotation(tree, item, annotations::NAME_SUFFIX) == Some("true");
-        if !opted_in {
-            if !seen.is_empty() {
-                out.notes.push(result_about(Finding::ImmutableTemplate));
-            }
-            return Ok(());
-        }
-        // The name comes from the template as written out: references to renamed
-        // objects read as their new names, so a run on the output gives the same name.
-        let replaced: Vec<(NodeId, String)> =
-            references::find_all(tree, spec, &kind.spec_field(), &ctx.catalog.pod_sites)
-                .into_iter()
-                .filter_map(|r| {
-                    let new = ctx.renames.final_name(r.kind, &id.namespace, &r.name)?;
-                    (new != r.name).then(|| (r.name_node, new.to_string()))
-                })
-                .collect();
-        let (base, new_name) = job_name(
-            tree,
-            item,
-            id,
-            (template, spec),
-            config,
-            &stamped_hash,
-            &replaced,
-        );
-        if new_name.len() > JOB_NAME_MAX {
-            out.counts.failed += 1;
-            out.notes.push(Note::Result(
-                KrmResult::new(Finding::JobNameTooLong { new_name })
-                    .about(tree, item)
-                    .at_field("metadata.name"),
-            ));
-            return Err(None);
-        }
-        if new_name != id.name {
-            if let Some(node) = tree.get_path(item, &["metadata", "name"]) {
-                if tree.is_alias(node) {
-                    return Err(Some(EditError::ThroughAlias {
-                        pos: tree.node(node).span.start(),
-                    }));
-                }
-                crate::suffix::replace_name(tree, node, &new_name, &mut ed.splices);
-            }
-        }
-        ed.set_string(
-            item,
-            &["metadata", "annotations"],
-            annotations::BASE_NAME,
-            &base,
+        // Write.
+        write(
+            &mut ed,
+            &stamp,
+            pod,
+            &data,
+            hash.as_deref(),
+            reads,
+            ctx,
+            &mut out,
         )
-        .map_err(Some)?;
-        // Results describe the output: the Job under its new name.
-        let renamed = ResourceId {
-            name: new_name.clone(),
-            ..id.clone()
-        };
-        // Every finding about the Job names it by its resource, so this renames them all.
-        out.notes.push(result_about(Finding::JobRenamed { base }));
-        for note in &mut out.notes {
-            if let Note::Result(r) = note {
-                if r.resource.as_ref() == Some(id) {
-                    r.resource = Some(renamed.clone());
-                }
-            }
-        }
-        out.renamed = Some(renamed);
-        Ok(())
-    });
-    match result {
+        .and_then(|()| {
+            // The runtime tools' annotations.
+            runtime_annotations(&mut ed, &stamp, reads, ctx, &mut out).map_err(Some)
+        })
+        .and_then(|()| {
+            // A Job that asks for it: a hashed name.
+            job_name(
+                &mut ed,
+                &stamp,
+                id,
+                pod,
+                reads,
+                hash.as_deref(),
+                ctx,
+                &mut out,
+            )
+        })
+    };
+    match written {
         Ok(()) => out.splices = std::mem::take(&mut ed.splices),
         Err(None) => {}
         Err(Some(e)) => {
@@ -747,40 +204,362 @@ fn stamp_workload(
             out.notes.push(Note::Result(edit_error(tree, item, e)));
         }
     }
+    // The resolution's findings come first, as they were found before anything was
+    // written; a Job's new name applies to them too.
+    let mut resolution = resolution;
+    let mut notes = std::mem::take(&mut resolution.notes);
+    notes.append(&mut out.notes);
+    out.notes = notes;
+    if let Some(renamed) = &out.renamed {
+        for note in &mut out.notes {
+            if let Note::Result(r) = note {
+                if r.resource.as_ref() == Some(id) {
+                    r.resource = Some(renamed.clone());
+                }
+            }
+        }
+    }
+    if ctx.record {
+        out.resolution = Some(resolution);
+    }
+    Some(out)
 }
 
-/// The longest Job name: the Job controller copies it into the `job-name` label of its
-/// pods, and label values stop at 63 characters.
-pub(crate) const JOB_NAME_MAX: usize = 63;
+/// The findings about a workload whose pod template is not where its catalog row says:
+/// one that delegates to another workload (an Argo Rollout's `workloadRef`), or one a
+/// user declared.
+fn without_template(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind) -> Vec<Note> {
+    let delegate = kind.delegate.and_then(|path| {
+        let node = tree.get_path(item, path).filter(|&n| tree.is_map(n))?;
+        let field = |k: &str| tree.get(node, k).and_then(|n| tree.str(n)).unwrap_or("");
+        Some((path.join("."), field("kind"), field("name")))
+    });
+    if let Some((at, k, n)) = delegate {
+        let k = if k.is_empty() { "Deployment" } else { k };
+        return vec![Note::Result(
+            KrmResult::new(Finding::Delegates {
+                at: at.clone(),
+                kind: k.to_string(),
+                name: n.to_string(),
+            })
+            .about(tree, item)
+            .at_field(at),
+        )];
+    }
+    match &kind.declared_at {
+        Some(at) => vec![Note::Result(
+            KrmResult::new(Finding::NoTemplate {
+                declared_at: at.to_string(),
+                kind: kind.kind.to_string(),
+                template: kind.template.join("/"),
+            })
+            .about(tree, item)
+            .at_field(kind.template_field()),
+        )],
+        None => Vec::new(),
+    }
+}
 
-/// A Job's hashed name: its base name (recorded by an earlier run, or its name) and 10
-/// characters, in kustomize's suffix alphabet, of the hash of its pod template apart
-/// from the stamp, and of the stamped hash. The same on the function's own output.
-fn job_name(
-    tree: &Tree<'_>,
+/// Where and how one workload gets its hash.
+struct Stamp<'t, 'a> {
+    tree: &'t Tree<'a>,
     item: NodeId,
+    kind: &'t WorkloadKind,
+    /// OpenKruise: the annotation, and an env var reading it, whatever the mode.
+    in_place: bool,
+    env: bool,
+    annotation: bool,
+}
+
+impl<'t, 'a> Stamp<'t, 'a> {
+    fn of(tree: &'t Tree<'a>, item: NodeId, kind: &'t WorkloadKind, config: &Config) -> Self {
+        let in_place = kind.restart == Restart::DownwardApi;
+        Stamp {
+            tree,
+            item,
+            kind,
+            in_place,
+            env: kind.env_allowed && (config.writes_env() || in_place),
+            annotation: config.writes_annotation() || in_place,
+        }
+    }
+
+    fn writes_anything(&self) -> bool {
+        self.env || self.annotation
+    }
+
+    /// A result about the workload.
+    fn about(&self, finding: Finding) -> Note {
+        Note::Result(KrmResult::new(finding).about(self.tree, self.item))
+    }
+}
+
+/// The hash of everything the pod template reads.
+fn pod_hash(reads: &[Read], index: &SourceIndex, config: &Config) -> String {
+    let seen: Vec<Seen<'_>> = reads
+        .iter()
+        .map(|r| Seen {
+            kind: r.kind,
+            name: &r.shown,
+            content: index.get(&r.key()).and_then(|s| s.content.as_ref().ok()),
+            keys: &r.keys,
+        })
+        .collect();
+    hashing::pod_hash(&seen, config.hash_key.as_ref())
+}
+
+/// Writes the hash (`None`: the template reads nothing, so a stale stamp goes), and
+/// says what it wrote.
+#[allow(clippy::too_many_arguments)]
+fn write(
+    ed: &mut Editor<'_, '_>,
+    stamp: &Stamp<'_, '_>,
+    pod: PodTemplate,
+    data: &DataRefs,
+    hash: Option<&str>,
+    reads: &[Read],
+    ctx: &Context<'_>,
+    out: &mut ItemOutcome,
+) -> Result<(), Option<EditError>> {
+    let (tree, config, index) = (stamp.tree, ctx.config, ctx.resolver.index);
+    let PodTemplate { template, spec } = pod;
+    let Some(hash) = hash else {
+        clear(ed, template, spec, config, stamp.kind.env_allowed)?;
+        if data.had_record {
+            remove_annotation(ed, template, annotations::DATA_REFS)?;
+        }
+        return Ok(());
+    };
+    if config.hash_key.is_none() {
+        if let Some(place) = keyed_stamp(tree, template, spec, config) {
+            out.counts.failed += 1;
+            out.notes
+                .push(stamp.about(Finding::KeyedWithoutKey { place }));
+            return Err(None);
+        }
+    }
+    let record = data.record();
+    data.rewrite(ed)?;
+    // Removing the record's entry while inserting the hash annotation after it would be
+    // two edits at one place: where the hash annotation is not there yet, the record's
+    // entry becomes it instead.
+    let annotations_node = tree.get_path(template, &["metadata", "annotations"]);
+    let hash_there = annotations_node
+        .and_then(|a| tree.get(a, &config.annotation_key))
+        .is_some();
+    let mut hash_written = false;
+    if record.is_empty() && data.had_record {
+        let entry = annotations_node.and_then(|a| {
+            tree.own_entries(a).iter().copied().find(|&(k, v)| {
+                tree.str(k) == Some(annotations::DATA_REFS) && tree.str(v).is_some()
+            })
+        });
+        match entry {
+            Some((k, v)) if stamp.annotation && !hash_there && !tree.is_alias(v) => {
+                let src = tree.src;
+                let start = tree.node(k).span.start();
+                let end = tree.node(v).span.end();
+                let key = if src[start..].starts_with('"') {
+                    double_quoted(&config.annotation_key)
+                } else {
+                    config.annotation_key.clone()
+                };
+                ed.splices
+                    .replace(start, end, format!("{key}: {}", double_quoted(hash)));
+                hash_written = true;
+            }
+            _ => remove_annotation(ed, template, annotations::DATA_REFS)?,
+        }
+    }
+    let data = DataStamp {
+        record: &record,
+        hash_written,
+    };
+    apply(ed, template, spec, config, stamp.kind, hash, &data)?;
+    out.counts.stamped += 1;
+    let covered = reads
+        .iter()
+        .map(|r| Covered {
+            kind: r.kind,
+            name: r.shown.clone(),
+            absent: !r.present,
+            made_by: index
+                .get(&r.key())
+                .and_then(|s| s.producer.as_ref())
+                .filter(|p| p.id.kind != r.kind.as_str())
+                .map(|p| MadeBy {
+                    kind: p.id.kind.clone(),
+                    name: p.id.name.clone(),
+                }),
+        })
+        .collect();
+    let written = Written {
+        annotation: stamp.annotation.then(|| config.annotation_key.clone()),
+        env: stamp.env.then(|| config.env_name.clone()),
+        downward: stamp.in_place,
+    };
+    out.notes
+        .push(stamp.about(Finding::Stamped { written, covered }));
+    if stamp.in_place {
+        out.notes.push(stamp.about(Finding::InPlace {
+            annotation: config.annotation_key.clone(),
+            env: config.env_name.clone(),
+        }));
+    }
+    for r in reads {
+        let Some(p) = index
+            .get(&r.key())
+            .and_then(|s| s.producer.as_ref())
+            .filter(|p| p.runtime)
+        else {
+            continue;
+        };
+        out.notes.push(stamp.about(Finding::Runtime {
+            kind: r.kind,
+            name: r.shown.clone(),
+            producer: p.id.clone(),
+            hint: config.runtime_reload == RuntimeReload::None,
+        }));
+    }
+    if config.writes_env() && !stamp.kind.env_allowed {
+        out.notes.push(
+            stamp.about(Finding::SpecFixed(if config.writes_annotation() {
+                SpecFixed::AnnotationOnly
+            } else {
+                SpecFixed::Plain
+            })),
+        );
+    }
+    Ok(())
+}
+
+/// `runtimeReload: reloader`: Reloader's explicit annotations on the workload, listing
+/// exactly the sources that change outside git; those written earlier and no longer
+/// needed go.
+fn runtime_annotations(
+    ed: &mut Editor<'_, '_>,
+    stamp: &Stamp<'_, '_>,
+    reads: &[Read],
+    ctx: &Context<'_>,
+    out: &mut ItemOutcome,
+) -> Result<(), EditError> {
+    let (tree, item, config) = (stamp.tree, stamp.item, ctx.config);
+    let mut wanted: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    if config.runtime_reload == RuntimeReload::Reloader {
+        for r in reads {
+            let runtime = ctx
+                .resolver
+                .index
+                .get(&r.key())
+                .and_then(|s| s.producer.as_ref())
+                .is_some_and(|p| p.runtime);
+            let key = annotations::RELOADER_KEYS
+                .iter()
+                .find(|(kind, _)| *kind == r.kind);
+            if let (true, Some((_, key))) = (runtime, key) {
+                wanted.entry(key).or_default().push(&r.shown);
+            }
+        }
+    }
+    let before = reloader_keys_written(tree, item);
+    // A list the user wrote (not marked as ours) is theirs: read as extra dependencies,
+    // never rewritten.
+    wanted.retain(|key, names| {
+        let theirs = crate::krm::annotation(tree, item, key).filter(|_| !before.contains(key));
+        if let Some(value) = theirs {
+            let listed: Vec<&str> = value.split(',').map(str::trim).collect();
+            let missing: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|n| !listed.contains(n))
+                .collect();
+            if !missing.is_empty() {
+                out.notes.push(stamp.about(Finding::ReloaderByHand {
+                    key: key.to_string(),
+                    missing: missing.iter().map(|n| n.to_string()).collect(),
+                }));
+            }
+        }
+        theirs.is_none()
+    });
+    let stale: Vec<&str> = before
+        .iter()
+        .copied()
+        .filter(|k| !wanted.contains_key(k))
+        .collect();
+    if wanted.is_empty() {
+        if flag_present(tree, item, annotations::RELOADER_WRITTEN) {
+            let mut gone = stale;
+            gone.push(annotations::RELOADER_WRITTEN);
+            remove_annotations(ed, item, &gone)?;
+        }
+        return Ok(());
+    }
+    let values: Vec<(String, String)> = wanted
+        .iter()
+        .map(|(k, names)| (k.to_string(), names.join(",")))
+        .collect();
+    let keys: Vec<&str> = wanted.keys().copied().collect();
+    let mark = keys.join(",");
+    let mut pairs: Vec<(&str, &str)> = values
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    pairs.push((annotations::RELOADER_WRITTEN, &mark));
+    if !stale.is_empty() {
+        remove_annotations(ed, item, &stale)?;
+    }
+    set_annotations(ed, item, &pairs)?;
+    for (k, v) in &values {
+        out.notes.push(stamp.about(Finding::ReloaderListed {
+            key: k.clone(),
+            names: v.clone(),
+        }));
+    }
+    Ok(())
+}
+
+/// A kind whose pod template cannot change once the object exists (a Job): with
+/// `config-hash.dev/name-suffix: "true"` it gets a hashed name (see
+/// [`crate::suffix::rename_job`]); without, an info result names the trade-off.
+#[allow(clippy::too_many_arguments)]
+fn job_name(
+    ed: &mut Editor<'_, '_>,
+    stamp: &Stamp<'_, '_>,
     id: &ResourceId,
-    (template, spec): (NodeId, NodeId),
-    config: &Config,
-    stamped: &str,
-    replaced: &[(NodeId, String)],
-) -> (String, String) {
-    use sha2::{Digest, Sha256};
-    let mut skip = Vec::new();
+    pod: PodTemplate,
+    reads: &[Read],
+    hash: Option<&str>,
+    ctx: &Context<'_>,
+    out: &mut ItemOutcome,
+) -> Result<(), Option<EditError>> {
+    let (tree, item, config) = (stamp.tree, stamp.item, ctx.config);
+    if stamp.kind.restart != Restart::NewObject {
+        return Ok(());
+    }
+    let opted_in = crate::krm::annotation(tree, item, annotations::NAME_SUFFIX) == Some("true");
+    if !opted_in {
+        if !reads.is_empty() {
+            out.notes.push(stamp.about(Finding::ImmutableTemplate));
+        }
+        return Ok(());
+    }
+    // The stamp itself does not feed the name: the same name on the function's output.
+    let mut stamped_nodes = Vec::new();
     if let Some(v) = tree
-        .get_path(template, &["metadata", "annotations"])
+        .get_path(pod.template, &["metadata", "annotations"])
         .and_then(|a| tree.get(a, &config.annotation_key))
     {
-        skip.push(v);
+        stamped_nodes.push(v);
     }
     for list in &CONTAINER_LISTS[..2] {
         for c in tree
-            .get(spec, list)
+            .get(pod.spec, list)
             .map_or_else(Vec::new, |s| tree.items(s))
         {
             if let Some(env) = tree.get(c, "env") {
                 let items = tree.items(env);
-                skip.extend(
+                stamped_nodes.extend(
                     env_indices(tree, env, &config.env_name)
                         .iter()
                         .map(|&i| items[i]),
@@ -788,31 +567,42 @@ fn job_name(
             }
         }
     }
-    let mut h = Sha256::new();
-    h.update(b"config-hash.dev/job-name/v1\n");
-    h.update((stamped.len() as u64).to_be_bytes());
-    h.update(stamped.as_bytes());
-    h.update(crate::produced::canonical_as_written(
-        tree, template, &skip, replaced,
-    ));
-    let suffix = crate::naming::suffix_of_digest(&h.finalize());
-    let base = crate::krm::annotation(tree, item, annotations::BASE_NAME)
-        .filter(|b| !b.is_empty())
-        .unwrap_or(&id.name)
-        .to_string();
-    let new_name = format!("{base}-{suffix}");
-    (base, new_name)
-}
-
-/// The Reloader annotation keys the marker says config-hash wrote (entries trimmed, so
-/// reading and rewriting agree on what is ours): those are output, not dependencies.
-fn reloader_keys_written<'t>(tree: &'t Tree<'_>, item: NodeId) -> Vec<&'t str> {
-    crate::krm::annotation(tree, item, annotations::RELOADER_WRITTEN)
-        .unwrap_or("")
-        .split(',')
-        .map(str::trim)
-        .filter(|k| annotations::RELOADER_KEYS.iter().any(|(_, r)| r == k))
-        .collect()
+    let spec_path = stamp.kind.spec_field();
+    let job = suffix::JobToRename {
+        id,
+        template: pod.template,
+        spec: pod.spec,
+        spec_path: &spec_path,
+        stamped_nodes: &stamped_nodes,
+        hash: hash.unwrap_or(""),
+    };
+    match suffix::rename_job(
+        tree,
+        item,
+        &job,
+        &ctx.catalog.pod_sites,
+        ctx.resolver.renames,
+        ed,
+    ) {
+        Ok((base, renamed)) => {
+            // Results describe the output: the Job under its new name.
+            out.notes.push(Note::Result(
+                KrmResult::new(Finding::JobRenamed { base }).about(tree, item),
+            ));
+            out.renamed = Some(renamed);
+            Ok(())
+        }
+        Err(suffix::JobRenameError::TooLong(new_name)) => {
+            out.counts.failed += 1;
+            out.notes.push(Note::Result(
+                KrmResult::new(Finding::JobNameTooLong { new_name })
+                    .about(tree, item)
+                    .at_field("metadata.name"),
+            ));
+            Err(None)
+        }
+        Err(suffix::JobRenameError::Edit(e)) => Err(Some(e)),
+    }
 }
 
 /// Matches new block sequences to the indentation of the pod's `containers` list.
@@ -886,211 +676,6 @@ fn apply(
         remove_env(ed, spec, &config.env_name)?;
     }
     Ok(())
-}
-
-/// What the `__data` convention adds to a stamp: the record to write, and whether the
-/// hash annotation was written already (in place of a stale record).
-struct DataStamp<'r> {
-    record: &'r str,
-    hash_written: bool,
-}
-
-/// One env var under the `__data` convention.
-struct DataRef {
-    container: String,
-    var: String,
-    /// The env entry.
-    entry: NodeId,
-    /// The `valueFrom` key and value of a reference not yet rewritten; `None` for one an
-    /// earlier run rewrote (and recorded).
-    value_from: Option<(NodeId, NodeId)>,
-    /// The name scalar of the reference, to take it out of the ordinary references.
-    name_node: Option<NodeId>,
-    /// The kind the reference (or record) names, and the name.
-    named: SourceKind,
-    name: String,
-    field: String,
-    /// The container's field path, for results: env indices move when the stamp's env
-    /// var is inserted, so a result naming one would not read the same on the output.
-    container_field: String,
-    /// The kind found under that name, the final name and the object's hash.
-    resolved: Option<(SourceKind, String, String)>,
-}
-
-/// The `__data` env vars of one pod template.
-struct DataRefs {
-    refs: Vec<DataRef>,
-    /// The template carries a record from an earlier run.
-    had_record: bool,
-}
-
-impl DataRefs {
-    fn find(tree: &Tree<'_>, spec: NodeId, template: NodeId, spec_path: &str) -> DataRefs {
-        let record = tree
-            .get_path(template, &["metadata", "annotations"])
-            .and_then(|a| tree.get(a, annotations::DATA_REFS))
-            .and_then(|v| tree.str(v));
-        let recorded: Vec<(&str, &str, SourceKind, &str)> = record
-            .unwrap_or("")
-            .split(',')
-            .filter_map(|e| {
-                let (at, what) = e.trim().split_once('=')?;
-                let (c, var) = at.split_once('/')?;
-                let (k, name) = what.split_once('/')?;
-                Some((c, var, SourceKind::from_name(k)?, name))
-            })
-            .collect();
-        let mut refs = Vec::new();
-        for list in &CONTAINER_LISTS[..2] {
-            for (i, &c) in tree
-                .get(spec, list)
-                .map_or_else(Vec::new, |s| tree.items(s))
-                .iter()
-                .enumerate()
-            {
-                let cname = tree.get(c, "name").and_then(|n| tree.str(n)).unwrap_or("");
-                let Some(env) = tree.get(c, "env") else {
-                    continue;
-                };
-                for (j, &entry) in tree.items(env).iter().enumerate() {
-                    let Some(var) = tree.get(entry, "name").and_then(|n| tree.str(n)) else {
-                        continue;
-                    };
-                    // The record is `container/VAR=Kind/name,...`: a variable name
-                    // holding `=` or `,`, or a container name holding `/` too (which
-                    // Kubernetes refuses anyway), could not be read back, so such a
-                    // variable is left as written.
-                    if var.contains(['=', ',']) || cname.contains(['/', '=', ',']) {
-                        continue;
-                    }
-                    let field = format!("{spec_path}.{list}[{i}].env[{j}]");
-                    let container_field = format!("{spec_path}.{list}[{i}]");
-                    let value_from = tree
-                        .own_entries(entry)
-                        .iter()
-                        .copied()
-                        .find(|&(k, _)| tree.str(k) == Some("valueFrom"));
-                    // Only a valueFrom with one source: the API server refuses more, and
-                    // replacing it would drop the others' references from what the pod
-                    // reads, so a second run would hash something else. Nor beside a
-                    // `value`: the API server refuses that unless the value is empty, and
-                    // the rewrite would write a second `value` key.
-                    let has_value_key = tree.get(entry, "value").is_some();
-                    let single = value_from
-                        .filter(|&(_, vf)| tree.own_entries(vf).len() == 1 && !has_value_key);
-                    let fresh = single.and_then(|(_, vf)| {
-                        [
-                            ("configMapKeyRef", SourceKind::ConfigMap),
-                            ("secretKeyRef", SourceKind::Secret),
-                        ]
-                        .into_iter()
-                        .find_map(|(site, kind)| {
-                            let r = tree.get(vf, site)?;
-                            let key = tree.get(r, "key").and_then(|k| tree.str(k))?;
-                            let name_node = tree.get(r, "name")?;
-                            let name = tree.str(name_node)?;
-                            (key == WHOLE_OBJECT_KEY).then_some((kind, name, name_node))
-                        })
-                    });
-                    if let Some((named, name, name_node)) = fresh {
-                        refs.push(DataRef {
-                            container: cname.to_string(),
-                            var: var.to_string(),
-                            entry,
-                            value_from,
-                            name_node: Some(name_node),
-                            named,
-                            name: name.to_string(),
-                            field,
-                            container_field,
-                            resolved: None,
-                        });
-                        continue;
-                    }
-                    let has_value = tree
-                        .get(entry, "value")
-                        .is_some_and(|v| tree.str(v).is_some());
-                    if let Some(&(_, _, named, name)) = recorded
-                        .iter()
-                        .find(|(rc, rv, _, _)| *rc == cname && *rv == var)
-                        .filter(|_| has_value && value_from.is_none())
-                    {
-                        refs.push(DataRef {
-                            container: cname.to_string(),
-                            var: var.to_string(),
-                            entry,
-                            value_from: None,
-                            name_node: None,
-                            named,
-                            name: name.to_string(),
-                            field,
-                            container_field,
-                            resolved: None,
-                        });
-                    }
-                }
-            }
-        }
-        DataRefs {
-            refs,
-            had_record: record.is_some(),
-        }
-    }
-
-    /// The record to write: every resolved entry, sorted.
-    fn record(&self) -> String {
-        let mut entries: Vec<String> = self
-            .refs
-            .iter()
-            .filter_map(|d| {
-                let (kind, name, _) = d.resolved.as_ref()?;
-                Some(format!(
-                    "{}/{}={}/{name}",
-                    d.container,
-                    d.var,
-                    kind.as_str()
-                ))
-            })
-            .collect();
-        entries.sort();
-        entries.dedup();
-        entries.join(",")
-    }
-
-    /// Writes each resolved hash as its env var's value.
-    fn rewrite(&self, ed: &mut Editor<'_, '_>) -> Result<(), EditError> {
-        for d in &self.refs {
-            let Some((_, _, hash)) = &d.resolved else {
-                continue;
-            };
-            match d.value_from {
-                Some((k, v)) => {
-                    let tree = ed.tree;
-                    let src = tree.src;
-                    let start = tree.node(k).span.start();
-                    // A block node's span may run on over blank and comment lines to
-                    // the next entry: those stay.
-                    let mut end = src[..tree.node(v).span.end()].trim_end().len().max(start);
-                    while let Some(nl) = src[start..end].rfind('\n') {
-                        let line = src[start + nl + 1..end].trim_start();
-                        if !line.starts_with('#') {
-                            break;
-                        }
-                        end = src[..start + nl].trim_end().len().max(start);
-                    }
-                    let key = if src[start..].starts_with('"') {
-                        "\"value\""
-                    } else {
-                        "value"
-                    };
-                    ed.splices
-                        .replace(start, end, format!("{key}: {}", double_quoted(hash)));
-                }
-                None => ed.set_string(d.entry, &[], "value", hash)?,
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Whether an annotation is there at all (whatever its value).
@@ -1551,86 +1136,6 @@ fn upsert_env(
             expected: "a list",
         }),
     }
-}
-
-/// What `r` names that is not there: the object (under its final name) or one of its
-/// keys.
-fn missing_of(
-    r: &Reference,
-    name: &str,
-    key: Option<&str>,
-    other: Option<(SourceKind, Option<MadeBy>)>,
-) -> Missing {
-    Missing {
-        kind: r.kind,
-        name: name.to_string(),
-        key: key.map(str::to_string),
-        other,
-        container: r.container.clone(),
-        field: r.field.clone(),
-        extra: r.extra,
-    }
-}
-
-/// A ConfigMap of this name where a Secret is missing, or back.
-fn other_kind(
-    index: &SourceIndex,
-    kind: SourceKind,
-    namespace: &Option<String>,
-    name: &str,
-) -> Option<(SourceKind, Option<MadeBy>)> {
-    let other = match kind {
-        SourceKind::ConfigMap => SourceKind::Secret,
-        SourceKind::Secret => SourceKind::ConfigMap,
-        SourceKind::SecretProviderClass => return None,
-    };
-    let found = index.get(&(other, namespace.clone(), name.to_string()))?;
-    let by = found.producer.as_ref().map(|p| MadeBy {
-        kind: p.id.kind.clone(),
-        name: p.id.name.clone(),
-    });
-    Some((other, by))
-}
-
-/// Reports a missing object or key under its final name (after any rename), so that a
-/// second run on the output words it the same.
-fn report_missing(
-    tree: &Tree<'_>,
-    item: NodeId,
-    r: &Reference,
-    missing: Missing,
-    config: &Config,
-    out: &mut ItemOutcome,
-) -> bool {
-    // Made at install time, as the configuration declares: expected to be missing here.
-    if missing.key.is_none()
-        && !config.install_time.is_empty()
-        && config.install_time.iter().any(|d| {
-            let own = crate::krm::ResourceId::of(tree, item).namespace;
-            let (namespace, name) = match missing.name.split_once('/') {
-                Some((ns, name)) => (Some(ns), name),
-                None => (
-                    r.namespace.as_deref().or(own.as_deref()),
-                    missing.name.as_str(),
-                ),
-            };
-            d.matches(missing.kind, namespace, name)
-        })
-    {
-        return false;
-    }
-    let severity = match config.on_missing {
-        OnMissing::Ignore => return false,
-        OnMissing::Warn => Severity::Warning,
-        OnMissing::Error => Severity::Error,
-    };
-    out.notes.push(Note::Result(
-        KrmResult::new(Finding::Missing(Box::new(missing)))
-            .with_severity(severity)
-            .about(tree, item)
-            .at_field(r.field.clone()),
-    ));
-    true
 }
 
 fn edit_error(tree: &Tree<'_>, item: NodeId, e: EditError) -> KrmResult {

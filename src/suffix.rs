@@ -285,6 +285,100 @@ pub fn generated_result(count: usize) -> KrmResult {
     KrmResult::new(Finding::Generated { count })
 }
 
+/// The longest Job name: the Job controller copies it into the `job-name` label of its
+/// pods, and label values stop at 63 characters.
+pub const JOB_NAME_MAX: usize = 63;
+
+/// A stamped Job that asked for a hashed name.
+pub struct JobToRename<'j> {
+    pub id: &'j ResourceId,
+    pub template: NodeId,
+    pub spec: NodeId,
+    /// The pod spec's field path (`spec.template.spec`).
+    pub spec_path: &'j str,
+    /// The stamp's own nodes (the hash annotation, the env entries), which do not feed
+    /// the name, so the function's output keeps it.
+    pub stamped_nodes: &'j [NodeId],
+    /// The hash stamped into the template ("" when it reads nothing).
+    pub hash: &'j str,
+}
+
+/// Why a Job cannot get its hashed name.
+pub enum JobRenameError {
+    /// The new name, over [`JOB_NAME_MAX`].
+    TooLong(String),
+    Edit(crate::yaml::EditError),
+}
+
+/// Gives a Job a hashed name: its base name (recorded by an earlier run, or its name)
+/// and 10 characters, in kustomize's suffix alphabet, of the hash of its pod template
+/// apart from the stamp, and of the stamped hash, so a change of config, image or
+/// anything else in the template makes a new Job. The base name is recorded. Nothing is
+/// expected to refer to a Job by name, so nothing is rewritten. Returns the base name
+/// and the Job's id in the output.
+pub fn rename_job(
+    tree: &Tree<'_>,
+    item: NodeId,
+    job: &JobToRename<'_>,
+    pod_sites: &[crate::catalog::PodSite],
+    renames: &Renames,
+    ed: &mut Editor<'_, '_>,
+) -> Result<(String, ResourceId), JobRenameError> {
+    use sha2::{Digest, Sha256};
+    let id = job.id;
+    // The name comes from the template as written out: references to renamed objects
+    // read as their new names, so a run on the output gives the same name.
+    let replaced: Vec<(NodeId, String)> =
+        references::find_all(tree, job.spec, job.spec_path, pod_sites)
+            .into_iter()
+            .filter_map(|r| {
+                let new = renames.final_name(r.kind, &id.namespace, &r.name)?;
+                (new != r.name).then(|| (r.name_node, new.to_string()))
+            })
+            .collect();
+    let mut h = Sha256::new();
+    h.update(b"config-hash.dev/job-name/v1\n");
+    h.update((job.hash.len() as u64).to_be_bytes());
+    h.update(job.hash.as_bytes());
+    h.update(crate::produced::canonical_as_written(
+        tree,
+        job.template,
+        job.stamped_nodes,
+        &replaced,
+    ));
+    let suffix = naming::suffix_of_digest(&h.finalize());
+    let base = annotation(tree, item, annotations::BASE_NAME)
+        .filter(|b| !b.is_empty())
+        .unwrap_or(&id.name)
+        .to_string();
+    let new_name = format!("{base}-{suffix}");
+    if new_name.len() > JOB_NAME_MAX {
+        return Err(JobRenameError::TooLong(new_name));
+    }
+    if new_name != id.name {
+        if let Some(node) = tree.get_path(item, &["metadata", "name"]) {
+            if tree.is_alias(node) {
+                return Err(JobRenameError::Edit(crate::yaml::EditError::ThroughAlias {
+                    pos: tree.node(node).span.start(),
+                }));
+            }
+            replace_name(tree, node, &new_name, &mut ed.splices);
+        }
+    }
+    ed.set_string(
+        item,
+        &["metadata", "annotations"],
+        annotations::BASE_NAME,
+        &base,
+    )
+    .map_err(JobRenameError::Edit)?;
+    let renamed = ResourceId {
+        name: new_name,
+        ..id.clone()
+    };
+    Ok((base, renamed))
+}
+
 /// Rewrites every reference in `item` the catalog knows to a renamed object. Returns the
 /// nodes it recognised as references (rewritten or already right) and the renamed
 /// objects they point at.
