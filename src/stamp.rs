@@ -146,6 +146,8 @@ pub fn stamp_item(
     } else if !reads.is_empty() && !stamp.writes_anything() {
         out.notes
             .push(stamp.about(Finding::SpecFixed(SpecFixed::NothingWritten)));
+        // Left as it is, and counted so in the summary.
+        out.counts.skipped += 1;
         Err(None)
     } else {
         // Hash.
