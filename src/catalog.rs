@@ -1,11 +1,11 @@
 //! What the function knows about Kubernetes, as data in one place: which kinds carry a
 //! pod template and where, where a pod spec names a ConfigMap or Secret and what the pod
-//! then sees, and where any object names one (what renaming rewrites). Users extend it
-//! from the functionConfig in kustomize's fieldSpec shape.
+//! then sees, where any object names one (what renaming rewrites), which objects produce
+//! Secrets, and which annotations list extra dependencies. Every row is owned data with
+//! paths in one language (kustomize's fieldSpec paths), so a user's rows, declared in
+//! the functionConfig (see [`crate::extension`]), are rows like the built-in ones.
 
 use std::collections::HashMap;
-
-use crate::yaml::{NodeId, Tree};
 
 /// The kinds of object a pod reads configuration from: ConfigMaps and Secrets, and the
 /// Secrets Store CSI driver's SecretProviderClass, which a `csi` volume names.
@@ -41,7 +41,7 @@ impl SourceKind {
         }
     }
 
-    /// ConfigMap or Secret by name: the kinds a user's reference entry may name.
+    /// ConfigMap or Secret by name: the kinds a user's entry may name.
     pub fn from_name(kind: &str) -> Option<SourceKind> {
         match kind {
             "ConfigMap" => Some(SourceKind::ConfigMap),
@@ -51,15 +51,97 @@ impl SourceKind {
     }
 }
 
+/// A path in kustomize's fieldSpec language, the one every row of the catalog uses:
+/// keys separated by `/` (`\/` is a `/` inside a key, as annotation keys need), every
+/// sequence met on the way walked item by item; `containers[]` is accepted too and reads
+/// as `containers`. So the `nameReference` entries of a kustomize `configurations:` file
+/// paste as they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct FieldPath(Vec<String>);
+
+impl FieldPath {
+    /// The path written `text`, for rows written here (an empty step is kept as one).
+    pub fn of(text: &str) -> FieldPath {
+        let mut out = vec![String::new()];
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&'/') => {
+                    chars.next();
+                    if let Some(s) = out.last_mut() {
+                        s.push('/');
+                    }
+                }
+                '/' => out.push(String::new()),
+                c => {
+                    if let Some(s) = out.last_mut() {
+                        s.push(c);
+                    }
+                }
+            }
+        }
+        if text.is_empty() {
+            out.clear();
+        }
+        // kustomize writes `containers[]` for a sequence it walks; every path walks them.
+        FieldPath(
+            out.into_iter()
+                .map(|s| s.strip_suffix("[]").map(str::to_string).unwrap_or(s))
+                .collect(),
+        )
+    }
+
+    /// A path a user wrote: `Err` when it is empty or has an empty step.
+    pub fn parse(text: &str) -> Result<FieldPath, &'static str> {
+        let path = FieldPath::of(text);
+        if path.0.is_empty() || path.0.iter().any(String::is_empty) {
+            return Err("a slash-separated path of keys, with no empty step");
+        }
+        Ok(path)
+    }
+
+    pub fn steps(&self) -> &[String] {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The path without its last step, and that step.
+    pub fn split_last(&self) -> Option<(FieldPath, &str)> {
+        let (last, rest) = self.0.split_last()?;
+        Some((FieldPath(rest.to_vec()), last))
+    }
+
+    /// The path as a field path in messages: `spec.template`.
+    pub fn dotted(&self) -> String {
+        self.0.join(".")
+    }
+}
+
+impl std::fmt::Display for FieldPath {
+    /// As written: `spec/template`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, step) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("/")?;
+            }
+            f.write_str(&step.replace('/', "\\/"))?;
+        }
+        Ok(())
+    }
+}
+
 /// A kind that carries a pod template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkloadKind {
     /// API groups the kind is served under (`""` is the core group).
     pub groups: Vec<String>,
     pub kind: String,
-    /// Keys from the object to the pod template (the mapping holding `metadata` and
-    /// `spec`); empty for a Pod, which is its own template.
-    pub template: Vec<String>,
+    /// From the object to the pod template (the mapping holding `metadata` and `spec`);
+    /// empty for a Pod, which is its own template.
+    pub template: FieldPath,
     /// False where the pod spec cannot change after creation (a bare Pod), so an env var
     /// would not roll anything and only the annotation applies.
     pub env_allowed: bool,
@@ -67,7 +149,7 @@ pub struct WorkloadKind {
     pub restart: Restart,
     /// Where the object may name another workload whose pod template runs in its place
     /// (an Argo Rollout's `spec.workloadRef`).
-    pub delegate: Option<&'static [&'static str]>,
+    pub delegate: Option<FieldPath>,
     /// Where a user declared it (`spec.workloads[0]`), for messages; `None` for built-ins.
     pub declared_at: Option<String>,
 }
@@ -75,7 +157,7 @@ pub struct WorkloadKind {
 impl WorkloadKind {
     /// The pod template's field path, `spec.template`.
     pub fn template_field(&self) -> String {
-        self.template.join(".")
+        self.template.dotted()
     }
 
     /// The pod spec's field path, `spec.template.spec` (`spec` for a Pod).
@@ -107,20 +189,11 @@ pub enum Restart {
     NewObject,
 }
 
-/// Where, relative to a pod spec, a reference site starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// Under each of `containers`, `initContainers`, `ephemeralContainers`.
-    Containers,
-    /// Directly under the pod spec.
-    PodSpec,
-}
-
 /// Which keys of the object a pod-spec reference lets the pod see.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeySel {
-    /// A single key named by this field.
-    Field(&'static str),
+    /// A single key, named by this sibling of the name.
+    Field(String),
     /// The `key` of each `items` entry; every key when `items` is absent or empty.
     Items,
     All,
@@ -129,16 +202,29 @@ pub enum KeySel {
 /// One place in a pod spec that names a ConfigMap or Secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodSite {
-    pub scope: Scope,
-    /// Keys from the scope to the reference object; `*` walks every list item.
-    pub path: &'static [&'static str],
+    /// From the pod spec to the name. A path that starts at `containers` applies to
+    /// `initContainers` and `ephemeralContainers` alike.
+    pub path: FieldPath,
     pub kind: SourceKind,
-    pub name_field: &'static str,
     pub keys: KeySel,
     /// False for references that give the pod no content (image pull secrets, CSI
     /// credentials): renamed with the object, but not hashed.
     pub visible: bool,
+    /// Where a user declared it (`spec.podReferences[0]`); `None` for built-ins.
+    pub declared_at: Option<String>,
 }
+
+impl PodSite {
+    /// Whether the path starts under each container.
+    pub fn in_containers(&self) -> bool {
+        self.path.steps().first().map(String::as_str) == Some(CONTAINERS)
+    }
+}
+
+/// The container lists of a pod spec: the first is what a site path starting at
+/// `containers` names, and it applies to all three.
+pub const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
+const CONTAINERS: &str = "containers";
 
 /// How a name is written at a name-reference site.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,34 +234,35 @@ pub enum Form {
     MaybeNamespaced,
 }
 
+/// Where a referrer finds the objects it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scoped {
+    /// In its own namespace (a Role, an Ingress, a user-declared kind).
+    Namespaced,
+    /// The referrer is cluster-scoped (a ClusterRole, a StorageClass): an object of any
+    /// namespace, unless a sibling field names one.
+    Cluster,
+}
+
 /// A field outside pod specs that names a ConfigMap or Secret: renaming rewrites it and
 /// `graph` shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NameSite {
     pub groups: Vec<String>,
     pub kind: String,
-    /// Keys from the object to the mapping that holds the name; sequences met on the way
-    /// are walked item by item (kustomize's fieldSpec rule).
-    pub path: Vec<String>,
-    pub name_key: String,
-    /// A sibling key giving the object's namespace, where the referrer is cluster-scoped;
-    /// otherwise the referrer's own namespace applies.
+    /// From the object to the name: a string, a list of them, or a mapping with `name`
+    /// (and `namespace`), as kustomize reads it.
+    pub path: FieldPath,
+    /// A sibling of the name giving the object's namespace.
     pub namespace_key: Option<String>,
     pub target: SourceKind,
     pub form: Form,
-    /// Role rules: the names in `resourceNames` of rules that grant this resource.
-    pub rule_resource: Option<&'static str>,
+    pub scope: Scoped,
+    /// Role rules: names in `resourceNames` count only in rules that grant this
+    /// resource (kustomize rewrites any rule's).
+    pub rule_resource: Option<String>,
     /// Where a user declared it (`spec.references[0].fieldSpecs[1]`); `None` for built-ins.
     pub declared_at: Option<String>,
-}
-
-/// Where a producer lists the keys of what it produces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeysAt {
-    /// The keys of the mapping at this path.
-    MapKeys(&'static [&'static str]),
-    /// This field of each item of the list at this path.
-    ItemField(&'static [&'static str], &'static str),
 }
 
 /// What of a producer the hash covers.
@@ -189,86 +276,57 @@ pub enum Hashed {
 }
 
 /// Whether a producer's object may have keys beyond those it lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Open {
     Never,
     /// When this field is present (ExternalSecret `dataFrom`).
-    When(&'static [&'static str]),
+    When(FieldPath),
+    /// Always: its keys are not in git (a certificate's files).
+    Always,
 }
 
 /// A kind of object that makes a Secret (or is itself read by pods) from what git holds:
 /// pass 1 indexes what it produces as a source, so references to it resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Producer {
-    pub group: &'static str,
-    pub kind: &'static str,
+    pub group: String,
+    pub kind: String,
     pub produces: SourceKind,
     /// A list whose items each produce one object; `None`: the object produces one.
-    pub each: Option<&'static [&'static str]>,
+    pub each: Option<FieldPath>,
     /// The produced object's name, relative to the list item or the object; the
     /// producer's own name when `None` or absent. Its namespace is the producer's.
-    pub name: Option<&'static [&'static str]>,
-    pub keys: &'static [KeysAt],
+    pub name: Option<FieldPath>,
+    /// Where its keys are, relative to the list item or the object: the keys of a
+    /// mapping, or strings (`spec/data/secretKey` walks a list).
+    pub keys: Vec<FieldPath>,
     pub open: Open,
     /// Where the Secret's type is written (`Opaque` when absent).
-    pub secret_type: Option<&'static [&'static str]>,
+    pub secret_type: Option<FieldPath>,
     pub hashed: Hashed,
     /// The content can change outside git (a value in an external store).
     pub runtime: bool,
     /// It makes nothing when this field holds one of these values (an ExternalSecret
     /// with `creationPolicy: Merge` or `None` writes into a Secret made elsewhere).
-    pub unless: Option<(&'static [&'static str], &'static [&'static str])>,
+    pub unless: Option<(FieldPath, Vec<String>)>,
+    /// Where a user declared it (`spec.producers[0]`); `None` for built-ins.
+    pub declared_at: Option<String>,
 }
-
-/// Built-in producers, checked against each project's documentation (README, "Sources
-/// produced by other objects").
-#[rustfmt::skip]
-const PRODUCERS: &[Producer] = &[
-    // Bitnami sealed-secrets: the controller unseals into a Secret of the same name and
-    // namespace; `spec.template` gives its type and templated keys.
-    Producer { group: "bitnami.com", kind: "SealedSecret", produces: Secret, each: None, name: None,
-        keys: &[KeysAt::MapKeys(&["spec", "encryptedData"]), KeysAt::MapKeys(&["spec", "template", "data"])],
-        open: Open::Never, secret_type: Some(&["spec", "template", "type"]), hashed: Hashed::Values, runtime: false, unless: None },
-    // External Secrets Operator: `spec.target.name` (default: its own name).
-    Producer { group: "external-secrets.io", kind: "ExternalSecret", produces: Secret, each: None, name: Some(&["spec", "target", "name"]),
-        keys: &[KeysAt::ItemField(&["spec", "data"], "secretKey"), KeysAt::MapKeys(&["spec", "target", "template", "data"])],
-        open: Open::When(&["spec", "dataFrom"]), secret_type: Some(&["spec", "target", "template", "type"]), hashed: Hashed::Spec, runtime: true,
-        unless: Some((&["spec", "target", "creationPolicy"], &["Merge", "None"])) },
-    // Secrets Store CSI driver: a pod's `csi` volume reads the class itself ...
-    Producer { group: "secrets-store.csi.x-k8s.io", kind: "SecretProviderClass", produces: SourceKind::SecretProviderClass, each: None, name: None,
-        keys: &[], open: Open::Never, secret_type: None, hashed: Hashed::Spec, runtime: true, unless: None },
-    // ... and `spec.secretObjects` are Secrets it syncs while a pod mounts it.
-    Producer { group: "secrets-store.csi.x-k8s.io", kind: "SecretProviderClass", produces: Secret, each: Some(&["spec", "secretObjects"]), name: Some(&["secretName"]),
-        keys: &[KeysAt::ItemField(&["data"], "key")], open: Open::Never, secret_type: Some(&["type"]), hashed: Hashed::Spec, runtime: true, unless: None },
-];
 
 /// A workload annotation listing objects the app reads through the API rather than the
 /// pod spec: each is hashed like an `envFrom` of the whole object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnnotationSite {
-    pub key: &'static str,
+    pub key: String,
     pub kind: SourceKind,
     /// The tool whose annotation it is, for messages.
-    pub tool: &'static str,
+    pub tool: String,
     /// The tool accepts regular expressions there; config-hash reads exact names only.
     pub regex: bool,
 }
 
-/// Built-in annotation reference sites: ours, and those of the tools people migrate
-/// from (Reloader `internal/pkg/options/flags.go`, wave's README), so their annotations
-/// keep working.
-#[rustfmt::skip]
-const ANNOTATION_SITES: &[AnnotationSite] = &[
-    AnnotationSite { key: "config-hash.dev/extra-configmaps", kind: ConfigMap, tool: "config-hash", regex: false },
-    AnnotationSite { key: "config-hash.dev/extra-secrets", kind: Secret, tool: "config-hash", regex: false },
-    AnnotationSite { key: "configmap.reloader.stakater.com/reload", kind: ConfigMap, tool: "Reloader", regex: true },
-    AnnotationSite { key: "secret.reloader.stakater.com/reload", kind: Secret, tool: "Reloader", regex: true },
-    AnnotationSite { key: "wave.pusher.com/extra-configmaps", kind: ConfigMap, tool: "wave", regex: false },
-    AnnotationSite { key: "wave.pusher.com/extra-secrets", kind: Secret, tool: "wave", regex: false },
-];
-
 /// Every annotation key the function reads or writes, spelled once. Those that name
-/// extra dependencies are rows of [`ANNOTATION_SITES`]; these are the rest.
+/// extra dependencies are rows of the annotation sites; these are the rest.
 pub mod annotations {
     use super::SourceKind;
 
@@ -321,6 +379,162 @@ pub mod annotations {
     ];
 }
 
+const APPS: &str = "apps,extensions";
+const CORE: &str = "";
+const INGRESS: &str = "networking.k8s.io,extensions";
+const KRUISE: &str = "apps.kruise.io";
+const TEMPLATE: &str = "spec/template";
+
+/// Built-in workload kinds: (groups, kind, template, env allowed, restart, delegate).
+/// Third-party rows show that a CRD is only data; each was checked against its
+/// project's documentation (docs, "What it finds").
+#[rustfmt::skip]
+const WORKLOADS: &[(&str, &str, &str, bool, Restart, &str)] = &[
+    (CORE, "Pod", "", false, Restart::Template, ""),
+    (CORE, "PodTemplate", "template", true, Restart::Template, ""),
+    (CORE, "ReplicationController", TEMPLATE, true, Restart::Template, ""),
+    (APPS, "Deployment", TEMPLATE, true, Restart::Template, ""),
+    (APPS, "DaemonSet", TEMPLATE, true, Restart::Template, ""),
+    (APPS, "ReplicaSet", TEMPLATE, true, Restart::Template, ""),
+    ("apps", "StatefulSet", TEMPLATE, true, Restart::Template, ""),
+    ("batch", "Job", TEMPLATE, true, Restart::NewObject, ""),
+    ("batch", "CronJob", "spec/jobTemplate/spec/template", true, Restart::Template, ""),
+    ("argoproj.io", "Rollout", TEMPLATE, true, Restart::Template, "spec/workloadRef"),
+    ("serving.knative.dev", "Service", TEMPLATE, true, Restart::Template, ""),
+    (KRUISE, "CloneSet", TEMPLATE, true, Restart::DownwardApi, ""),
+    (KRUISE, "StatefulSet", TEMPLATE, true, Restart::DownwardApi, ""),
+    (KRUISE, "DaemonSet", TEMPLATE, true, Restart::DownwardApi, ""),
+    ("keda.sh", "ScaledJob", "spec/jobTargetRef/template", true, Restart::Template, ""),
+];
+
+/// Built-in pod-spec reference sites: (path from the pod spec to the name, kind, keys
+/// seen, the pod sees content). Paths under `containers` cover every container list.
+#[rustfmt::skip]
+const POD_SITES: &[(&str, SourceKind, &str, bool)] = &[
+    ("containers/env/valueFrom/configMapKeyRef/name", SourceKind::ConfigMap, "key", true),
+    ("containers/env/valueFrom/secretKeyRef/name", SourceKind::Secret, "key", true),
+    ("containers/envFrom/configMapRef/name", SourceKind::ConfigMap, ALL, true),
+    ("containers/envFrom/secretRef/name", SourceKind::Secret, ALL, true),
+    ("volumes/configMap/name", SourceKind::ConfigMap, ITEMS, true),
+    ("volumes/secret/secretName", SourceKind::Secret, ITEMS, true),
+    ("volumes/projected/sources/configMap/name", SourceKind::ConfigMap, ITEMS, true),
+    ("volumes/projected/sources/secret/name", SourceKind::Secret, ITEMS, true),
+    ("imagePullSecrets/name", SourceKind::Secret, ALL, false),
+    ("volumes/csi/nodePublishSecretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/csi/volumeAttributes/secretProviderClass", SourceKind::SecretProviderClass, ALL, true),
+];
+
+/// The key selectors of the tables: every key, or the `items` entries' keys; any other
+/// word names the sibling field that holds one key.
+const ALL: &str = "*";
+const ITEMS: &str = "items[].key";
+
+impl KeySel {
+    /// As the tables and a user's `keys:` write it.
+    pub fn of(text: &str) -> KeySel {
+        match text {
+            ALL | "" => KeySel::All,
+            ITEMS => KeySel::Items,
+            field => KeySel::Field(field.to_string()),
+        }
+    }
+}
+
+/// Built-in name-reference sites outside pod specs: kustomize's table for ConfigMaps and
+/// Secrets (its `namereference.go`), and more that it misses: (groups, kind, path,
+/// namespace sibling, target, form, scope). An empty group list is kustomize's "any
+/// group".
+#[rustfmt::skip]
+const NAME_SITES: &[(&str, &str, &str, &str, SourceKind, Form, Scoped)] = &[
+    (CORE, "ServiceAccount", "imagePullSecrets/name", "", SourceKind::Secret, Form::Name, Scoped::Namespaced),
+    // Not in kustomize's table: the token Secrets a ServiceAccount lists.
+    (CORE, "ServiceAccount", "secrets/name", "", SourceKind::Secret, Form::Name, Scoped::Namespaced),
+    (INGRESS, "Ingress", "spec/tls/secretName", "", SourceKind::Secret, Form::Name, Scoped::Namespaced),
+    (INGRESS, "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-secret", "", SourceKind::Secret, Form::MaybeNamespaced, Scoped::Namespaced),
+    (INGRESS, "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/auth-tls-secret", "", SourceKind::Secret, Form::MaybeNamespaced, Scoped::Namespaced),
+    (INGRESS, "Ingress", "metadata/annotations/nginx.ingress.kubernetes.io\\/fastcgi-params-configmap", "", SourceKind::ConfigMap, Form::MaybeNamespaced, Scoped::Namespaced),
+    (INGRESS, "Ingress", "metadata/annotations/ingress.kubernetes.io\\/auth-secret", "", SourceKind::Secret, Form::MaybeNamespaced, Scoped::Namespaced),
+    ("storage.k8s.io", "StorageClass", "parameters/secretName", "secretNamespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    ("storage.k8s.io", "StorageClass", "parameters/adminSecretName", "adminSecretNamespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    ("storage.k8s.io", "StorageClass", "parameters/userSecretName", "userSecretNamespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    ("storage.k8s.io", "StorageClass", "parameters/secretRef", "secretNamespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/azureFile/secretName", "secretNamespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "Node", "spec/configSource/configMap", "", SourceKind::ConfigMap, Form::Name, Scoped::Cluster),
+];
+
+/// Role rules name objects in `rules[].resourceNames` for the resource types they grant:
+/// (kind, resource, target, scope).
+const ROLE_RULES: &[(&str, &str, SourceKind, Scoped)] = &[
+    (
+        "Role",
+        "configmaps",
+        SourceKind::ConfigMap,
+        Scoped::Namespaced,
+    ),
+    ("Role", "secrets", SourceKind::Secret, Scoped::Namespaced),
+    (
+        "ClusterRole",
+        "configmaps",
+        SourceKind::ConfigMap,
+        Scoped::Cluster,
+    ),
+    (
+        "ClusterRole",
+        "secrets",
+        SourceKind::Secret,
+        Scoped::Cluster,
+    ),
+];
+
+/// A built-in producer row: (group, kind, produces, each, name, keys, open, type, hashed,
+/// runtime, unless (path, values)).
+type ProducerRow = (
+    &'static str,
+    &'static str,
+    SourceKind,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+    Hashed,
+    bool,
+    (&'static str, &'static [&'static str]),
+);
+
+/// Built-in producers, checked against each project's documentation (docs, "Sources
+/// produced by other objects").
+#[rustfmt::skip]
+const PRODUCERS: &[ProducerRow] = &[
+    // Bitnami sealed-secrets: the controller unseals into a Secret of the same name and
+    // namespace; `spec.template` gives its type and templated keys.
+    ("bitnami.com", "SealedSecret", SourceKind::Secret, "", "", &["spec/encryptedData", "spec/template/data"],
+        "", "spec/template/type", Hashed::Values, false, ("", &[])),
+    // External Secrets Operator: `spec.target.name` (default: its own name); with
+    // `dataFrom` any key may exist.
+    ("external-secrets.io", "ExternalSecret", SourceKind::Secret, "", "spec/target/name", &["spec/data/secretKey", "spec/target/template/data"],
+        "spec/dataFrom", "spec/target/template/type", Hashed::Spec, true, ("spec/target/creationPolicy", &["Merge", "None"])),
+    // Secrets Store CSI driver: a pod's `csi` volume reads the class itself ...
+    ("secrets-store.csi.x-k8s.io", "SecretProviderClass", SourceKind::SecretProviderClass, "", "", &[],
+        "", "", Hashed::Spec, true, ("", &[])),
+    // ... and `spec.secretObjects` are Secrets it syncs while a pod mounts it.
+    ("secrets-store.csi.x-k8s.io", "SecretProviderClass", SourceKind::Secret, "spec/secretObjects", "secretName", &["data/key"],
+        "", "type", Hashed::Spec, true, ("", &[])),
+];
+
+/// Built-in annotation reference sites: ours, and those of the tools people migrate
+/// from (Reloader `internal/pkg/options/flags.go`, wave's README), so their annotations
+/// keep working: (key, kind, tool, regular expressions accepted).
+#[rustfmt::skip]
+const ANNOTATION_SITES: &[(&str, SourceKind, &str, bool)] = &[
+    ("config-hash.dev/extra-configmaps", SourceKind::ConfigMap, "config-hash", false),
+    ("config-hash.dev/extra-secrets", SourceKind::Secret, "config-hash", false),
+    ("configmap.reloader.stakater.com/reload", SourceKind::ConfigMap, "Reloader", true),
+    ("secret.reloader.stakater.com/reload", SourceKind::Secret, "Reloader", true),
+    ("wave.pusher.com/extra-configmaps", SourceKind::ConfigMap, "wave", false),
+    ("wave.pusher.com/extra-secrets", SourceKind::Secret, "wave", false),
+];
+
 /// Everything the function knows about Kubernetes objects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Catalog {
@@ -329,8 +543,9 @@ pub struct Catalog {
     pub name_sites: Vec<NameSite>,
     pub producers: Vec<Producer>,
     pub annotation_sites: Vec<AnnotationSite>,
-    /// Per kind, the rows of `workloads` and `name_sites` for it, in order: every item
-    /// looks itself up, so a long user catalog must not make each look-up a scan.
+    /// Per kind, the rows of `workloads`, `name_sites` and `producers` for it, in order:
+    /// every item looks itself up, so a long user catalog must not make each look-up a
+    /// scan.
     by_kind: HashMap<String, KindRows>,
 }
 
@@ -338,6 +553,7 @@ pub struct Catalog {
 struct KindRows {
     workloads: Vec<usize>,
     name_sites: Vec<usize>,
+    producers: Vec<usize>,
 }
 
 impl Default for Catalog {
@@ -346,107 +562,13 @@ impl Default for Catalog {
     }
 }
 
-const APPS: &[&str] = &["apps", "extensions"];
-const CORE: &[&str] = &[""];
-const INGRESS: &[&str] = &["networking.k8s.io", "extensions"];
-const STORAGE: &[&str] = &["storage.k8s.io"];
-const RBAC: &[&str] = &["rbac.authorization.k8s.io"];
+/// Groups written `a,b` (the core group is the empty string).
+fn groups(text: &str) -> Vec<String> {
+    text.split(',').map(str::to_string).collect()
+}
 
-const KRUISE: &[&str] = &["apps.kruise.io"];
-const TEMPLATE: &[&str] = &["spec", "template"];
-const WORKLOAD_REF: Option<&[&str]> = Some(&["spec", "workloadRef"]);
-
-/// A built-in workload row: (groups, kind, template path, env allowed, restart, delegate).
-type WorkloadRow = (
-    &'static [&'static str],
-    &'static str,
-    &'static [&'static str],
-    bool,
-    Restart,
-    Option<&'static [&'static str]>,
-);
-
-/// Built-in workload kinds. Third-party rows show that a CRD is only data; each was
-/// checked against its project's documentation (README, "What it finds").
-#[rustfmt::skip]
-const WORKLOADS: &[WorkloadRow] = &[
-    (CORE, "Pod", &[], false, Restart::Template, None),
-    (CORE, "PodTemplate", &["template"], true, Restart::Template, None),
-    (CORE, "ReplicationController", TEMPLATE, true, Restart::Template, None),
-    (APPS, "Deployment", TEMPLATE, true, Restart::Template, None),
-    (APPS, "DaemonSet", TEMPLATE, true, Restart::Template, None),
-    (APPS, "ReplicaSet", TEMPLATE, true, Restart::Template, None),
-    (&["apps"], "StatefulSet", TEMPLATE, true, Restart::Template, None),
-    (&["batch"], "Job", TEMPLATE, true, Restart::NewObject, None),
-    (&["batch"], "CronJob", &["spec", "jobTemplate", "spec", "template"], true, Restart::Template, None),
-    (&["argoproj.io"], "Rollout", TEMPLATE, true, Restart::Template, WORKLOAD_REF),
-    (&["serving.knative.dev"], "Service", TEMPLATE, true, Restart::Template, None),
-    (KRUISE, "CloneSet", TEMPLATE, true, Restart::DownwardApi, None),
-    (KRUISE, "StatefulSet", TEMPLATE, true, Restart::DownwardApi, None),
-    (KRUISE, "DaemonSet", TEMPLATE, true, Restart::DownwardApi, None),
-    (&["keda.sh"], "ScaledJob", &["spec", "jobTargetRef", "template"], true, Restart::Template, None),
-];
-
-use KeySel::{All, Field, Items};
-use Scope::{Containers, PodSpec};
-use SourceKind::{ConfigMap, Secret};
-
-/// Built-in pod-spec reference sites.
-#[rustfmt::skip]
-const POD_SITES: &[PodSite] = &[
-    PodSite { scope: Containers, path: &["env", "*", "valueFrom", "configMapKeyRef"], kind: ConfigMap, name_field: "name", keys: Field("key"), visible: true },
-    PodSite { scope: Containers, path: &["env", "*", "valueFrom", "secretKeyRef"], kind: Secret, name_field: "name", keys: Field("key"), visible: true },
-    PodSite { scope: Containers, path: &["envFrom", "*", "configMapRef"], kind: ConfigMap, name_field: "name", keys: All, visible: true },
-    PodSite { scope: Containers, path: &["envFrom", "*", "secretRef"], kind: Secret, name_field: "name", keys: All, visible: true },
-    PodSite { scope: PodSpec, path: &["volumes", "*", "configMap"], kind: ConfigMap, name_field: "name", keys: Items, visible: true },
-    PodSite { scope: PodSpec, path: &["volumes", "*", "secret"], kind: Secret, name_field: "secretName", keys: Items, visible: true },
-    PodSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "configMap"], kind: ConfigMap, name_field: "name", keys: Items, visible: true },
-    PodSite { scope: PodSpec, path: &["volumes", "*", "projected", "sources", "*", "secret"], kind: Secret, name_field: "name", keys: Items, visible: true },
-    PodSite { scope: PodSpec, path: &["imagePullSecrets", "*"], kind: Secret, name_field: "name", keys: All, visible: false },
-    PodSite { scope: PodSpec, path: &["volumes", "*", "csi", "nodePublishSecretRef"], kind: Secret, name_field: "name", keys: All, visible: false },
-    PodSite { scope: PodSpec, path: &["volumes", "*", "csi", "volumeAttributes"], kind: SourceKind::SecretProviderClass, name_field: "secretProviderClass", keys: All, visible: true },
-];
-
-/// A built-in name-reference site: (groups, kind, path to the mapping, name key,
-/// namespace key, target, form).
-type NameSiteRow = (
-    &'static [&'static str],
-    &'static str,
-    &'static [&'static str],
-    &'static str,
-    Option<&'static str>,
-    SourceKind,
-    Form,
-);
-
-/// Built-in name-reference sites outside pod specs.
-#[rustfmt::skip]
-const NAME_SITES: &[NameSiteRow] = &[
-    (CORE, "ServiceAccount", &["imagePullSecrets"], "name", None, Secret, Form::Name),
-    (CORE, "ServiceAccount", &["secrets"], "name", None, Secret, Form::Name),
-    (INGRESS, "Ingress", &["spec", "tls"], "secretName", None, Secret, Form::Name),
-    (INGRESS, "Ingress", &["metadata", "annotations"], "nginx.ingress.kubernetes.io/auth-secret", None, Secret, Form::MaybeNamespaced),
-    (INGRESS, "Ingress", &["metadata", "annotations"], "nginx.ingress.kubernetes.io/auth-tls-secret", None, Secret, Form::MaybeNamespaced),
-    (INGRESS, "Ingress", &["metadata", "annotations"], "nginx.ingress.kubernetes.io/fastcgi-params-configmap", None, ConfigMap, Form::MaybeNamespaced),
-    (INGRESS, "Ingress", &["metadata", "annotations"], "ingress.kubernetes.io/auth-secret", None, Secret, Form::MaybeNamespaced),
-    (STORAGE, "StorageClass", &["parameters"], "secretName", Some("secretNamespace"), Secret, Form::Name),
-    (STORAGE, "StorageClass", &["parameters"], "adminSecretName", Some("adminSecretNamespace"), Secret, Form::Name),
-    (STORAGE, "StorageClass", &["parameters"], "userSecretName", Some("userSecretNamespace"), Secret, Form::Name),
-    (STORAGE, "StorageClass", &["parameters"], "secretRef", Some("secretNamespace"), Secret, Form::Name),
-    (CORE, "PersistentVolume", &["spec", "azureFile"], "secretName", Some("secretNamespace"), Secret, Form::Name),
-    (CORE, "Node", &["spec", "configSource", "configMap"], "name", Some("namespace"), ConfigMap, Form::Name),
-];
-
-/// Role rules name objects in `rules[].resourceNames` for the resource types they grant.
-const ROLE_RULES: &[(&str, &str, SourceKind)] = &[
-    ("Role", "configmaps", ConfigMap),
-    ("Role", "secrets", Secret),
-    ("ClusterRole", "configmaps", ConfigMap),
-    ("ClusterRole", "secrets", Secret),
-];
-
-fn strings(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
+fn optional_path(text: &str) -> Option<FieldPath> {
+    (!text.is_empty()).then(|| FieldPath::of(text))
 }
 
 /// The API group of an `apiVersion` (`apps/v1` -> `apps`, `v1` -> ``).
@@ -460,50 +582,105 @@ impl Catalog {
         let workloads = WORKLOADS
             .iter()
             .map(
-                |&(groups, kind, template, env_allowed, restart, delegate)| WorkloadKind {
-                    groups: strings(groups),
+                |&(g, kind, template, env_allowed, restart, delegate)| WorkloadKind {
+                    groups: groups(g),
                     kind: kind.to_string(),
-                    template: strings(template),
+                    template: FieldPath::of(template),
                     env_allowed,
                     restart,
-                    delegate,
+                    delegate: optional_path(delegate),
                     declared_at: None,
                 },
             )
+            .collect();
+        let pod_sites = POD_SITES
+            .iter()
+            .map(|&(path, kind, keys, visible)| PodSite {
+                path: FieldPath::of(path),
+                kind,
+                keys: KeySel::of(keys),
+                visible,
+                declared_at: None,
+            })
             .collect();
         let mut name_sites: Vec<NameSite> = NAME_SITES
             .iter()
-            .map(
-                |&(groups, kind, path, name_key, ns_key, target, form)| NameSite {
-                    groups: strings(groups),
+            .map(|&(g, kind, path, ns_key, target, form, scope)| NameSite {
+                groups: groups(g),
+                kind: kind.to_string(),
+                path: FieldPath::of(path),
+                namespace_key: (!ns_key.is_empty()).then(|| ns_key.to_string()),
+                target,
+                form,
+                scope,
+                rule_resource: None,
+                declared_at: None,
+            })
+            .collect();
+        name_sites.extend(
+            ROLE_RULES
+                .iter()
+                .map(|&(kind, resource, target, scope)| NameSite {
+                    groups: groups("rbac.authorization.k8s.io"),
                     kind: kind.to_string(),
-                    path: strings(path),
-                    name_key: name_key.to_string(),
-                    namespace_key: ns_key.map(str::to_string),
+                    path: FieldPath::of("rules/resourceNames"),
+                    namespace_key: None,
                     target,
-                    form,
-                    rule_resource: None,
+                    form: Form::Name,
+                    scope,
+                    rule_resource: Some(resource.to_string()),
                     declared_at: None,
+                }),
+        );
+        let producers = PRODUCERS
+            .iter()
+            .map(
+                |&(
+                    group,
+                    kind,
+                    produces,
+                    each,
+                    name,
+                    keys,
+                    open,
+                    secret_type,
+                    hashed,
+                    runtime,
+                    unless,
+                )| {
+                    Producer {
+                        group: group.to_string(),
+                        kind: kind.to_string(),
+                        produces,
+                        each: optional_path(each),
+                        name: optional_path(name),
+                        keys: keys.iter().map(|k| FieldPath::of(k)).collect(),
+                        open: optional_path(open).map_or(Open::Never, Open::When),
+                        secret_type: optional_path(secret_type),
+                        hashed,
+                        runtime,
+                        unless: optional_path(unless.0)
+                            .map(|p| (p, unless.1.iter().map(|v| v.to_string()).collect())),
+                        declared_at: None,
+                    }
                 },
             )
             .collect();
-        name_sites.extend(ROLE_RULES.iter().map(|&(kind, resource, target)| NameSite {
-            groups: strings(RBAC),
-            kind: kind.to_string(),
-            path: vec!["rules".to_string()],
-            name_key: "resourceNames".to_string(),
-            namespace_key: None,
-            target,
-            form: Form::Name,
-            rule_resource: Some(resource),
-            declared_at: None,
-        }));
+        let annotation_sites = ANNOTATION_SITES
+            .iter()
+            .map(|&(key, kind, tool, regex)| AnnotationSite {
+                key: key.to_string(),
+                kind,
+                tool: tool.to_string(),
+                regex,
+            })
+            .collect();
         let mut catalog = Catalog {
             workloads,
-            pod_sites: POD_SITES.to_vec(),
+            pod_sites,
             name_sites,
-            producers: PRODUCERS.to_vec(),
-            annotation_sites: ANNOTATION_SITES.to_vec(),
+            producers,
+            annotation_sites,
             by_kind: HashMap::new(),
         };
         catalog.reindex();
@@ -520,10 +697,15 @@ impl Catalog {
             let rows = self.by_kind.entry(s.kind.clone()).or_default();
             rows.name_sites.push(i);
         }
+        for (i, p) in self.producers.iter().enumerate() {
+            let rows = self.by_kind.entry(p.kind.clone()).or_default();
+            rows.producers.push(i);
+        }
     }
 
-    /// Adds user entries; a user workload of a built-in kind replaces the built-in row
-    /// for that group.
+    /// Adds user rows: a user workload of a built-in kind replaces the built-in row for
+    /// that group, a user producer of a kind and group replaces the built-in ones; every
+    /// other row is added.
     pub fn extend(&mut self, ext: &Extension) {
         // A (group, kind) belongs to the last entry that declares it: earlier rows, built
         // in or declared, lose that group, and a row left with no group goes.
@@ -549,6 +731,18 @@ impl Catalog {
         rows.retain(|e| !e.groups.is_empty());
         self.workloads = rows;
         self.name_sites.extend(ext.references.iter().cloned());
+        self.pod_sites.extend(ext.pod_references.iter().cloned());
+        let declared: Vec<(&str, &str)> = ext
+            .producers
+            .iter()
+            .map(|p| (p.group.as_str(), p.kind.as_str()))
+            .collect();
+        self.producers.retain(|p| {
+            p.declared_at.is_some() || !declared.contains(&(p.group.as_str(), p.kind.as_str()))
+        });
+        self.producers.extend(ext.producers.iter().cloned());
+        self.annotation_sites
+            .extend(ext.annotation_references.iter().cloned());
         self.reindex();
     }
 
@@ -585,9 +779,26 @@ impl Catalog {
         kind: &'c str,
     ) -> impl Iterator<Item = &'c Producer> + 'c {
         let group = group_of(api_version).to_string();
-        self.producers
+        self.by_kind
+            .get(kind)
+            .into_iter()
+            .flat_map(|rows| rows.producers.iter())
+            .map(|&i| &self.producers[i])
+            .filter(move |p| p.group == group)
+    }
+
+    /// Producer kinds pass 1's text prefilter must look for by name: those without
+    /// `Secret` in them (see [`crate::chunks::may_matter_before_stamping`]).
+    pub fn prefilter_kinds(&self) -> Vec<&str> {
+        let mut kinds: Vec<&str> = self
+            .producers
             .iter()
-            .filter(move |p| p.kind == kind && p.group == group)
+            .map(|p| p.kind.as_str())
+            .filter(|k| !k.contains("Secret"))
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        kinds
     }
 
     /// True when any name-reference site applies to this kind (a cheap filter).
@@ -596,220 +807,14 @@ impl Catalog {
     }
 }
 
-/// What a user adds to the catalog from the functionConfig.
+/// What a user adds to the catalog from the functionConfig (see [`crate::extension`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Extension {
     pub workloads: Vec<WorkloadKind>,
     pub references: Vec<NameSite>,
-}
-
-/// A problem with one user entry, naming it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EntryError {
-    /// `spec.workloads[0].template`.
-    pub field: String,
-    pub message: String,
-}
-
-/// Splits a kustomize fieldSpec path (`spec/template`; `\/` escapes a slash inside a
-/// key, as annotation keys need).
-pub fn split_path(path: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut chars = path.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'/') => {
-                chars.next();
-                if let Some(s) = out.last_mut() {
-                    s.push('/');
-                }
-            }
-            '/' => out.push(String::new()),
-            c => {
-                if let Some(s) = out.last_mut() {
-                    s.push(c);
-                }
-            }
-        }
-    }
-    // kustomize writes `containers[]` for a sequence it walks; we walk sequences anyway.
-    out.into_iter()
-        .map(|s| s.strip_suffix("[]").map(str::to_string).unwrap_or(s))
-        .collect()
-}
-
-const WORKLOAD_FIELDS: &[&str] = &["group", "version", "kind", "template"];
-const REFERENCE_FIELDS: &[&str] = &["kind", "version", "group", "fieldSpecs"];
-const FIELD_SPEC_FIELDS: &[&str] = &["group", "version", "kind", "path", "create"];
-
-/// Reads `spec.workloads` and `spec.references` of a ConfigHash functionConfig. Every
-/// bad entry is reported, not only the first.
-pub fn read_extension(
-    tree: &Tree<'_>,
-    workloads: Option<NodeId>,
-    references: Option<NodeId>,
-    section: &str,
-) -> Result<Extension, Vec<EntryError>> {
-    let mut ext = Extension::default();
-    let mut errors = Vec::new();
-    let text = |node: NodeId, key: &str| tree.get(node, key).and_then(|n| tree.str(n));
-    let unknown_fields = |node: NodeId, at: &str, allowed: &[&str], errors: &mut Vec<_>| {
-        for (k, _) in tree.entries(node) {
-            let key = tree.str(k).unwrap_or("");
-            if !allowed.contains(&key) {
-                errors.push(EntryError {
-                    field: format!("{at}.{key}"),
-                    message: format!(
-                        "{at}.{key}: unknown field; accepted fields: {}",
-                        allowed.join(", ")
-                    ),
-                });
-            }
-        }
-    };
-    if let Some(list) = workloads.filter(|&n| !tree.is_null(n)) {
-        if !tree.is_seq(list) {
-            errors.push(EntryError {
-                field: format!("{section}.workloads"),
-                message: format!(
-                    "{section}.workloads must be a list of {{group, kind, template}} entries"
-                ),
-            });
-        }
-        for (i, &entry) in tree.items(list).iter().enumerate() {
-            let at = format!("{section}.workloads[{i}]");
-            if !tree.is_map(entry) {
-                errors.push(EntryError {
-                    field: at.clone(),
-                    message: format!("{at} must be a mapping with group, kind and template"),
-                });
-                continue;
-            }
-            unknown_fields(entry, &at, WORKLOAD_FIELDS, &mut errors);
-            let kind = text(entry, "kind").unwrap_or("");
-            let template = text(entry, "template").unwrap_or("");
-            if kind.is_empty() {
-                errors.push(EntryError {
-                    field: format!("{at}.kind"),
-                    message: format!(
-                        "{at}.kind is required (the kind that carries a pod template)"
-                    ),
-                });
-            }
-            let steps = split_path(template);
-            if template.is_empty() || steps.iter().any(String::is_empty) {
-                errors.push(EntryError {
-                    field: format!("{at}.template"),
-                    message: format!(
-                        "{at}.template must be a slash-separated path to the pod template, such as spec/template"
-                    ),
-                });
-                continue;
-            }
-            ext.workloads.push(WorkloadKind {
-                groups: vec![text(entry, "group").unwrap_or("").to_string()],
-                kind: kind.to_string(),
-                template: steps,
-                env_allowed: true,
-                restart: Restart::Template,
-                delegate: None,
-                declared_at: Some(at),
-            });
-        }
-    }
-    if let Some(list) = references.filter(|&n| !tree.is_null(n)) {
-        if !tree.is_seq(list) {
-            errors.push(EntryError {
-                field: format!("{section}.references"),
-                message: format!(
-                    "{section}.references must be a list of {{kind, fieldSpecs}} entries (kustomize's nameReference shape)"
-                ),
-            });
-        }
-        for (i, &entry) in tree.items(list).iter().enumerate() {
-            let at = format!("{section}.references[{i}]");
-            if !tree.is_map(entry) {
-                errors.push(EntryError {
-                    field: at.clone(),
-                    message: format!("{at} must be a mapping with kind and fieldSpecs"),
-                });
-                continue;
-            }
-            unknown_fields(entry, &at, REFERENCE_FIELDS, &mut errors);
-            let Some(target) = text(entry, "kind").and_then(SourceKind::from_name) else {
-                errors.push(EntryError {
-                    field: format!("{at}.kind"),
-                    message: format!(
-                        "{at}.kind must be ConfigMap or Secret (the kind the fields name)"
-                    ),
-                });
-                continue;
-            };
-            let specs = tree.get(entry, "fieldSpecs");
-            if specs.is_none_or(|s| !tree.is_seq(s) || tree.items(s).is_empty()) {
-                errors.push(EntryError {
-                    field: format!("{at}.fieldSpecs"),
-                    message: format!(
-                        "{at}.fieldSpecs must be a non-empty list of {{group, kind, path}}"
-                    ),
-                });
-                continue;
-            }
-            for (j, &spec) in specs
-                .map(|s| tree.items(s))
-                .unwrap_or_default()
-                .iter()
-                .enumerate()
-            {
-                let at = format!("{at}.fieldSpecs[{j}]");
-                if !tree.is_map(spec) {
-                    errors.push(EntryError {
-                        field: at.clone(),
-                        message: format!("{at} must be a mapping with group, kind and path"),
-                    });
-                    continue;
-                }
-                unknown_fields(spec, &at, FIELD_SPEC_FIELDS, &mut errors);
-                let kind = text(spec, "kind").unwrap_or("");
-                let mut steps = split_path(text(spec, "path").unwrap_or(""));
-                if kind.is_empty() {
-                    errors.push(EntryError {
-                        field: format!("{at}.kind"),
-                        message: format!(
-                            "{at}.kind is required (the kind whose field names a {})",
-                            target.as_str()
-                        ),
-                    });
-                }
-                if steps.iter().any(String::is_empty) {
-                    errors.push(EntryError {
-                        field: format!("{at}.path"),
-                        message: format!(
-                            "{at}.path must be a slash-separated path to the name, such as spec/configRef/name"
-                        ),
-                    });
-                    continue;
-                }
-                let name_key = steps.pop().unwrap_or_default();
-                ext.references.push(NameSite {
-                    groups: vec![text(spec, "group").unwrap_or("").to_string()],
-                    kind: kind.to_string(),
-                    path: steps,
-                    name_key,
-                    namespace_key: None,
-                    target,
-                    form: Form::Name,
-                    rule_resource: None,
-                    declared_at: Some(at),
-                });
-            }
-        }
-    }
-    if errors.is_empty() {
-        Ok(ext)
-    } else {
-        Err(errors)
-    }
+    pub pod_references: Vec<PodSite>,
+    pub producers: Vec<Producer>,
+    pub annotation_references: Vec<AnnotationSite>,
 }
 
 #[cfg(test)]
@@ -820,11 +825,22 @@ mod tests {
     fn finds_kinds_by_group_and_kind() {
         let c = Catalog::builtin();
         assert_eq!(
-            c.workload("apps/v1", "Deployment").unwrap().template,
+            c.workload("apps/v1", "Deployment")
+                .unwrap()
+                .template
+                .steps(),
             ["spec", "template"]
         );
-        assert_eq!(c.workload("batch/v1", "CronJob").unwrap().template.len(), 4);
+        assert_eq!(
+            c.workload("batch/v1", "CronJob")
+                .unwrap()
+                .template
+                .steps()
+                .len(),
+            4
+        );
         assert!(!c.workload("v1", "Pod").unwrap().env_allowed);
+        assert!(c.workload("v1", "Pod").unwrap().template.is_empty());
         // A core Service is not a Knative Service.
         assert!(c.workload("v1", "Service").is_none());
         assert!(c.workload("serving.knative.dev/v1", "Service").is_some());
@@ -843,8 +859,18 @@ mod tests {
         assert_eq!(
             c.workload("keda.sh/v1alpha1", "ScaledJob")
                 .unwrap()
-                .template,
+                .template
+                .steps(),
             ["spec", "jobTargetRef", "template"]
+        );
+        assert_eq!(
+            c.workload("argoproj.io/v1alpha1", "Rollout")
+                .unwrap()
+                .delegate
+                .as_ref()
+                .map(FieldPath::dotted)
+                .as_deref(),
+            Some("spec.workloadRef")
         );
         assert!(
             c.producers_for("bitnami.com/v1alpha1", "SealedSecret")
@@ -856,96 +882,54 @@ mod tests {
                 .next()
                 .is_none()
         );
+        assert_eq!(
+            c.producers_for("secrets-store.csi.x-k8s.io/v1", "SecretProviderClass")
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn every_built_in_path_is_one_a_user_could_write() {
+        let c = Catalog::builtin();
+        let paths = c
+            .workloads
+            .iter()
+            .filter(|w| !w.template.is_empty())
+            .map(|w| &w.template)
+            .chain(c.pod_sites.iter().map(|s| &s.path))
+            .chain(c.name_sites.iter().map(|s| &s.path))
+            .chain(c.producers.iter().flat_map(|p| &p.keys));
+        for path in paths {
+            assert_eq!(
+                FieldPath::parse(&path.to_string()).as_ref(),
+                Ok(path),
+                "{path}"
+            );
+        }
+        // Every pod site names its kind's name field last.
+        assert!(c.pod_sites.iter().all(|s| s.path.split_last().is_some()));
     }
 
     #[test]
     fn fieldspec_paths_split_on_unescaped_slashes() {
-        assert_eq!(split_path("spec/template"), ["spec", "template"]);
+        assert_eq!(FieldPath::of("spec/template").steps(), ["spec", "template"]);
         assert_eq!(
-            split_path("spec/containers[]/env/name"),
+            FieldPath::of("spec/containers[]/env/name").steps(),
             ["spec", "containers", "env", "name"]
         );
+        let annotation = FieldPath::of("metadata/annotations/example.com\\/secret");
         assert_eq!(
-            split_path("metadata/annotations/example.com\\/secret"),
+            annotation.steps(),
             ["metadata", "annotations", "example.com/secret"]
         );
-        assert_eq!(split_path(""), [""]);
-    }
-
-    fn ext(src: &str) -> Result<Extension, Vec<EntryError>> {
-        let tree = Tree::parse(src).unwrap();
-        let root = tree.docs[0].root;
-        read_extension(
-            &tree,
-            tree.get(root, "workloads"),
-            tree.get(root, "references"),
-            "spec",
-        )
-    }
-
-    #[test]
-    fn user_entries_extend_the_catalog() {
-        let e = ext("workloads:\n- {group: example.com, kind: Widget, template: spec/podTemplate}\nreferences:\n- kind: Secret\n  fieldSpecs:\n  - {group: example.com, kind: Widget, path: spec/auth/secretName}\n").unwrap();
-        let mut c = Catalog::builtin();
-        c.extend(&e);
-        let w = c.workload("example.com/v1", "Widget").unwrap();
-        assert_eq!(w.template, ["spec", "podTemplate"]);
-        assert_eq!(w.spec_field(), "spec.podTemplate.spec");
-        assert_eq!(w.declared_at.as_deref(), Some("spec.workloads[0]"));
-        let site = c.name_sites_for("example.com/v1", "Widget").next().unwrap();
         assert_eq!(
-            (site.path.as_slice(), site.name_key.as_str(), site.target),
-            (
-                &["spec".to_string(), "auth".to_string()][..],
-                "secretName",
-                SourceKind::Secret
-            )
+            annotation.to_string(),
+            "metadata/annotations/example.com\\/secret"
         );
-        assert!(!c.has_name_sites("other.com/v1", "Widget"));
-    }
-
-    #[test]
-    fn the_last_entry_for_a_group_and_kind_wins() {
-        // A user row for apps/Deployment replaces the built-in row for that group only;
-        // a later user row for the same group and kind replaces the earlier one.
-        let e = ext("workloads:\n- {group: apps, kind: Deployment, template: spec/a}\n- {group: example.com, kind: Deployment, template: spec/b}\n- {group: apps, kind: Deployment, template: spec/c}\n").unwrap();
-        let mut c = Catalog::builtin();
-        c.extend(&e);
-        let template = |api: &str| c.workload(api, "Deployment").map(|w| w.template.join("/"));
-        assert_eq!(template("apps/v1").as_deref(), Some("spec/c"));
-        assert_eq!(template("example.com/v1").as_deref(), Some("spec/b"));
-        assert_eq!(
-            template("extensions/v1beta1").as_deref(),
-            Some("spec/template")
-        );
-        let deployments: Vec<&str> = c
-            .workloads
-            .iter()
-            .filter(|w| w.kind == "Deployment")
-            .map(|w| w.declared_at.as_deref().unwrap_or("built-in"))
-            .collect();
-        assert_eq!(
-            deployments,
-            ["built-in", "spec.workloads[1]", "spec.workloads[2]"]
-        );
-    }
-
-    #[test]
-    fn every_bad_entry_is_reported_by_name() {
-        let errs = ext("workloads:\n- {kind: Widget, template: ''}\n- {kind: Gadget, template: spec/t, colour: red}\nreferences:\n- kind: Pod\n  fieldSpecs: [{kind: X, path: a}]\n- kind: ConfigMap\n  fieldSpecs: []\n").unwrap_err();
-        let fields: Vec<&str> = errs.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(
-            fields,
-            [
-                "spec.workloads[0].template",
-                "spec.workloads[1].colour",
-                "spec.references[0].kind",
-                "spec.references[1].fieldSpecs"
-            ]
-        );
-        assert!(
-            errs[1].message.contains("accepted fields: group"),
-            "{errs:?}"
-        );
+        assert!(FieldPath::of("").is_empty());
+        assert!(FieldPath::parse("").is_err());
+        assert!(FieldPath::parse("a//b").is_err());
+        assert!(FieldPath::parse("a/b/").is_err());
     }
 }

@@ -706,12 +706,12 @@ mod json {
     }
 }
 
-/// Whether an item's text may be a ConfigMap or Secret, a producer of one (every
-/// producer kind of the catalog has `Secret` in its name: a test holds it to that), or
-/// carry a renaming opt-in: the
-/// kind and annotation names must appear in it (an alias can only repeat text of the
-/// same chunk), unless an escape sequence could spell them otherwise.
-pub fn may_matter_before_stamping(text: &str) -> bool {
+/// Whether an item's text may be a ConfigMap or Secret, a producer of one, or carry a
+/// renaming opt-in: the kind and annotation names must appear in it (an alias can only
+/// repeat text of the same chunk), unless an escape sequence could spell them otherwise.
+/// Producer kinds that hold `Secret` pass as every Secret does; `kinds` are the others
+/// (from the catalog, usually none).
+pub fn may_matter_before_stamping(text: &str, kinds: &[&str]) -> bool {
     // One pass over the bytes: this runs on every item of a large input.
     let b = text.as_bytes();
     b.iter().enumerate().any(|(i, &c)| {
@@ -723,7 +723,7 @@ pub fn may_matter_before_stamping(text: &str) -> bool {
             b'\\' => true,
             _ => false,
         }
-    })
+    }) || kinds.iter().any(|k| text.contains(k))
 }
 
 #[cfg(test)]
@@ -827,17 +827,24 @@ mod tests {
     #[test]
     fn the_prefilter_sees_every_source() {
         // Producers too: each catalog producer's kind must pass, or pass 1 would not
-        // index what it makes.
-        let catalog = crate::catalog::Catalog::builtin();
+        // index what it makes; a declared one whose kind has no `Secret` in it is
+        // looked for by name.
+        let mut catalog = crate::catalog::Catalog::builtin();
+        let tree = crate::yaml::Tree::parse("producers: [{group: cert-manager.io, kind: Certificate, makes: Secret, name: spec/secretName}]\n").unwrap();
+        catalog.extend(&crate::extension::read(&tree, tree.docs[0].root, "spec").unwrap());
+        let kinds = catalog.prefilter_kinds();
+        assert_eq!(kinds, ["Certificate"]);
         for p in &catalog.producers {
             let text = format!("apiVersion: {}/v1\nkind: {}\n", p.group, p.kind);
-            assert!(may_matter_before_stamping(&text), "{}", p.kind);
+            assert!(may_matter_before_stamping(&text, &kinds), "{}", p.kind);
         }
         for text in ["kind: ConfigMap", "kind: \"Secret\"", "a: \"\\x41\""] {
-            assert!(may_matter_before_stamping(text), "{text}");
+            assert!(may_matter_before_stamping(text, &[]), "{text}");
         }
         assert!(!may_matter_before_stamping(
-            "kind: Deployment\nsecretKeyRef: {name: s}"
+            "kind: Deployment\nsecretKeyRef: {name: s}",
+            &kinds
         ));
+        assert!(!may_matter_before_stamping("kind: Certificate\n", &[]));
     }
 }

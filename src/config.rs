@@ -1,7 +1,8 @@
 //! The function's configuration: read from a ConfigMap (every value a string, as kpt
 //! sends `key=value` pairs) or a typed ConfigHash object, with defaults and validation.
 
-use crate::catalog::{self, Extension, annotations};
+use crate::catalog::{Extension, annotations};
+use crate::extension;
 use crate::yaml::{NodeId, Tree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,10 +130,10 @@ pub const FIELDS: &[&str] = &[
     "installTime",
     "workloads",
     "references",
+    "podReferences",
+    "producers",
+    "annotationReferences",
 ];
-
-/// Fields that hold lists of entries, accepted only in a ConfigHash's `spec`.
-const CATALOG_FIELDS: &[&str] = &["workloads", "references"];
 
 impl Default for Config {
     fn default() -> Self {
@@ -367,12 +368,7 @@ impl Config {
         let mut set = Overrides::default();
         let mut errors = Vec::new();
         if section == "spec" {
-            match catalog::read_extension(
-                tree,
-                tree.get(fields, "workloads"),
-                tree.get(fields, "references"),
-                section,
-            ) {
+            match extension::read(tree, fields, section) {
                 Ok(ext) => config.catalog = ext,
                 Err(entries) => errors.extend(entries.into_iter().map(|e| ConfigError {
                     field: Some(e.field),
@@ -383,7 +379,7 @@ impl Config {
         for (k, v) in tree.entries(fields) {
             let key = tree.str(k).unwrap_or("");
             let path = format!("{section}.{key}");
-            if CATALOG_FIELDS.contains(&key) {
+            if extension::FIELDS.contains(&key) {
                 if section != "spec" {
                     errors.push(ConfigError {
                         field: Some(path),

@@ -136,7 +136,7 @@ pub enum Finding {
     RegexEntry {
         field: String,
         entry: String,
-        tool: &'static str,
+        tool: String,
         kind: SourceKind,
     },
     /// A reference's name is a list or mapping.

@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod chunks;
 pub mod config;
 pub mod data_refs;
+pub mod extension;
 pub mod findings;
 pub mod graph;
 pub mod hashing;

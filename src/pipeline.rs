@@ -399,12 +399,13 @@ fn attempt<'a>(
     catalog.extend(&config.catalog);
 
     // Pass 1: the sources' content and rename decisions.
+    let prefilter = catalog.prefilter_kinds();
     let pass1: Vec<Pass1> = split
         .chunks
         .par_iter()
         .map(|chunk| {
             let text = &body[chunk.start..chunk.end];
-            if !chunks::may_matter_before_stamping(text) {
+            if !chunks::may_matter_before_stamping(text, &prefilter) {
                 return Ok(Pass1::Unparsed);
             }
             frame.with_chunk(body, chunk, style, |tree, items| {
@@ -823,7 +824,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
                 catalog
                     .annotation_sites
                     .iter()
-                    .filter_map(|site| tree.get(annotations, site.key)),
+                    .filter_map(|site| tree.get(annotations, &site.key)),
             );
         }
         if !renamed_here {

@@ -2,9 +2,10 @@
 //! a source: the objects it makes, read from the catalog's producer rows, with the
 //! content the hash covers. Pass 1 indexes them like ConfigMaps and Secrets.
 
-use crate::catalog::{Hashed, KeysAt, Open, Producer, SourceKind};
+use crate::catalog::{FieldPath, Hashed, Open, Producer, SourceKind};
 use crate::hashing::{Content, ContentError, Entries, Origin};
 use crate::krm::ResourceId;
+use crate::references;
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{NodeId, Tree};
 
@@ -16,27 +17,35 @@ pub struct Made {
     pub content: Result<Content, ContentError>,
 }
 
+/// The first node at `path` below `node` (the catalog's walker: lists are walked).
+fn first(tree: &Tree<'_>, node: NodeId, path: &FieldPath) -> Option<NodeId> {
+    references::walk(tree, node, path.steps(), String::new())
+        .first()
+        .map(|r| r.node)
+}
+
 /// Every object the producer row `p` says `item` makes.
 pub fn read(tree: &Tree<'_>, item: NodeId, id: &ResourceId, p: &Producer) -> Vec<Made> {
-    if let Some((path, values)) = p.unless {
-        let value = tree.get_path(item, path).and_then(|v| tree.str(v));
-        if value.is_some_and(|v| values.contains(&v)) {
+    if let Some((path, values)) = &p.unless {
+        let value = first(tree, item, path).and_then(|v| tree.str(v));
+        if value.is_some_and(|v| values.iter().any(|x| x == v)) {
             return Vec::new();
         }
     }
     let spec = tree.get(item, "spec").map(|s| canonical(tree, s));
-    let bases: Vec<NodeId> = match p.each {
+    let bases: Vec<NodeId> = match &p.each {
         None => vec![item],
-        Some(path) => tree
-            .get_path(item, path)
-            .map(|l| tree.items(l).to_vec())
-            .unwrap_or_default(),
+        Some(path) => references::walk(tree, item, path.steps(), String::new())
+            .into_iter()
+            .map(|r| r.node)
+            .collect(),
     };
     let mut out = Vec::new();
     for base in bases {
         let name = p
             .name
-            .and_then(|path| tree.get_path(base, path))
+            .as_ref()
+            .and_then(|path| first(tree, base, path))
             .and_then(|n| tree.str(n))
             .filter(|n| !n.is_empty())
             .unwrap_or(&id.name);
@@ -66,20 +75,17 @@ fn content(
     spec: Option<&Vec<u8>>,
 ) -> Result<Content, ContentError> {
     let mut entries = Vec::new();
-    for at in p.keys {
-        match *at {
-            KeysAt::MapKeys(path) => {
-                let Some(map) = tree.get_path(base, path).filter(|&m| !tree.is_null(m)) else {
-                    continue;
-                };
-                if !tree.is_map(map) {
-                    return Err(ContentError::NotAMap {
-                        field: path.join("."),
-                    });
-                }
-                for (k, v) in tree.entries(map) {
+    for path in &p.keys {
+        for reached in references::walk(tree, base, path.steps(), String::new()) {
+            let node = reached.node;
+            if tree.is_null(node) {
+                continue;
+            }
+            if tree.is_map(node) {
+                // The keys of a mapping, each with its value (ciphertext, template text).
+                for (k, v) in tree.entries(node) {
                     let key = tree.str(k).ok_or_else(|| ContentError::NotAString {
-                        field: format!("a key of {}", path.join(".")),
+                        field: format!("a key of {}", path.dotted()),
                     })?;
                     let bytes = match p.hashed {
                         Hashed::Spec => Vec::new(),
@@ -88,32 +94,31 @@ fn content(
                     };
                     entries.push((key.to_string(), Origin::Data, bytes));
                 }
-            }
-            KeysAt::ItemField(path, field) => {
-                let Some(list) = tree.get_path(base, path) else {
-                    continue;
-                };
-                for i in tree.items(list) {
-                    if let Some(key) = tree.get(i, field).and_then(|k| tree.str(k)) {
-                        entries.push((key.to_string(), Origin::Data, Vec::new()));
-                    }
-                }
+            } else if let Some(key) = tree.str(node) {
+                // A key written as a value (an ExternalSecret's `data[].secretKey`).
+                entries.push((key.to_string(), Origin::Data, Vec::new()));
+            } else {
+                return Err(ContentError::NotAMap {
+                    field: path.dotted(),
+                });
             }
         }
     }
     let secret_type = match p.produces {
         SourceKind::Secret => p
             .secret_type
-            .and_then(|path| tree.get_path(base, path))
+            .as_ref()
+            .and_then(|path| first(tree, base, path))
             .filter(|&t| !tree.is_null(t))
             .and_then(|t| tree.str(t))
             .unwrap_or("Opaque")
             .to_string(),
         _ => String::new(),
     };
-    let open = match p.open {
+    let open = match &p.open {
         Open::Never => false,
-        Open::When(path) => tree.get_path(item, path).is_some_and(|n| !tree.is_null(n)),
+        Open::Always => true,
+        Open::When(path) => first(tree, item, path).is_some_and(|n| !tree.is_null(n)),
     };
     Ok(Content {
         secret_type,

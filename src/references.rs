@@ -1,10 +1,11 @@
-//! Where a pod spec names ConfigMaps and Secrets, as a table of field paths, and what
-//! each reference lets the pod see.
+//! Reading the catalog's reference sites in an object, with one walker for every path:
+//! where its pod spec names ConfigMaps and Secrets (and what the pod then sees), which of
+//! its fields name one outside pod specs, and which annotations list extra dependencies.
 
+use crate::catalog::{AnnotationSite, Catalog, FieldPath, Form, KeySel, PodSite};
+pub use crate::catalog::{CONTAINER_LISTS, SourceKind};
+use crate::krm::ResourceId;
 use crate::yaml::{NodeId, Tree};
-
-pub use crate::catalog::SourceKind;
-use crate::catalog::{AnnotationSite, KeySel, PodSite, Scope};
 
 /// What a reference exposes to the pod.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +37,77 @@ pub struct Reference {
     pub extra: bool,
 }
 
+/// One node a path reached.
+#[derive(Debug, Clone)]
+pub struct Reached {
+    pub node: NodeId,
+    /// The mapping whose key led to it (for a list at the end of the path, the mapping
+    /// that holds the list): where its siblings are.
+    pub parent: Option<NodeId>,
+    /// Its field path: `spec.tls[0].secretName`, `metadata.annotations[example.com/x]`.
+    pub field: String,
+}
+
+/// Every node at `path` below `node`, whose field path is `field`: every sequence met on
+/// the way, or at the end, is walked item by item (kustomize's fieldSpec rule). The one
+/// walker for every path of the catalog.
+pub fn walk(tree: &Tree<'_>, node: NodeId, path: &[String], field: String) -> Vec<Reached> {
+    let mut out = Vec::new();
+    let mut field = field;
+    walk_into(tree, node, None, path, &mut field, &mut out);
+    out
+}
+
+/// [`walk`] with one growing path buffer: most walks find nothing, so they should not
+/// allocate a string per step.
+fn walk_into(
+    tree: &Tree<'_>,
+    node: NodeId,
+    parent: Option<NodeId>,
+    path: &[String],
+    field: &mut String,
+    out: &mut Vec<Reached>,
+) {
+    use std::fmt::Write as _;
+    let len = field.len();
+    if tree.is_seq(node) {
+        for (i, &item) in tree.items(node).iter().enumerate() {
+            let _ = write!(field, "[{i}]");
+            walk_into(tree, item, parent, path, field, out);
+            field.truncate(len);
+        }
+        return;
+    }
+    let Some((head, rest)) = path.split_first() else {
+        out.push(Reached {
+            node,
+            parent,
+            field: field.clone(),
+        });
+        return;
+    };
+    if let Some(child) = tree.get(node, head) {
+        push_key(field, head);
+        walk_into(tree, child, Some(node), rest, field, out);
+        field.truncate(len);
+    }
+}
+
+/// Appends a key to a field path: `.key`, or `[key]` for a key holding `.` or `/` (an
+/// annotation key), so the path reads back unambiguously.
+pub fn push_key(field: &mut String, key: &str) {
+    if key.contains(['.', '/']) {
+        field.push('[');
+        field.push_str(key);
+        field.push(']');
+    } else {
+        if !field.is_empty() {
+            field.push('.');
+        }
+        field.push_str(key);
+    }
+}
+
 /// An annotation entry that looks like a regular expression: not read as a name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegexEntry {
@@ -56,29 +128,30 @@ fn looks_like_regex(entry: &str) -> bool {
 
 /// The objects the workload's annotations (`metadata.annotations` of the object at
 /// `item`) name as extra dependencies, and the entries skipped as regular expressions.
-pub fn find_annotations(
+pub fn find_annotations<'s>(
     tree: &Tree<'_>,
     item: NodeId,
-    sites: &[AnnotationSite],
+    sites: impl IntoIterator<Item = &'s AnnotationSite>,
 ) -> (Vec<Reference>, Vec<RegexEntry>) {
     let (mut refs, mut regexes) = (Vec::new(), Vec::new());
     let Some(annotations) = tree.get_path(item, &["metadata", "annotations"]) else {
         return (refs, regexes);
     };
     for site in sites {
-        let Some(node) = tree.get(annotations, site.key) else {
+        let Some(node) = tree.get(annotations, &site.key) else {
             continue;
         };
         let Some(text) = tree.str(node) else {
             continue;
         };
-        let field = format!("metadata.annotations.{}", site.key);
+        let mut field = String::from("metadata.annotations");
+        push_key(&mut field, &site.key);
         for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
             if site.regex && looks_like_regex(entry) {
                 regexes.push(RegexEntry {
                     field: field.clone(),
                     entry: entry.to_string(),
-                    site: *site,
+                    site: site.clone(),
                 });
                 continue;
             }
@@ -102,8 +175,6 @@ pub fn find_annotations(
     (refs, regexes)
 }
 
-pub const CONTAINER_LISTS: &[&str] = &["containers", "initContainers", "ephemeralContainers"];
-
 /// Every reference whose content the pod sees, in the pod spec at `spec` (whose field
 /// path is `spec_path`).
 pub fn find(tree: &Tree<'_>, spec: NodeId, spec_path: &str, sites: &[PodSite]) -> Vec<Reference> {
@@ -120,6 +191,40 @@ pub fn find_all(
     find_sites(tree, spec, spec_path, sites, false)
 }
 
+/// The reference objects (the mappings that hold the name) of one pod-spec site, with
+/// the container they belong to.
+fn site_objects(
+    tree: &Tree<'_>,
+    spec: NodeId,
+    spec_path: &str,
+    site: &PodSite,
+) -> Vec<(Reached, Option<String>)> {
+    let Some((to_object, _)) = site.path.split_last() else {
+        return Vec::new();
+    };
+    let steps = to_object.steps();
+    if !site.in_containers() {
+        return walk(tree, spec, steps, spec_path.to_string())
+            .into_iter()
+            .map(|r| (r, None))
+            .collect();
+    }
+    let mut out = Vec::new();
+    for list in CONTAINER_LISTS {
+        let Some(seq) = tree.get(spec, list) else {
+            continue;
+        };
+        for (i, &c) in tree.items(seq).iter().enumerate() {
+            let cname = tree.get(c, "name").and_then(|n| tree.str(n));
+            let base = format!("{spec_path}.{list}[{i}]");
+            for r in walk(tree, c, &steps[1..], base) {
+                out.push((r, cname.map(str::to_string)));
+            }
+        }
+    }
+    out
+}
+
 /// Every ConfigMap/Secret reference in the pod spec at `spec` (whose field path is
 /// `spec_path`), in document order per site.
 fn find_sites(
@@ -131,31 +236,14 @@ fn find_sites(
 ) -> Vec<Reference> {
     let mut out = Vec::new();
     for site in sites.iter().filter(|s| s.visible || !visible_only) {
-        match site.scope {
-            Scope::PodSpec => {
-                let mut found = Vec::new();
-                walk(tree, spec, site.path, spec_path.to_string(), &mut found);
-                for (node, field) in found {
-                    out.extend(reference(tree, site, node, field, None));
-                }
-            }
-            Scope::Containers => {
-                for list in CONTAINER_LISTS {
-                    let Some(seq) = tree.get(spec, list) else {
-                        continue;
-                    };
-                    for (i, &c) in tree.items(seq).iter().enumerate() {
-                        let cname = tree.get(c, "name").and_then(|n| tree.str(n));
-                        let mut found = Vec::new();
-                        let base = format!("{spec_path}.{list}[{i}]");
-                        walk(tree, c, site.path, base, &mut found);
-                        for (node, field) in found {
-                            let container = cname.map(str::to_string);
-                            out.extend(reference(tree, site, node, field, container));
-                        }
-                    }
-                }
-            }
+        for (reached, container) in site_objects(tree, spec, spec_path, site) {
+            out.extend(reference(
+                tree,
+                site,
+                reached.node,
+                reached.field,
+                container,
+            ));
         }
     }
     out
@@ -172,69 +260,23 @@ pub fn unreadable_names(
 ) -> Vec<String> {
     let mut out = Vec::new();
     for site in sites {
-        let mut found = Vec::new();
-        match site.scope {
-            Scope::PodSpec => walk(tree, spec, site.path, spec_path.to_string(), &mut found),
-            Scope::Containers => {
-                for list in CONTAINER_LISTS {
-                    let Some(seq) = tree.get(spec, list) else {
-                        continue;
-                    };
-                    for (i, &c) in tree.items(seq).iter().enumerate() {
-                        let base = format!("{spec_path}.{list}[{i}]");
-                        walk(tree, c, site.path, base, &mut found);
-                    }
-                }
-            }
-        }
-        out.extend(found.into_iter().filter_map(|(node, field)| {
-            let name = tree.get(node, site.name_field)?;
-            (tree.is_map(node) && (tree.is_map(name) || tree.is_seq(name)))
-                .then(|| format!("{field}.{}", site.name_field))
-        }));
+        let name_field = name_field(site);
+        out.extend(
+            site_objects(tree, spec, spec_path, site)
+                .into_iter()
+                .filter_map(|(r, _)| {
+                    let name = tree.get(r.node, name_field)?;
+                    (tree.is_map(r.node) && (tree.is_map(name) || tree.is_seq(name)))
+                        .then(|| format!("{}.{name_field}", r.field))
+                }),
+        );
     }
     out
 }
 
-/// Collects the nodes at `path` below `node` (`*` walks every list item) with their
-/// field paths.
-pub fn walk(
-    tree: &Tree<'_>,
-    node: NodeId,
-    path: &[&str],
-    mut field: String,
-    out: &mut Vec<(NodeId, String)>,
-) {
-    walk_into(tree, node, path, &mut field, out);
-}
-
-/// [`walk`] with one growing path buffer: most walks find nothing, so they should not
-/// allocate a string per step.
-fn walk_into(
-    tree: &Tree<'_>,
-    node: NodeId,
-    path: &[&str],
-    field: &mut String,
-    out: &mut Vec<(NodeId, String)>,
-) {
-    use std::fmt::Write as _;
-    let Some((head, rest)) = path.split_first() else {
-        out.push((node, field.clone()));
-        return;
-    };
-    let len = field.len();
-    if *head == "*" {
-        for (i, &item) in tree.items(node).iter().enumerate() {
-            let _ = write!(field, "[{i}]");
-            walk_into(tree, item, rest, field, out);
-            field.truncate(len);
-        }
-    } else if let Some(child) = tree.get(node, head) {
-        field.push('.');
-        field.push_str(head);
-        walk_into(tree, child, rest, field, out);
-        field.truncate(len);
-    }
+/// The key that holds a pod-spec site's name.
+fn name_field(site: &PodSite) -> &str {
+    site.path.steps().last().map_or("name", String::as_str)
 }
 
 fn reference(
@@ -247,9 +289,9 @@ fn reference(
     if !tree.is_map(node) {
         return None;
     }
-    let name_node = tree.get(node, site.name_field)?;
+    let name_node = tree.get(node, name_field(site))?;
     let name = tree.str(name_node)?.to_string();
-    let keys = match site.keys {
+    let keys = match &site.keys {
         KeySel::All => Keys::All,
         KeySel::Field(f) => Keys::Some(vec![tree.str(tree.get(node, f)?)?.to_string()]),
         KeySel::Items => {
@@ -282,6 +324,117 @@ fn reference(
         namespace: None,
         extra: false,
     })
+}
+
+/// A name scalar that may refer to a ConfigMap or Secret, and the namespace it names
+/// it in.
+pub struct NameRef {
+    pub node: NodeId,
+    pub kind: SourceKind,
+    pub form: Form,
+    pub namespace: Option<String>,
+    /// The field path, for `graph`.
+    pub field: String,
+}
+
+/// Every name scalar in `item` that the catalog says may refer to a ConfigMap or Secret:
+/// pod-spec sites of a workload, then the name-reference sites of its kind.
+pub fn name_refs(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    catalog: &Catalog,
+) -> Vec<NameRef> {
+    let mut out = pod_refs(tree, item, id, catalog);
+    out.extend(site_refs(tree, item, id, catalog));
+    out
+}
+
+/// The names in a workload's pod spec.
+fn pod_refs(tree: &Tree<'_>, item: NodeId, id: &ResourceId, catalog: &Catalog) -> Vec<NameRef> {
+    let mut out = Vec::new();
+    if let Some(w) = catalog.workload(&id.api_version, &id.kind) {
+        let template = path_strs(&w.template);
+        if let Some(spec) = tree
+            .get_path(item, &template)
+            .and_then(|t| tree.get(t, "spec"))
+        {
+            for r in find_all(tree, spec, &w.spec_field(), &catalog.pod_sites) {
+                out.push(NameRef {
+                    node: r.name_node,
+                    kind: r.kind,
+                    form: Form::Name,
+                    namespace: id.namespace.clone(),
+                    field: r.field,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A path's steps as `&str`s, for the tree's look-ups.
+pub fn path_strs(path: &FieldPath) -> Vec<&str> {
+    path.steps().iter().map(String::as_str).collect()
+}
+
+/// The names at the catalog's name-reference sites for the item's kind: a string, each
+/// string of a list, or a mapping's `name` (with its `namespace`), as kustomize reads
+/// them.
+pub fn site_refs(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    catalog: &Catalog,
+) -> Vec<NameRef> {
+    let mut out = Vec::new();
+    for site in catalog.name_sites_for(&id.api_version, &id.kind) {
+        for reached in walk(tree, item, site.path.steps(), String::new()) {
+            let parent = reached.parent;
+            if let Some(resource) = &site.rule_resource {
+                let granted = parent
+                    .and_then(|p| tree.get(p, "resources"))
+                    .is_some_and(|r| {
+                        tree.items(r)
+                            .iter()
+                            .any(|&x| tree.str(x) == Some(resource.as_str()))
+                    });
+                if !granted {
+                    continue;
+                }
+            }
+            let sibling = |holder: Option<NodeId>, key: &str| {
+                holder
+                    .and_then(|p| tree.get(p, key))
+                    .and_then(|n| tree.str(n))
+                    .map(str::to_string)
+            };
+            let (node, namespace, field) = if tree.is_map(reached.node) {
+                // `{name, namespace}` (a Node's `configSource.configMap`).
+                let Some(name) = tree.get(reached.node, "name") else {
+                    continue;
+                };
+                let mut field = reached.field.clone();
+                push_key(&mut field, "name");
+                let ns = sibling(Some(reached.node), "namespace");
+                (name, ns, field)
+            } else {
+                let ns = match &site.namespace_key {
+                    Some(k) => sibling(parent, k),
+                    None => id.namespace.clone(),
+                };
+                (reached.node, ns, reached.field)
+            };
+            out.push(NameRef {
+                node,
+                kind: site.target,
+                form: site.form,
+                namespace,
+                field,
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

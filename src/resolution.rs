@@ -331,8 +331,7 @@ impl PodTemplate {
     /// The pod template where the catalog row says it is, when it is a mapping with a
     /// `spec` mapping.
     pub fn of(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind) -> Option<PodTemplate> {
-        let path: Vec<&str> = kind.template.iter().map(String::as_str).collect();
-        let template = tree.get_path(item, &path)?;
+        let template = tree.get_path(item, &references::path_strs(&kind.template))?;
         let spec = tree.get(template, "spec")?;
         (tree.is_map(template) && tree.is_map(spec)).then_some(PodTemplate { template, spec })
     }
@@ -372,20 +371,18 @@ pub fn resolve_workload(
     let mut refs = references::find(tree, pod.spec, &spec_path, &catalog.pod_sites);
     // Reloader annotations config-hash wrote itself are its output, not dependencies.
     let ours = reloader_keys_written(tree, item);
-    let sites: Vec<_> = catalog
+    let sites = catalog
         .annotation_sites
         .iter()
-        .filter(|s| !ours.contains(&s.key))
-        .copied()
-        .collect();
-    let (extra, regexes) = references::find_annotations(tree, item, &sites);
+        .filter(|s| !ours.contains(&s.key.as_str()));
+    let (extra, regexes) = references::find_annotations(tree, item, sites);
     refs.extend(extra);
     for r in regexes {
         out.notes.push(Note::Result(
             KrmResult::new(Finding::RegexEntry {
                 field: r.field.clone(),
                 entry: r.entry.to_string(),
-                tool: r.site.tool,
+                tool: r.site.tool.clone(),
                 kind: r.site.kind,
             })
             .about(tree, item)
@@ -625,7 +622,7 @@ pub fn resolve_names(
     resolver: Resolver<'_>,
 ) -> Vec<Resolved> {
     let mut out = Vec::new();
-    for r in crate::suffix::site_refs(tree, item, id, catalog) {
+    for r in references::site_refs(tree, item, id, catalog) {
         let Some(text) = tree.str(r.node) else {
             continue;
         };

@@ -231,10 +231,12 @@ pub fn stamp_item(
 /// one that delegates to another workload (an Argo Rollout's `workloadRef`), or one a
 /// user declared.
 fn without_template(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind) -> Vec<Note> {
-    let delegate = kind.delegate.and_then(|path| {
-        let node = tree.get_path(item, path).filter(|&n| tree.is_map(n))?;
+    let delegate = kind.delegate.as_ref().and_then(|path| {
+        let node = tree
+            .get_path(item, &references::path_strs(path))
+            .filter(|&n| tree.is_map(n))?;
         let field = |k: &str| tree.get(node, k).and_then(|n| tree.str(n)).unwrap_or("");
-        Some((path.join("."), field("kind"), field("name")))
+        Some((path.dotted(), field("kind"), field("name")))
     });
     if let Some((at, k, n)) = delegate {
         let k = if k.is_empty() { "Deployment" } else { k };
@@ -253,7 +255,7 @@ fn without_template(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind) -> Vec<N
             KrmResult::new(Finding::NoTemplate {
                 declared_at: at.to_string(),
                 kind: kind.kind.to_string(),
-                template: kind.template.join("/"),
+                template: kind.template.to_string(),
             })
             .about(tree, item)
             .at_field(kind.template_field()),
@@ -987,8 +989,10 @@ pub(crate) fn shifted_fields_of(
     if lists.is_empty() || flag(tree, item, annotations::SKIP) {
         return None;
     }
-    let template: Vec<&str> = kind.template.iter().map(String::as_str).collect();
-    let spec = tree.get(tree.get_path(item, &template)?, "spec")?;
+    let spec = tree.get(
+        tree.get_path(item, &references::path_strs(&kind.template))?,
+        "spec",
+    )?;
     let spec_path = kind.spec_field();
     // Only a workload that reads something gets the hash.
     if references::find(tree, spec, &spec_path, &catalog.pod_sites).is_empty() {

@@ -392,13 +392,13 @@ pub fn rewrite_references(
 ) -> (HashSet<NodeId>, Vec<RenameId>) {
     let mut rewritten = HashSet::new();
     let mut pointed = Vec::new();
-    for NameRef {
+    for references::NameRef {
         node,
         kind,
         form,
         namespace,
         ..
-    } in name_refs(tree, item, id, catalog)
+    } in references::name_refs(tree, item, id, catalog)
     {
         let Some(text) = tree.str(node) else { continue };
         let (prefix, name) = match form {
@@ -482,146 +482,6 @@ fn hash_scalar<'t>(tree: &'t Tree<'_>, v: NodeId) -> HashScalar<'t> {
         }
         NodeKind::Scalar { value, .. } => HashScalar::Str(value),
         _ => HashScalar::Literal("null"),
-    }
-}
-
-/// A name scalar that may refer to a ConfigMap or Secret, and the namespace it names
-/// it in.
-pub struct NameRef {
-    pub node: NodeId,
-    pub kind: SourceKind,
-    pub form: Form,
-    pub namespace: Option<String>,
-    /// The field path, for `graph`.
-    pub field: String,
-}
-
-/// Every name scalar in `item` that the catalog says may refer to a ConfigMap or Secret:
-/// pod-spec sites of a workload, then the name-reference sites of its kind.
-pub fn name_refs(
-    tree: &Tree<'_>,
-    item: NodeId,
-    id: &ResourceId,
-    catalog: &Catalog,
-) -> Vec<NameRef> {
-    let mut out = pod_refs(tree, item, id, catalog);
-    out.extend(site_refs(tree, item, id, catalog));
-    out
-}
-
-/// The names in a workload's pod spec.
-fn pod_refs(tree: &Tree<'_>, item: NodeId, id: &ResourceId, catalog: &Catalog) -> Vec<NameRef> {
-    let mut out = Vec::new();
-    if let Some(w) = catalog.workload(&id.api_version, &id.kind) {
-        let template: Vec<&str> = w.template.iter().map(String::as_str).collect();
-        if let Some(spec) = tree
-            .get_path(item, &template)
-            .and_then(|t| tree.get(t, "spec"))
-        {
-            for r in references::find_all(tree, spec, &w.spec_field(), &catalog.pod_sites) {
-                out.push(NameRef {
-                    node: r.name_node,
-                    kind: r.kind,
-                    form: Form::Name,
-                    namespace: id.namespace.clone(),
-                    field: r.field,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// The names at the catalog's name-reference sites for the item's kind.
-pub fn site_refs(
-    tree: &Tree<'_>,
-    item: NodeId,
-    id: &ResourceId,
-    catalog: &Catalog,
-) -> Vec<NameRef> {
-    let mut out = Vec::new();
-    for site in catalog.name_sites_for(&id.api_version, &id.kind) {
-        let mut parents = Vec::new();
-        walk_fieldspec(tree, item, &site.path, String::new(), &mut parents);
-        for (parent, path) in parents {
-            if let Some(resource) = site.rule_resource {
-                let granted = tree
-                    .get(parent, "resources")
-                    .is_some_and(|r| tree.items(r).iter().any(|&x| tree.str(x) == Some(resource)));
-                if !granted {
-                    continue;
-                }
-            }
-            let Some(node) = tree.get(parent, &site.name_key) else {
-                continue;
-            };
-            let namespace = match &site.namespace_key {
-                Some(k) => tree
-                    .get(parent, k)
-                    .and_then(|n| tree.str(n))
-                    .map(str::to_string),
-                None => id.namespace.clone(),
-            };
-            let field = join_field(&path, &site.name_key);
-            let names: Vec<(NodeId, String)> = if tree.is_seq(node) {
-                tree.items(node)
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &n)| (n, format!("{field}[{i}]")))
-                    .collect()
-            } else {
-                vec![(node, field)]
-            };
-            for (node, field) in names {
-                out.push(NameRef {
-                    node,
-                    kind: site.target,
-                    form: site.form,
-                    namespace: namespace.clone(),
-                    field,
-                });
-            }
-        }
-    }
-    out
-}
-
-fn join_field(path: &str, key: &str) -> String {
-    let key = if key.contains(['.', '/']) {
-        format!("[{key}]")
-    } else {
-        key.to_string()
-    };
-    match (path.is_empty(), key.starts_with('[')) {
-        (true, _) => key,
-        (false, true) => format!("{path}{key}"),
-        (false, false) => format!("{path}.{key}"),
-    }
-}
-
-/// The mappings at `path` below `node`, walking every item of a sequence met on the way
-/// (kustomize's fieldSpec rule), with their field paths.
-fn walk_fieldspec(
-    tree: &Tree<'_>,
-    node: NodeId,
-    path: &[String],
-    field: String,
-    out: &mut Vec<(NodeId, String)>,
-) {
-    if tree.is_seq(node) {
-        for (i, &item) in tree.items(node).iter().enumerate() {
-            walk_fieldspec(tree, item, path, format!("{field}[{i}]"), out);
-        }
-        return;
-    }
-    let Some((head, rest)) = path.split_first() else {
-        if tree.is_map(node) {
-            out.push((node, field));
-        }
-        return;
-    };
-    if let Some(child) = tree.get(node, head) {
-        walk_fieldspec(tree, child, rest, join_field(&field, head), out);
     }
 }
 
