@@ -227,6 +227,13 @@ pub enum Finding {
         text: String,
         new: String,
     },
+    /// A cluster-scoped object names a ConfigMap or Secret that objects of several
+    /// namespaces renamed differently: which one it means is not known.
+    AmbiguousName {
+        field: String,
+        kind: SourceKind,
+        name: String,
+    },
 
     // The run.
     /// An object among plain manifests looks like config-hash's configuration, which is
@@ -251,6 +258,7 @@ impl Finding {
             | RegexEntry { .. }
             | WholeObjectGone { .. }
             | OldName { .. }
+            | AmbiguousName { .. }
             | ConfigAmongManifests => Severity::Warning,
             NameNotString { .. }
             | KeyedWithoutKey { .. }
@@ -516,6 +524,11 @@ impl Finding {
             OldName { field, text, new } => write!(
                 f,
                 "{id}: {field} is {text:?}, the old name of an object now called {new:?}; config-hash does not know this field, so it was not rewritten (update it by hand if it is a reference)"
+            ),
+            AmbiguousName { field, kind, name } => write!(
+                f,
+                "{id}: {field} is {name:?}, which names {kind}s of several namespaces that now have different names, so it was not rewritten: name the one it means by its new name, or give the objects of other namespaces other base names",
+                kind = kind.as_str()
             ),
             ConfigAmongManifests => write!(
                 f,

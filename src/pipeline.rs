@@ -808,7 +808,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
         }
     }
     if !shared.renames.is_empty() {
-        let (mut rewritten, pointed) = suffix::rewrite_references(
+        let (mut rewritten, pointed, ambiguous) = suffix::rewrite_references(
             tree,
             item,
             &id,
@@ -827,8 +827,9 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
                     .filter_map(|site| tree.get(annotations, &site.key)),
             );
         }
+        report.mentions = ambiguous;
         if !renamed_here {
-            report.mentions = suffix::warn_unknown_mentions(
+            report.mentions.extend(suffix::warn_unknown_mentions(
                 tree,
                 shared.config,
                 catalog,
@@ -836,7 +837,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
                 &id,
                 shared.renames,
                 &rewritten,
-            );
+            ));
         }
     }
     let resolver = Resolver {

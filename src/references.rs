@@ -2,7 +2,7 @@
 //! where its pod spec names ConfigMaps and Secrets (and what the pod then sees), which of
 //! its fields name one outside pod specs, and which annotations list extra dependencies.
 
-use crate::catalog::{AnnotationSite, Catalog, FieldPath, Form, KeySel, PodSite};
+use crate::catalog::{AnnotationSite, Catalog, FieldPath, Form, KeySel, PodSite, Scoped};
 pub use crate::catalog::{CONTAINER_LISTS, SourceKind};
 use crate::krm::ResourceId;
 use crate::yaml::{NodeId, Tree};
@@ -333,6 +333,9 @@ pub struct NameRef {
     pub kind: SourceKind,
     pub form: Form,
     pub namespace: Option<String>,
+    /// Named from a cluster-scoped object with no namespace given (a ClusterRole's
+    /// `resourceNames`): an object of that name in any namespace, as kustomize finds it.
+    pub any_namespace: bool,
     /// The field path, for `graph`.
     pub field: String,
 }
@@ -365,6 +368,7 @@ fn pod_refs(tree: &Tree<'_>, item: NodeId, id: &ResourceId, catalog: &Catalog) -
                     kind: r.kind,
                     form: Form::Name,
                     namespace: id.namespace.clone(),
+                    any_namespace: false,
                     field: r.field,
                 });
             }
@@ -397,7 +401,7 @@ pub fn site_refs(
                     .is_some_and(|r| {
                         tree.items(r)
                             .iter()
-                            .any(|&x| tree.str(x) == Some(resource.as_str()))
+                            .any(|&x| matches!(tree.str(x), Some(r) if r == resource || r == "*"))
                     });
                 if !granted {
                     continue;
@@ -429,6 +433,7 @@ pub fn site_refs(
                 node,
                 kind: site.target,
                 form: site.form,
+                any_namespace: site.scope == Scoped::Cluster && namespace.is_none(),
                 namespace,
                 field,
             });

@@ -11,7 +11,7 @@ use crate::findings::{Finding, MadeBy, Missing};
 use crate::hashing::{self, Content, ContentError};
 use crate::krm::{KrmResult, ResourceId, Severity, flag};
 use crate::references::{self, Keys, SourceKind};
-use crate::suffix::Renames;
+use crate::suffix::{AnyNamespace, Renames};
 use crate::yaml::{NodeId, Tree};
 
 /// Kind, namespace and name of a source.
@@ -111,6 +111,9 @@ impl SourceEntry {
 pub struct SourceIndex {
     /// Boxed: the table keeps room for more entries than it holds.
     by_id: HashMap<SourceKey, Box<SourceEntry>>,
+    /// The namespaces holding an object of each kind and name, in the order inserted:
+    /// what a cluster-scoped object's reference (a ClusterRole's `resourceNames`) finds.
+    anywhere: HashMap<(SourceKind, String), Vec<Option<String>>>,
 }
 
 impl SourceIndex {
@@ -128,8 +131,19 @@ impl SourceIndex {
             };
             return Err(Box::new(entry.result(finding)));
         }
+        self.anywhere
+            .entry((key.0, key.2.clone()))
+            .or_default()
+            .push(key.1.clone());
         self.by_id.insert(key, entry);
         Ok(())
+    }
+
+    /// The namespaces that hold an object of this kind and name.
+    pub fn namespaces_of(&self, kind: SourceKind, name: &str) -> &[Option<String>] {
+        self.anywhere
+            .get(&(kind, name.to_string()))
+            .map_or(&[], Vec::as_slice)
     }
 
     pub fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
@@ -233,6 +247,33 @@ impl<'r> Resolver<'r> {
         Found {
             name,
             namespace: namespace.clone(),
+            entry,
+        }
+    }
+
+    /// The object of this kind that `name` names from a cluster-scoped object, in any
+    /// namespace: a renamed object under one of its names, else the one object of that
+    /// name. Objects of several namespaces: the first in input order (renaming leaves
+    /// such a name as written, with a warning).
+    pub fn find_any(&self, kind: SourceKind, name: &str) -> Found<'r> {
+        let (namespace, name) = match self.renames.resolve_any(kind, name) {
+            AnyNamespace::One(r) => (
+                self.renames.namespace_of(r).clone(),
+                self.renames.final_of(r).to_string(),
+            ),
+            AnyNamespace::None | AnyNamespace::Ambiguous => (
+                self.index
+                    .namespaces_of(kind, name)
+                    .first()
+                    .cloned()
+                    .flatten(),
+                name.to_string(),
+            ),
+        };
+        let entry = self.index.get(&(kind, namespace.clone(), name.clone()));
+        Found {
+            name,
+            namespace,
             entry,
         }
     }
@@ -630,7 +671,12 @@ pub fn resolve_names(
             (Form::MaybeNamespaced, Some((ns, n))) => (Some(ns.to_string()), n),
             _ => (r.namespace.clone(), text),
         };
-        let found = resolver.find(r.kind, &namespace, name);
+        let found = if r.any_namespace {
+            resolver.find_any(r.kind, name)
+        } else {
+            resolver.find(r.kind, &namespace, name)
+        };
+        let namespace = found.namespace.clone();
         let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));
         out.push(Resolved {
             kind: r.kind,

@@ -50,6 +50,32 @@ pub struct Renames {
     bases: HashMap<Key, u32>,
     /// Objects in the input, which are never taken for an earlier suffixed name.
     existing: HashSet<Key>,
+    /// The namespace of each renamed object, by [`RenameId`].
+    spaces: Vec<Option<String>>,
+    /// Every name a reference may use, in any namespace (kind and name) -> the renamed
+    /// object, for references from cluster-scoped objects (a ClusterRole's
+    /// `resourceNames`); `None` when objects of several namespaces take different names.
+    anywhere: HashMap<Key, Option<u32>>,
+}
+
+/// A name as a cluster-scoped object names it, in any namespace: [`key`]'s kind letter,
+/// then `*`, which no namespace prefix of [`key`] starts with.
+fn any_key(kind: SourceKind, name: &str) -> String {
+    let mut k = key(kind, &None, name);
+    k.replace_range(1..2, "*");
+    k
+}
+
+/// What a name used in any namespace resolves to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnyNamespace {
+    /// No renamed object has that name.
+    None,
+    /// One renamed object (or several taking the same final name).
+    One(RenameId),
+    /// Renamed objects of several namespaces take different names: kustomize refuses
+    /// such a reference, and it is left as written.
+    Ambiguous,
 }
 
 /// A renamed object: an index into [`Renames`]' final names.
@@ -81,6 +107,37 @@ impl Renames {
         self.bases
             .get(key(kind, ns, base).as_str())
             .map(|&i| RenameId(i))
+    }
+
+    /// The renamed object `name` resolves to in any namespace (from a cluster-scoped
+    /// referrer): a base or current name, or an earlier suffixed name of a base.
+    pub fn resolve_any(&self, kind: SourceKind, name: &str) -> AnyNamespace {
+        if self.names.is_empty() {
+            return AnyNamespace::None;
+        }
+        let look = |n: &str| match self.anywhere.get(any_key(kind, n).as_str()) {
+            None => AnyNamespace::None,
+            Some(Some(i)) => AnyNamespace::One(RenameId(*i)),
+            Some(None) => AnyNamespace::Ambiguous,
+        };
+        match look(name) {
+            AnyNamespace::None => {}
+            found => return found,
+        }
+        match name.rsplit_once('-') {
+            Some((base, suffix))
+                if suffix.len() == SUFFIX_LEN
+                    && suffix.bytes().all(|b| b"2456789bcdfghkmt".contains(&b)) =>
+            {
+                look(base)
+            }
+            _ => AnyNamespace::None,
+        }
+    }
+
+    /// The namespace of a renamed object.
+    pub fn namespace_of(&self, r: RenameId) -> &Option<String> {
+        &self.spaces[r.0 as usize]
     }
 
     /// The final name of a renamed object.
@@ -134,6 +191,18 @@ impl Renames {
         self.names.insert(base_key.clone(), i);
         self.names.insert(key(kind, ns, name).into_boxed_str(), i);
         self.bases.insert(base_key, i);
+        self.spaces.push(ns.clone());
+        for n in [base, name] {
+            let slot = self
+                .anywhere
+                .entry(any_key(kind, n).into_boxed_str())
+                .or_insert(Some(i));
+            if let Some(j) = *slot {
+                if self.finals[j as usize] != new_name {
+                    *slot = None;
+                }
+            }
+        }
     }
 }
 
@@ -380,8 +449,9 @@ pub fn rename_job(
 }
 
 /// Rewrites every reference in `item` the catalog knows to a renamed object. Returns the
-/// nodes it recognised as references (rewritten or already right) and the renamed
-/// objects they point at.
+/// nodes it recognised as references (rewritten or already right), the renamed objects
+/// they point at, and a warning for each name it could not rewrite because objects of
+/// several namespaces take different names under it.
 pub fn rewrite_references(
     tree: &Tree<'_>,
     item: NodeId,
@@ -389,17 +459,46 @@ pub fn rewrite_references(
     catalog: &Catalog,
     renames: &Renames,
     splices: &mut Splices,
-) -> (HashSet<NodeId>, Vec<RenameId>) {
+) -> (HashSet<NodeId>, Vec<RenameId>, Vec<KrmResult>) {
     let mut rewritten = HashSet::new();
     let mut pointed = Vec::new();
+    let mut ambiguous = Vec::new();
     for references::NameRef {
         node,
         kind,
         form,
         namespace,
-        ..
+        any_namespace,
+        field,
     } in references::name_refs(tree, item, id, catalog)
     {
+        if any_namespace {
+            let Some(text) = tree.str(node) else { continue };
+            match renames.resolve_any(kind, text) {
+                AnyNamespace::None => {}
+                AnyNamespace::One(renamed) => {
+                    let new_name = renames.final_of(renamed);
+                    rewritten.insert(node);
+                    pointed.push(renamed);
+                    if text != new_name {
+                        replace_name(tree, node, new_name, splices);
+                    }
+                }
+                AnyNamespace::Ambiguous => {
+                    rewritten.insert(node);
+                    ambiguous.push(
+                        KrmResult::new(Finding::AmbiguousName {
+                            field: field.clone(),
+                            kind,
+                            name: text.to_string(),
+                        })
+                        .about(tree, item)
+                        .at_field(field),
+                    );
+                }
+            }
+            continue;
+        }
         let Some(text) = tree.str(node) else { continue };
         let (prefix, name) = match form {
             Form::MaybeNamespaced => match text.split_once('/') {
@@ -420,7 +519,7 @@ pub fn rewrite_references(
         }
         replace_name(tree, node, &format!("{prefix}{new_name}"), splices);
     }
-    (rewritten, pointed)
+    (rewritten, pointed, ambiguous)
 }
 /// The object as kustomize's hasher reads it.
 fn hash_input<'t>(tree: &'t Tree<'_>, item: NodeId, kind: SourceKind) -> HashInput<'t> {
@@ -742,5 +841,31 @@ mod tests {
                 "spec.deep.list[0].ref"
             ]
         );
+    }
+
+    #[test]
+    fn a_name_from_any_namespace_resolves_only_when_every_namespace_agrees() {
+        let cm = SourceKind::ConfigMap;
+        let ns = |n: &str| Some(n.to_string());
+        let mut r = Renames::default();
+        r.add(cm, &ns("a"), "x", "x", "x-5t7tcg6b9h");
+        let AnyNamespace::One(one) = r.resolve_any(cm, "x") else {
+            panic!("one object named x");
+        };
+        assert_eq!(
+            (r.final_of(one), r.namespace_of(one)),
+            ("x-5t7tcg6b9h", &ns("a"))
+        );
+        // An earlier suffixed name of the base, as in a namespace.
+        assert_eq!(r.resolve_any(cm, "x-ffffffffff"), AnyNamespace::One(one));
+        assert_eq!(r.resolve_any(SourceKind::Secret, "x"), AnyNamespace::None);
+        // The same final name in another namespace: still one name to write.
+        r.add(cm, &ns("b"), "x", "x", "x-5t7tcg6b9h");
+        assert!(matches!(r.resolve_any(cm, "x"), AnyNamespace::One(_)));
+        // A different one: which is meant is not known.
+        r.add(cm, &ns("c"), "x", "x", "x-2b4m8f9gh7");
+        assert_eq!(r.resolve_any(cm, "x"), AnyNamespace::Ambiguous);
+        assert_eq!(r.resolve_any(cm, "x-ffffffffff"), AnyNamespace::Ambiguous);
+        assert_eq!(r.resolve_any(cm, "y"), AnyNamespace::None);
     }
 }

@@ -823,6 +823,24 @@ fn graph_answers_what_rolls_when_a_config_map_changes() {
     }
 }
 
+/// A ClusterRole's `resourceNames` name an object of any namespace, as kustomize reads
+/// them: the graph finds the Secret (it said "missing"), before and after renaming.
+#[test]
+fn graph_finds_what_a_cluster_role_names_in_any_namespace() {
+    let input = "apiVersion: v1\nkind: Secret\nmetadata: {name: webhook-certs, namespace: es}\ndata: {tls.crt: YQ==}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: cert-controller}\nrules:\n- apiGroups: [\"\"]\n  resources: [secrets]\n  resourceNames: [webhook-certs]\n  verbs: [get]\n";
+    for (args, shown) in [
+        (&["graph"][..], "Secret es/webhook-certs "),
+        (&["graph", "--name-suffix"][..], "Secret es/webhook-certs-"),
+    ] {
+        let table = expect_exit(&run(args, input), 0, "graph");
+        let row = table
+            .lines()
+            .find(|l| l.starts_with("ClusterRole cert-controller"))
+            .unwrap_or_else(|| panic!("no row for the ClusterRole:\n{table}"));
+        assert!(row.contains(shown) && row.contains("found"), "{table}");
+    }
+}
+
 #[test]
 fn graph_shows_missing_references() {
     let table = expect_exit(&run(&["graph"], MISSING), 0, "graph");
