@@ -325,6 +325,89 @@ pub struct AnnotationSite {
     pub regex: bool,
 }
 
+/// Where an old name left in a field may be a reference the user must answer for, and
+/// where it cannot be: the old-name warning asks only where a field can name a ConfigMap
+/// or Secret that the catalog does not know.
+pub mod mentions {
+    /// The API groups of Kubernetes itself: every field of their kinds that can name a
+    /// ConfigMap or Secret is a site of the catalog, so only free text (annotations, and
+    /// in a pod spec the env values and arguments below) can hold another reference.
+    pub const BUILTIN_GROUPS: &[&str] = &[
+        "",
+        "apps",
+        "batch",
+        "extensions",
+        "networking.k8s.io",
+        "policy",
+        "rbac.authorization.k8s.io",
+        "storage.k8s.io",
+        "autoscaling",
+        "scheduling.k8s.io",
+        "node.k8s.io",
+        "coordination.k8s.io",
+        "discovery.k8s.io",
+        "admissionregistration.k8s.io",
+        "apiregistration.k8s.io",
+        "apiextensions.k8s.io",
+        "certificates.k8s.io",
+        "events.k8s.io",
+        "flowcontrol.apiserver.k8s.io",
+        "resource.k8s.io",
+    ];
+
+    /// Keys whose whole value is labels or a selector: names there match labels, they
+    /// never name an object.
+    pub const LABEL_KEYS: &[&str] = &[
+        "labels",
+        "selector",
+        "matchLabels",
+        "matchExpressions",
+        "nodeSelector",
+        "podSelector",
+        "namespaceSelector",
+        "labelSelector",
+    ];
+
+    /// Keys that name something other than a ConfigMap or Secret, in any kind.
+    pub const OTHER_NAMES: &[&str] = &[
+        "serviceAccountName",
+        "serviceAccount",
+        "claimName",
+        "serviceName",
+        "hostname",
+        "subdomain",
+        "image",
+        "mountPath",
+        "subPath",
+        "containerName",
+        "storageClassName",
+        "priorityClassName",
+        "schedulerName",
+        "runtimeClassName",
+        "ingressClassName",
+        "volumeName",
+        "nodeName",
+    ];
+
+    /// Lists whose items' `name` is the item's own name (a container, a volume, a port,
+    /// an env var), not a reference.
+    pub const NAMED_LISTS: &[&str] = &[
+        "containers",
+        "initContainers",
+        "ephemeralContainers",
+        "volumes",
+        "volumeMounts",
+        "volumeDevices",
+        "ports",
+        "env",
+        "resourceClaims",
+    ];
+
+    /// Words that, in an env var's name or a command-line flag, say that its value
+    /// names configuration: `CONFIG_LOGGING_NAME`, `--secret-name`.
+    pub const CONFIG_WORDS: &[&str] = &["config", "secret"];
+}
+
 /// Every annotation key the function reads or writes, spelled once. Those that name
 /// extra dependencies are rows of the annotation sites; these are the rest.
 pub mod annotations {

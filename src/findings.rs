@@ -523,7 +523,7 @@ impl Finding {
             ),
             OldName { field, text, new } => write!(
                 f,
-                "{id}: {field} is {text:?}, the old name of an object now called {new:?}; config-hash does not know this field, so it was not rewritten (update it by hand if it is a reference)"
+                "{id}: {field} is {text:?}, the old name of an object now called {new:?}: does this field name that object? If it does, write {new:?} there, or declare the field under references in the functionConfig so that it is rewritten; if not, nothing to do"
             ),
             AmbiguousName { field, kind, name } => write!(
                 f,

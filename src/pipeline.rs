@@ -929,7 +929,7 @@ items:
         containers:
         - name: app
           envFrom: [{configMapRef: {name: cfg}}]
-          args: [cfg]
+          args: [--config, cfg]
 ";
 
     #[test]
@@ -973,7 +973,7 @@ items:
         assert!(
             messages[0]
                 .1
-                .contains("spec.template.spec.containers[0].args[0] is \"cfg\""),
+                .contains("spec.template.spec.containers[0].args[1] is \"cfg\""),
             "{messages:?}"
         );
         assert!(

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::catalog::{Catalog, Form, annotations};
+use crate::catalog::{Catalog, Form, annotations, mentions};
 use crate::config::Config;
 use crate::findings::Finding;
 use crate::krm::{KrmResult, ResourceId, annotation, flag};
@@ -621,9 +621,12 @@ pub fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Spli
     splices.replace(tree.content_start(node), end, text);
 }
 
-/// Warns about scalars of `item` that still carry an old name in fields the function does
-/// not know (a CRD, a command-line flag): the user must update them by hand. `rewritten`
-/// are the reference nodes already handled.
+/// Warns about scalars of `item` that still carry an old name in fields that can name a
+/// ConfigMap or Secret the catalog does not know (a CRD's field, an env var or flag that
+/// names configuration), asking the user whether it is a reference. `rewritten` are the
+/// reference nodes already handled. Labels, selectors, the names of containers, volumes
+/// and ports, and every field of Kubernetes' own kinds outside free text are never asked
+/// about: the answer there is known.
 pub fn warn_unknown_mentions(
     tree: &Tree<'_>,
     config: &Config,
@@ -638,17 +641,18 @@ pub fn warn_unknown_mentions(
     if SourceKind::from_kind(&id.api_version, &id.kind) == Some(Secret) {
         return results;
     }
+    let builtin = mentions::BUILTIN_GROUPS.contains(&crate::catalog::group_of(&id.api_version));
     let mut hits = Vec::new();
     scan(tree, item, &mut |node, path| {
         if rewritten.contains(&node) {
             return;
         }
-        if let Some(text) = tree.str(node) {
-            if let Some(new) = renames.renamed_from(&id.namespace, text) {
-                if new != text {
-                    hits.push((path(), text.to_string(), new.to_string()));
-                }
-            }
+        let Some(text) = tree.str(node) else { return };
+        let Some(new) = renames.renamed_from(&id.namespace, text) else {
+            return;
+        };
+        if new != text && may_name_a_source(tree, path, builtin) {
+            hits.push((render(path), text.to_string(), new.to_string()));
         }
     });
     // Results describe the output: a field after an inserted env hash moved down.
@@ -675,50 +679,110 @@ pub fn warn_unknown_mentions(
     results
 }
 
+/// Whether the scalar at `path` (each step with the node it leads to) can name a
+/// ConfigMap or Secret: see [`mentions`]. `builtin`: the object is of a Kubernetes kind.
+fn may_name_a_source(tree: &Tree<'_>, path: &[PathStep<'_>], builtin: bool) -> bool {
+    let key = |i: usize| match path.get(i) {
+        Some((Step::Key(k), _)) => Some(*k),
+        _ => None,
+    };
+    let last = path.len().saturating_sub(1);
+    if key(0) == Some(ANNOTATIONS_STEP) {
+        return true;
+    }
+    if path
+        .iter()
+        .any(|(s, _)| matches!(s, Step::Key(k) if mentions::LABEL_KEYS.contains(k)))
+    {
+        return false;
+    }
+    let says_config = |word: &str| {
+        let word = word.to_ascii_lowercase();
+        mentions::CONFIG_WORDS.iter().any(|w| word.contains(w))
+    };
+    // An env var's value: a reference when the var's name says it names configuration
+    // (Knative's `CONFIG_LOGGING_NAME`), not when it is a host name or a flag.
+    if key(last) == Some("value") && last >= 2 && key(last - 2) == Some("env") {
+        let entry = path[last - 1].1;
+        return tree
+            .get(entry, "name")
+            .and_then(|n| tree.str(n))
+            .is_some_and(says_config);
+    }
+    // A command-line argument: a reference when it follows a flag that says so.
+    if let (Some((Step::Index(i), _)), Some(list)) = (path.get(last), key(last.wrapping_sub(1))) {
+        if list == "args" || list == "command" {
+            let seq = path[last - 1].1;
+            return i
+                .checked_sub(1)
+                .and_then(|p| tree.items(seq).get(p).copied())
+                .and_then(|flag| tree.str(flag))
+                .is_some_and(|flag| flag.starts_with('-') && says_config(flag));
+        }
+    }
+    if builtin {
+        return false;
+    }
+    match key(last) {
+        Some(k) if mentions::OTHER_NAMES.contains(&k) => false,
+        Some("name") if last >= 2 => !matches!(
+            (&path[last - 1].0, key(last - 2)),
+            (Step::Index(_), Some(list)) if mentions::NAMED_LISTS.contains(&list)
+        ),
+        _ => true,
+    }
+}
+
+/// The first step of a scalar under the object's annotations.
+const ANNOTATIONS_STEP: &str = "metadata.annotations";
+
+/// A scalar's field path: `spec.containers[0].env[1].value`.
+fn render(path: &[PathStep<'_>]) -> String {
+    let mut s = String::new();
+    for (step, _) in path {
+        match step {
+            Step::Key(k) if s.is_empty() => s.push_str(k),
+            Step::Key(k) => {
+                s.push('.');
+                s.push_str(k);
+            }
+            Step::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
 /// One step of the path to a scalar.
 enum Step<'t> {
     Key(&'t str),
     Index(usize),
 }
 
+/// A step with the node it leads to.
+type PathStep<'t> = (Step<'t>, NodeId);
+
 /// Visits every scalar value (not keys) under `item`, skipping `metadata` except its
 /// annotations: names in labels and the object's own name are not references. Iterative,
-/// so nesting depth cannot overflow the stack; a scalar's field path is built only when
-/// the visitor asks for it.
-fn scan(tree: &Tree<'_>, item: NodeId, f: &mut dyn FnMut(NodeId, &dyn Fn() -> String)) {
+/// so nesting depth cannot overflow the stack. The visitor gets the path to the scalar,
+/// each step with the node it leads to.
+fn scan<'t>(tree: &'t Tree<'_>, item: NodeId, f: &mut dyn FnMut(NodeId, &[PathStep<'t>])) {
     // (node, depth of its step in `path`, the step that leads to it)
-    let mut stack: Vec<(NodeId, usize, Option<Step<'_>>)> = vec![(item, 0, None)];
-    let mut path: Vec<Step<'_>> = Vec::new();
+    let mut stack: Vec<(NodeId, usize, Option<Step<'t>>)> = vec![(item, 0, None)];
+    let mut path: Vec<PathStep<'t>> = Vec::new();
     while let Some((node, depth, step)) = stack.pop() {
         path.truncate(depth);
         if let Some(step) = step {
-            path.push(step);
+            path.push((step, node));
         }
         let depth = path.len();
         match &tree.node(node).kind {
-            NodeKind::Scalar { .. } => {
-                let render = || {
-                    let mut s = String::new();
-                    for step in &path {
-                        match step {
-                            Step::Key(k) if s.is_empty() => s.push_str(k),
-                            Step::Key(k) => {
-                                s.push('.');
-                                s.push_str(k);
-                            }
-                            Step::Index(i) => s.push_str(&format!("[{i}]")),
-                        }
-                    }
-                    s
-                };
-                f(node, &render);
-            }
+            NodeKind::Scalar { .. } => f(node, &path),
             NodeKind::Map { .. } => {
                 for &(k, v) in tree.own_entries(node).iter().rev() {
                     let Some(key) = tree.str(k) else { continue };
                     if depth == 0 && key == "metadata" {
                         if let Some(anns) = tree.get(v, "annotations") {
-                            stack.push((anns, 0, Some(Step::Key("metadata.annotations"))));
+                            stack.push((anns, 0, Some(Step::Key(ANNOTATIONS_STEP))));
                         }
                         continue;
                     }
@@ -822,7 +886,7 @@ mod tests {
 
     #[test]
     fn the_old_name_warning_names_the_field_and_skips_what_was_rewritten() {
-        let src = "apiVersion: example.com/v1\nkind: Tool\nmetadata:\n  name: app\n  labels: {x: app}\n  annotations: {note: app}\nspec:\n  args: [--x, app]\n  deep: {list: [{ref: app}]}\n";
+        let src = "apiVersion: example.com/v1\nkind: Tool\nmetadata:\n  name: app\n  labels: {x: app}\n  annotations: {note: app}\nspec:\n  args: [--config, app, --host, app]\n  deep: {list: [{ref: app}]}\n";
         let tree = Tree::parse(src).unwrap();
         let root = tree.docs[0].root;
         let id = ResourceId::of(&tree, root);
@@ -841,6 +905,43 @@ mod tests {
                 "spec.deep.list[0].ref"
             ]
         );
+    }
+
+    /// The fields where an old name is asked about, of a Kubernetes kind and of another.
+    fn asked(src: &str) -> Vec<String> {
+        let tree = Tree::parse(src).unwrap();
+        let root = tree.docs[0].root;
+        let id = ResourceId::of(&tree, root);
+        let mut r = Renames::default();
+        r.add(SourceKind::ConfigMap, &None, "web", "web", "web-5t7tcg6b9h");
+        let (config, catalog) = (Config::default(), Catalog::builtin());
+        warn_unknown_mentions(&tree, &config, &catalog, root, &id, &r, &HashSet::new())
+            .into_iter()
+            .filter_map(|r| r.field)
+            .collect()
+    }
+
+    #[test]
+    fn old_names_are_asked_about_only_where_a_field_can_name_a_source() {
+        let pod = "spec:\n  selector: {matchLabels: {app: web}}\n  serviceName: web\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      serviceAccountName: web\n      containers:\n      - name: web\n        image: web\n        args: [--upstream, web, --secret-name, web, web]\n        env:\n        - {name: HOST, value: web}\n        - {name: Config_File, value: web}\n        volumeMounts: [{name: web, mountPath: web}]\n      volumes:\n      - {name: web, persistentVolumeClaim: {claimName: web}}\n  other: web\n  ports: [{name: web}]\n";
+        // Kubernetes' own kind: every field is known; only free text is asked about.
+        let builtin = format!(
+            "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: web, annotations: {{a: web}}}}\n{pod}"
+        );
+        let free_text = [
+            "metadata.annotations.a",
+            "spec.template.spec.containers[0].args[3]",
+            "spec.template.spec.containers[0].env[1].value",
+        ];
+        assert_eq!(asked(&builtin), free_text);
+        // Another kind: any field but labels, selectors, names of list items, and keys
+        // that name something else.
+        let custom = format!(
+            "apiVersion: example.com/v1\nkind: Web\nmetadata: {{name: web, annotations: {{a: web}}}}\n{pod}"
+        );
+        let mut expected = free_text.to_vec();
+        expected.push("spec.other");
+        assert_eq!(asked(&custom), expected);
     }
 
     #[test]

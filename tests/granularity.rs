@@ -148,7 +148,7 @@ fn batches_of_chunks_give_what_one_chunk_gives() {
         let other = (i * 7 + 300) % n;
         text.push_str(&format!(
             "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: cfg{i}}}\n  data: {{A: '{i}'}}\n\
-             - apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: web{i}}}\n  spec:\n    template:\n      spec:\n        containers:\n        - name: app\n          args: [cfg{other}]\n          envFrom: [{{configMapRef: {{name: cfg{other}}}}}, {{secretRef: {{name: gone{i}}}}}]\n"
+             - apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: web{i}}}\n  spec:\n    template:\n      spec:\n        containers:\n        - name: app\n          args: [--config, cfg{other}]\n          envFrom: [{{configMapRef: {{name: cfg{other}}}}}, {{secretRef: {{name: gone{i}}}}}]\n"
         ));
     }
     let options = Invocation {

@@ -119,7 +119,7 @@ fn many_old_name_mentions_in_env_mode_are_reported_in_linear_time() {
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: fn}\n  data: {mode: env, nameSuffix: \"true\"}\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cfg}\n  data: {a: \"1\"}\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}\n  spec:\n    template:\n      spec:\n        containers:\n        - name: web\n          envFrom: [{configMapRef: {name: cfg}}]\n          env:\n",
     );
     for i in 0..n {
-        input.push_str(&format!("          - {{name: V{i}, value: cfg}}\n"));
+        input.push_str(&format!("          - {{name: CONFIG_{i}, value: cfg}}\n"));
     }
     let out = within(60, move || run(input)).unwrap();
     assert_eq!(out.exit_code, 0);
