@@ -207,6 +207,12 @@ pub enum Finding {
     NoBaseName,
     /// The name holds a line break or other blank: no valid name, suffixed or not.
     NameWithBlanks,
+    /// The name is written as a null, a number or a boolean, which kubectl does not read
+    /// as a name.
+    NameNotAString {
+        written: String,
+        reads_as: &'static str,
+    },
     /// The recorded base name is empty.
     EmptyBaseName,
     /// The suffixed name is too long.
@@ -268,6 +274,7 @@ impl Finding {
             | Duplicate { .. }
             | NoBaseName
             | NameWithBlanks
+            | NameNotAString { .. }
             | EmptyBaseName
             | SuffixedNameTooLong { .. }
             | CannotRename { .. }
@@ -489,6 +496,10 @@ impl Finding {
             NoBaseName => write!(
                 f,
                 "{kind}: metadata.name is missing or empty, so there is no base name to suffix; give the object a name or set {NAME_SUFFIX}: \"false\""
+            ),
+            NameNotAString { written, reads_as } => write!(
+                f,
+                "{kind}: metadata.name is {written}, which kubectl reads as {reads_as}, not as a name (the API server refuses it), so there is no base name to suffix; quote it if it is meant as a name"
             ),
             NameWithBlanks => write!(
                 f,

@@ -255,6 +255,13 @@ pub fn decide(
     if name_node.is_none_or(|n| tree.str(n).is_none_or(str::is_empty)) {
         return refuse(Finding::NoBaseName);
     }
+    if let Some(reads_as) = name_node.and_then(|n| not_a_string(tree, n)) {
+        let written = tree
+            .str(name_node.unwrap_or(item))
+            .unwrap_or("")
+            .to_string();
+        return refuse(Finding::NameNotAString { written, reads_as });
+    }
     // A line break (a `|` block scalar keeps its last one) or other blank or control
     // character: the API server refuses the name, suffixed or not.
     if id.name.chars().any(|c| c.is_whitespace() || c.is_control()) {
@@ -521,6 +528,41 @@ pub fn rewrite_references(
     }
     (rewritten, pointed, ambiguous)
 }
+/// What a plain scalar every YAML reader takes for a null, a number or a boolean reads
+/// as (`~`, `null`, `42`, `1.5`, `true`): not a string, so not a name. Only spellings
+/// YAML 1.1 and 1.2 agree on; a name such as `0x1f` or `yes` is left to the API server.
+fn not_a_string(tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
+    if tree.is_null(node) {
+        return Some("null");
+    }
+    let NodeKind::Scalar {
+        value,
+        style: Style::Plain,
+        tagged: false,
+    } = &tree.node(tree.resolve(node)).kind
+    else {
+        return None;
+    };
+    let s: &str = value;
+    let unsigned = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e.strip_prefix(['-', '+']).unwrap_or(e))),
+        None => (unsigned, None),
+    };
+    let float = match mantissa.split_once('.') {
+        Some((int, frac)) => (int.is_empty() || digits(int)) && digits(frac),
+        None => false,
+    };
+    if digits(unsigned) || (float && exponent.is_none_or(digits)) {
+        Some("a number")
+    } else if matches!(s, "true" | "True" | "TRUE" | "false" | "False" | "FALSE") {
+        Some("a boolean")
+    } else {
+        None
+    }
+}
+
 /// The object as kustomize's hasher reads it.
 fn hash_input<'t>(tree: &'t Tree<'_>, item: NodeId, kind: SourceKind) -> HashInput<'t> {
     let map = |field: &str| -> Option<Vec<(&'t str, HashScalar<'t>)>> {
@@ -968,5 +1010,40 @@ mod tests {
         assert_eq!(r.resolve_any(cm, "x"), AnyNamespace::Ambiguous);
         assert_eq!(r.resolve_any(cm, "x-ffffffffff"), AnyNamespace::Ambiguous);
         assert_eq!(r.resolve_any(cm, "y"), AnyNamespace::None);
+    }
+
+    #[test]
+    fn names_every_reader_takes_for_a_null_a_number_or_a_boolean_are_not_names() {
+        let read = |v: &str| {
+            let src = format!("name: {v}\n");
+            let tree = Tree::parse(&src).unwrap();
+            let node = tree.get(tree.docs[0].root, "name").unwrap();
+            not_a_string(&tree, node)
+        };
+        for v in ["~", "null", "Null", ""] {
+            assert_eq!(read(v), Some("null"), "{v}");
+        }
+        for v in ["42", "-7", "+0", "1.5", ".5", "-1.5e3"] {
+            assert_eq!(read(v), Some("a number"), "{v}");
+        }
+        for v in ["true", "False", "TRUE"] {
+            assert_eq!(read(v), Some("a boolean"), "{v}");
+        }
+        // Names: quoted or tagged, or spellings the readers disagree on (the API server
+        // judges those), or not numbers at all.
+        for v in [
+            "'42'",
+            "\"null\"",
+            "!!str 42",
+            "0x1f",
+            "yes",
+            "1.2.3",
+            "2024-01-01-x",
+            "e5",
+            "1e",
+            "web",
+        ] {
+            assert_eq!(read(v), None, "{v}");
+        }
     }
 }
