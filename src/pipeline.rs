@@ -574,7 +574,13 @@ fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
             // Taken, not copied: nothing after this reads a decision.
             match std::mem::replace(&mut s.decision, Decision::Keep) {
                 Decision::Keep => {}
-                Decision::Generated => generated += 1,
+                Decision::Generated {
+                    name_after_build,
+                    opted_in,
+                } => {
+                    generated += usize::from(opted_in);
+                    renames.add_after_build(s.kind, &id.namespace, &id.name, &name_after_build);
+                }
                 Decision::Refused(r) => results.push(*r),
                 Decision::Rename(r) => {
                     renames.add(s.kind, &id.namespace, &id.name, &r.base, &r.new_name);

@@ -52,6 +52,9 @@ pub struct Renames {
     existing: HashSet<Key>,
     /// The namespace of each renamed object, by [`RenameId`].
     spaces: Vec<Option<String>>,
+    /// Objects kustomize renames after this run (its generators' output): references
+    /// resolve to the name it will give, and are left for kustomize to rewrite.
+    after_build: HashSet<u32>,
     /// Every name a reference may use, in any namespace (kind and name) -> the renamed
     /// object, for references from cluster-scoped objects (a ClusterRole's
     /// `resourceNames`); `None` when objects of several namespaces take different names.
@@ -163,6 +166,10 @@ impl Renames {
             (Some(a), Some(b)) => a.max(b),
             (a, b) => a.or(b)?,
         };
+        // kustomize rewrites what it renames in its own fields; config-hash asks nothing.
+        if self.after_build.contains(&i) {
+            return None;
+        }
         Some(&self.finals[i as usize])
     }
 
@@ -174,6 +181,25 @@ impl Renames {
     /// renamed).
     pub fn add_existing(&mut self, kind: SourceKind, ns: &Option<String>, name: &str) {
         self.existing.insert(key(kind, ns, name).into_boxed_str());
+    }
+
+    /// Records that kustomize will name the object `name` `new_name` after this run:
+    /// references resolve to that name, but are not rewritten (kustomize does it).
+    pub fn add_after_build(
+        &mut self,
+        kind: SourceKind,
+        ns: &Option<String>,
+        name: &str,
+        new_name: &str,
+    ) {
+        self.after_build
+            .insert(u32::try_from(self.finals.len()).unwrap_or(u32::MAX));
+        self.add(kind, ns, name, name, new_name);
+    }
+
+    /// Whether kustomize, not this run, renames the object.
+    pub fn renamed_after_build(&self, r: RenameId) -> bool {
+        self.after_build.contains(&r.0)
     }
 
     /// Records that the object `name` (base name `base`) becomes `new_name`.
@@ -211,8 +237,13 @@ impl Renames {
 pub enum Decision {
     /// Not opted in.
     Keep,
-    /// Made by a kustomize generator: kustomize suffixes it itself.
-    Generated,
+    /// Made by a kustomize generator: kustomize suffixes it itself, after this run,
+    /// giving it `name_after_build`. `opted_in`: renaming was asked for (and is left to
+    /// kustomize), which a result says.
+    Generated {
+        name_after_build: String,
+        opted_in: bool,
+    },
     Rename(Box<Renaming>),
     /// Opted in, but cannot be renamed: an error result.
     Refused(Box<KrmResult>),
@@ -238,11 +269,18 @@ pub fn decide(
         Some("true") => true,
         _ => config.name_suffix || flag(tree, item, annotations::NEEDS_HASH),
     };
+    // kustomize suffixes what its generators made after every transformer, this one
+    // included: the name it will give is what pods will read, so it is what the hash
+    // covers (the build's output then passes --check).
+    if annotation(tree, item, annotations::KUSTOMIZE_GENERATED) == Some("enabled") {
+        let suffix = naming::kustomize_suffix(&hash_input(tree, item, kind));
+        return Decision::Generated {
+            name_after_build: format!("{}-{suffix}", id.name),
+            opted_in,
+        };
+    }
     if !opted_in {
         return Decision::Keep;
-    }
-    if annotation(tree, item, annotations::KUSTOMIZE_GENERATED) == Some("enabled") {
-        return Decision::Generated;
     }
     let refuse = |finding: Finding| {
         Decision::Refused(Box::new(
@@ -483,6 +521,9 @@ pub fn rewrite_references(
             let Some(text) = tree.str(node) else { continue };
             match renames.resolve_any(kind, text) {
                 AnyNamespace::None => {}
+                AnyNamespace::One(renamed) if renames.renamed_after_build(renamed) => {
+                    rewritten.insert(node);
+                }
                 AnyNamespace::One(renamed) => {
                     let new_name = renames.final_of(renamed);
                     rewritten.insert(node);
@@ -520,6 +561,9 @@ pub fn rewrite_references(
         };
         let new_name = renames.final_of(renamed);
         rewritten.insert(node);
+        if renames.renamed_after_build(renamed) {
+            continue;
+        }
         pointed.push(renamed);
         if name == new_name {
             continue;
@@ -879,16 +923,25 @@ mod tests {
             (again.base.as_str(), again.new_name.as_str()),
             ("app", first.new_name.as_str())
         );
-        // kustomize's generated objects are left to kustomize.
+        // kustomize's generated objects are left to kustomize, which will give them the
+        // name config-hash would, opted in or not.
+        let generated = ", internal.config.kubernetes.io/needsHashSuffix: enabled";
+        let Decision::Generated {
+            name_after_build,
+            opted_in: true,
+        } = decision(&opted("app", generated), &config)
+        else {
+            panic!("generated, opted in")
+        };
+        assert_eq!(name_after_build, first.new_name);
+        let not_opted =
+            opted("app", generated).replace("config-hash.dev/name-suffix: 'true', ", "");
         assert!(matches!(
-            decision(
-                &opted(
-                    "app",
-                    ", internal.config.kubernetes.io/needsHashSuffix: enabled"
-                ),
-                &config
-            ),
-            Decision::Generated
+            decision(&not_opted, &Config::default()),
+            Decision::Generated {
+                opted_in: false,
+                ..
+            }
         ));
         assert!(matches!(
             decision(&opted("''", ""), &config),
@@ -1010,6 +1063,20 @@ mod tests {
         assert_eq!(r.resolve_any(cm, "x"), AnyNamespace::Ambiguous);
         assert_eq!(r.resolve_any(cm, "x-ffffffffff"), AnyNamespace::Ambiguous);
         assert_eq!(r.resolve_any(cm, "y"), AnyNamespace::None);
+    }
+
+    #[test]
+    fn what_kustomize_renames_after_the_run_resolves_but_is_neither_rewritten_nor_asked_about() {
+        let (cm, ns) = (SourceKind::ConfigMap, Some("a".to_string()));
+        let mut r = Renames::default();
+        r.add_after_build(cm, &ns, "gen", "gen-5t7tcg6b9h");
+        r.add(cm, &ns, "own", "own", "own-2b4m8f9gh7");
+        let generated = r.resolve(cm, &ns, "gen").expect("resolves");
+        assert_eq!(r.final_of(generated), "gen-5t7tcg6b9h");
+        assert!(r.renamed_after_build(generated));
+        assert!(!r.renamed_after_build(r.resolve(cm, &ns, "own").expect("resolves")));
+        assert_eq!(r.renamed_from(&ns, "gen"), None);
+        assert_eq!(r.renamed_from(&ns, "own"), Some("own-2b4m8f9gh7"));
     }
 
     #[test]
