@@ -325,6 +325,32 @@ pub struct AnnotationSite {
     pub regex: bool,
 }
 
+/// Kubernetes' cluster-scoped kinds: written without a namespace they have none, so
+/// the namespace objects without one are installed into (`namespace`) is not theirs.
+pub const CLUSTER_SCOPED: &[&str] = &[
+    "Namespace",
+    "Node",
+    "PersistentVolume",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "StorageClass",
+    "CSIDriver",
+    "CSINode",
+    "VolumeAttachment",
+    "PriorityClass",
+    "RuntimeClass",
+    "IngressClass",
+    "CustomResourceDefinition",
+    "APIService",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+    "CertificateSigningRequest",
+    "FlowSchema",
+    "PriorityLevelConfiguration",
+];
+
 /// Where an old name left in a field may be a reference the user must answer for, and
 /// where it cannot be: the old-name warning asks only where a field can name a ConfigMap
 /// or Secret that the catalog does not know.

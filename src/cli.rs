@@ -153,6 +153,12 @@ pub struct ConfigArgs {
     /// missing.
     #[arg(long, value_name = "KIND/NAME", value_parser = install_time)]
     pub install_time: Vec<String>,
+    /// The namespace objects written without one are installed into (Helm's release
+    /// namespace, `kubectl apply -n NAME`): references are resolved as there. As a Helm
+    /// post-renderer, pass the release's (--post-renderer-args --namespace=NAME)
+    /// [default: none].
+    #[arg(long, value_name = "NAME")]
+    pub namespace: Option<String>,
     /// Stamp keyed hashes (HMAC-SHA256, `hmac-sha256:...`) with the key in FILE (one
     /// trailing newline is ignored). Also: env CONFIG_HASH_KEY_FILE, or the key itself in
     /// env CONFIG_HASH_KEY. Never put the key in the functionConfig.
@@ -233,6 +239,7 @@ impl ConfigArgs {
             }),
             name_suffix: self.name_suffix,
             immutable: self.immutable,
+            namespace: self.namespace.clone(),
             install_time: (!self.install_time.is_empty()).then(|| {
                 config_hash::config::InstallTime::parse_list(&self.install_time.join(","))
                     .expect("checked by clap")

@@ -55,6 +55,9 @@ pub struct Config {
     /// Objects made at install time (by a Helm hook Job, an operator): a reference to
     /// one that is not in the input is expected, so not reported missing.
     pub install_time: Vec<InstallTime>,
+    /// The namespace objects written without one are installed into (Helm's release
+    /// namespace, `kubectl apply -n`): they are resolved as if written in it.
+    pub namespace: Option<String>,
 }
 
 /// One object declared as made at install time: `Secret/name`, or `Secret/ns/name` for
@@ -128,6 +131,7 @@ pub const FIELDS: &[&str] = &[
     "immutable",
     "runtimeReload",
     "installTime",
+    "namespace",
     "workloads",
     "references",
     "podReferences",
@@ -149,8 +153,19 @@ impl Default for Config {
             catalog: Extension::default(),
             hash_key: None,
             install_time: Vec::new(),
+            namespace: None,
         }
     }
+}
+
+/// A Kubernetes namespace name (an RFC 1123 label).
+fn valid_namespace(ns: &str) -> bool {
+    let b = ns.as_bytes();
+    (1..=63).contains(&b.len())
+        && b.iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
 }
 
 /// A configuration problem, worded for the user: it names the field and what is accepted.
@@ -180,6 +195,7 @@ pub struct Overrides {
     pub immutable: Option<bool>,
     pub runtime_reload: Option<RuntimeReload>,
     pub install_time: Option<Vec<InstallTime>>,
+    pub namespace: Option<String>,
 }
 
 const BOOLS: &[(&str, bool)] = &[("true", true), ("false", false)];
@@ -243,6 +259,7 @@ impl Overrides {
                 )?)
             }
             "installTime" => self.install_time = Some(InstallTime::parse_list(value)?),
+            "namespace" => self.namespace = Some(value.to_string()),
             _ => {
                 return Err(format!(
                     "unknown field; accepted fields: {}",
@@ -261,6 +278,16 @@ impl Overrides {
                 out.push((
                     "annotationKey",
                     format!("{key:?} is not a valid annotation key: {why}"),
+                ));
+            }
+        }
+        if let Some(ns) = &self.namespace {
+            if !ns.is_empty() && !valid_namespace(ns) {
+                out.push((
+                    "namespace",
+                    format!(
+                        "{ns:?} is not a valid namespace name (lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)"
+                    ),
                 ));
             }
         }
@@ -289,9 +316,13 @@ impl Overrides {
             immutable,
             runtime_reload,
             install_time,
+            namespace,
         } = self;
         if let Some(v) = install_time {
             config.install_time.clone_from(v);
+        }
+        if let Some(v) = namespace {
+            config.namespace = (!v.is_empty()).then(|| v.clone());
         }
         if let Some(v) = runtime_reload {
             config.runtime_reload = *v;

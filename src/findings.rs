@@ -60,6 +60,9 @@ pub struct Missing {
     pub field: String,
     /// Named in an annotation (the app reads it through the API), not in the pod spec.
     pub extra: bool,
+    /// An object of this kind and name in another namespace (`None`: written without
+    /// one), for a missing object.
+    pub elsewhere: Option<Option<String>>,
 }
 
 /// What a workload's spec keeps when env mode cannot change it.
@@ -645,7 +648,24 @@ fn write_missing(f: &mut String, id: &ResourceId, m: &Missing) -> fmt::Result {
             }
             write!(f, ", which a {k} reference cannot read")?;
         }
-        (None, None) => write!(f, "{k} {:?}, which is not in the input", m.name)?,
+        (None, None) => {
+            write!(f, "{k} {:?}, which is not in the input", m.name)?;
+            match (&m.elsewhere, &id.namespace) {
+                (Some(None), Some(ns)) => write!(
+                    f,
+                    " in namespace {ns}; there is one written without a namespace, which Helm and kubectl put in the namespace they install into: if that is {ns} (a Helm release's namespace), say so with --namespace {ns} (functionConfig namespace: {ns}), or write namespace: {ns} on it"
+                )?,
+                (Some(Some(other)), None) => write!(
+                    f,
+                    " without a namespace; there is one in namespace {other}, which the pod reads only if this object is installed into {other}: write namespace: {other} on it"
+                )?,
+                (Some(Some(other)), Some(_)) => write!(
+                    f,
+                    " in this namespace; there is one in namespace {other}, which a pod cannot read"
+                )?,
+                _ => {}
+            }
+        }
         (Some(key), _) => write!(f, "key {key:?} of {k} {:?}, which has no such key", m.name)?,
     }
     // Env references stop the container; volume references stop the mount.
@@ -741,6 +761,7 @@ mod tests {
             container: Some("app".into()),
             field: field.into(),
             extra: false,
+            elsewhere: None,
         }
     }
 
@@ -777,6 +798,34 @@ mod tests {
         assert_eq!(
             Finding::Missing(Box::new(extra)).message(Some(&web())),
             "Deployment shop/web: metadata.annotations['reloader'] refers to Secret \"db\", which is not in the input; there is a ConfigMap of that name (made by ExternalSecret db), which a Secret reference cannot read (the app reads it through the API, so it would not find it; add it, or take it out of the annotation, or set onMissing: ignore)"
+        );
+    }
+
+    #[test]
+    fn a_missing_reference_says_where_an_object_of_that_name_is() {
+        let field = "spec.template.spec.volumes[0].secret.secretName";
+        let message = |elsewhere: Option<&str>, own: Option<&str>| {
+            let mut m = missing(field);
+            m.container = None;
+            m.elsewhere = Some(elsewhere.map(str::to_string));
+            let mut id = web();
+            id.namespace = own.map(str::to_string);
+            Finding::Missing(Box::new(m)).message(Some(&id))
+        };
+        let helm = message(None, Some("shop"));
+        assert!(
+            helm.contains("Secret \"db\", which is not in the input in namespace shop; there is one written without a namespace, which Helm and kubectl put in the namespace they install into: if that is shop"),
+            "{helm}"
+        );
+        let other = message(Some("prod"), Some("shop"));
+        assert!(
+            other.contains("not in the input in this namespace; there is one in namespace prod, which a pod cannot read"),
+            "{other}"
+        );
+        let unset = message(Some("prod"), None);
+        assert!(
+            unset.contains("not in the input without a namespace; there is one in namespace prod, which the pod reads only if this object is installed into prod"),
+            "{unset}"
         );
     }
 

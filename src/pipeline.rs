@@ -118,7 +118,11 @@ impl Pass1 {
 /// What pass 2 yields for one item.
 #[derive(Default)]
 struct ItemReport {
+    /// As written (results, graph and --check name it so).
     id: Option<ResourceId>,
+    /// The namespace it was placed in (`namespace` of the configuration), when written
+    /// without one.
+    placed: Option<String>,
     /// In input offsets.
     splices: Splices,
     rename_error: Option<Box<KrmResult>>,
@@ -194,6 +198,16 @@ impl Gathered {
             workload = o.resolution.take();
             renamed = o.renamed.take();
             self.stamping.add(*o);
+        }
+        // Read from where it was placed: an object in that namespace is shown as the
+        // object names it, without one.
+        if let Some(placed) = r.placed.take() {
+            let refs = workload.iter_mut().flat_map(|w| w.references.iter_mut());
+            for resolved in refs.chain(r.names.iter_mut()) {
+                if resolved.namespace.as_deref() == Some(placed.as_str()) {
+                    resolved.namespace = None;
+                }
+            }
         }
         if let (Some(resolution), Some(id)) = (&mut self.resolution, &id) {
             if workload.is_some() || !r.names.is_empty() {
@@ -736,7 +750,7 @@ fn first_pass(
         if is_local_config(tree, item) {
             continue;
         }
-        let id = ResourceId::of(tree, item);
+        let id = placed(ResourceId::of(tree, item), config);
         // Whatever else it is (a catalog may declare any kind a workload).
         busy |= catalog.workload(&id.api_version, &id.kind).is_some()
             || catalog.has_name_sites(&id.api_version, &id.kind);
@@ -773,6 +787,16 @@ fn first_pass(
     }
 }
 
+/// The object as installed: written without a namespace, a namespaced object lands in
+/// the one the configuration names (Helm's release namespace, `kubectl apply -n`), so it
+/// is resolved there.
+fn placed(mut id: ResourceId, config: &Config) -> ResourceId {
+    if id.namespace.is_none() && !crate::catalog::CLUSTER_SCOPED.contains(&id.kind.as_str()) {
+        id.namespace.clone_from(&config.namespace);
+    }
+    id
+}
+
 /// Pass 2 over the items of one tree whose text starts at `offset` in the input.
 fn second_pass(
     tree: &Tree<'_>,
@@ -800,7 +824,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
     if is_local_config(tree, item) {
         return report;
     }
-    let id = ResourceId::of(tree, item);
+    let id = placed(ResourceId::of(tree, item), shared.config);
     let catalog = shared.catalog;
     let mut renamed_here = false;
     if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
@@ -909,7 +933,18 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
         }
     }
     if shared.ids {
-        report.id = Some(id);
+        // Read again only when it may have been placed.
+        let written = match &shared.config.namespace {
+            Some(_) => {
+                let written = ResourceId::of(tree, item);
+                if written.namespace.is_none() {
+                    report.placed = id.namespace;
+                }
+                written
+            }
+            None => id,
+        };
+        report.id = Some(written);
     }
     report
 }

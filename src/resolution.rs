@@ -564,6 +564,7 @@ pub fn resolve_workload(
             container: r.container.clone(),
             field: field.clone(),
             extra: r.extra,
+            elsewhere: None,
         };
         match content {
             Some(Ok(_)) => {
@@ -583,7 +584,17 @@ pub fn resolve_workload(
                 .any(|d| d.matches(r.kind, namespace.as_deref(), &found.name)) => {}
             None if !r.optional => {
                 let other = resolver.other_kind(r.kind, &namespace, &found.name);
-                out.report_missing(tree, item, missing(None, other), config);
+                let elsewhere = other.is_none().then(|| {
+                    resolver
+                        .index
+                        .namespaces_of(r.kind, &found.name)
+                        .iter()
+                        .find(|ns| **ns != namespace)
+                        .cloned()
+                });
+                let mut m = missing(None, other);
+                m.elsewhere = elsewhere.flatten();
+                out.report_missing(tree, item, m, config);
             }
             None => {}
         }
