@@ -578,6 +578,240 @@ fn a_config_listed_as_a_generator_says_where_it_belongs() {
     );
 }
 
+/// A pod spec naming `nr-cm` and `nr-sec` at every pod field of kustomize's table.
+const POD_SPEC: &str = "containers:
+- name: c
+  image: i
+  env:
+  - {name: A, valueFrom: {configMapKeyRef: {name: nr-cm, key: k}}}
+  - {name: B, valueFrom: {secretKeyRef: {name: nr-sec, key: k}}}
+  envFrom: [{configMapRef: {name: nr-cm}}, {secretRef: {name: nr-sec}}]
+initContainers:
+- name: i
+  image: i
+  env:
+  - {name: A, valueFrom: {configMapKeyRef: {name: nr-cm, key: k}}}
+  - {name: B, valueFrom: {secretKeyRef: {name: nr-sec, key: k}}}
+  envFrom: [{configMapRef: {name: nr-cm}}, {secretRef: {name: nr-sec}}]
+imagePullSecrets: [{name: nr-sec}]
+volumes:
+- {name: v1, configMap: {name: nr-cm}}
+- {name: v2, secret: {secretName: nr-sec}}
+- {name: v3, projected: {sources: [{configMap: {name: nr-cm}}, {secret: {name: nr-sec}}]}}
+";
+
+/// Every object of kustomize's name-reference table for ConfigMaps and Secrets (its
+/// `namereference.go`), each naming `nr-cm` and `nr-sec` in the fields the table lists
+/// for its kind, and nowhere else.
+fn name_reference_objects() -> String {
+    let indent = |text: &str, n: usize| {
+        text.lines()
+            .map(|l| format!("{}{l}\n", " ".repeat(n)))
+            .collect::<String>()
+    };
+    let mut out = String::new();
+    // (apiVersion, kind, the YAML above the pod spec, its indentation)
+    let workloads = [
+        ("v1", "Pod", "spec:\n", 2),
+        ("v1", "PodTemplate", "template:\n  spec:\n", 4),
+        (
+            "apps/v1",
+            "Deployment",
+            "spec:\n  template:\n    spec:\n",
+            6,
+        ),
+        (
+            "apps/v1",
+            "ReplicaSet",
+            "spec:\n  template:\n    spec:\n",
+            6,
+        ),
+        ("apps/v1", "DaemonSet", "spec:\n  template:\n    spec:\n", 6),
+        (
+            "apps/v1",
+            "StatefulSet",
+            "spec:\n  template:\n    spec:\n",
+            6,
+        ),
+        ("batch/v1", "Job", "spec:\n  template:\n    spec:\n", 6),
+        (
+            "batch/v1",
+            "CronJob",
+            "spec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n",
+            10,
+        ),
+    ];
+    for (api, kind, above, n) in workloads {
+        out.push_str(&format!(
+            "---\napiVersion: {api}\nkind: {kind}\nmetadata: {{name: w}}\n{above}{}",
+            indent(POD_SPEC, n)
+        ));
+    }
+    out.push_str(
+        "---
+apiVersion: v1
+kind: Node
+metadata: {name: n}
+spec:
+  configSource:
+    configMap: {name: nr-cm, kubeletConfigKey: k}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: r}
+rules:
+- apiGroups: ['']
+  resources: [configmaps, secrets]
+  resourceNames: [nr-cm, nr-sec]
+  verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: r}
+rules:
+- apiGroups: ['']
+  resources: [configmaps, secrets]
+  resourceNames: [nr-cm, nr-sec]
+  verbs: [get]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: i
+  annotations:
+    nginx.ingress.kubernetes.io/fastcgi-params-configmap: nr-cm
+    ingress.kubernetes.io/auth-secret: nr-sec
+    nginx.ingress.kubernetes.io/auth-secret: nr-sec
+    nginx.ingress.kubernetes.io/auth-tls-secret: nr-sec
+spec:
+  tls: [{hosts: [example.com], secretName: nr-sec}]
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: s}
+imagePullSecrets: [{name: nr-sec}]
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: s}
+provisioner: example.com/p
+parameters: {secretName: nr-sec, adminSecretName: nr-sec, userSecretName: nr-sec, secretRef: nr-sec}
+---
+apiVersion: serving.knative.dev/v1
+kind: Service
+metadata: {name: k}
+spec:
+  template:
+    spec:
+      containers:
+      - image: i
+        env:
+        - {name: B, valueFrom: {secretKeyRef: {name: nr-sec, key: k}}}
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: p}
+spec:
+  capacity: {storage: 1Gi}
+  azureFile: {secretName: nr-sec, shareName: s}
+",
+    );
+    out
+}
+
+/// Every string in the documents that names one of the two objects, by document and
+/// field path (config-hash's own annotations aside).
+fn names_in(text: &str) -> BTreeMap<(String, String), String> {
+    fn walk(v: &Value, path: String, out: &mut Vec<(String, String)>) {
+        match v {
+            Value::String(s) if s.starts_with("nr-") => out.push((path, s.clone())),
+            Value::Sequence(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    walk(item, format!("{path}[{i}]"), out);
+                }
+            }
+            Value::Mapping(map) => {
+                for (k, item) in map {
+                    let k = k.as_str().unwrap_or("?");
+                    if !k.starts_with("config-hash.dev/") {
+                        walk(item, format!("{path}.{k}"), out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (id, doc) in documents(text) {
+        let mut found = Vec::new();
+        walk(&doc, String::new(), &mut found);
+        for (path, name) in found {
+            out.insert((id.clone(), path), name);
+        }
+    }
+    out
+}
+
+/// kustomize's whole name-reference table for ConfigMaps and Secrets: kubectl kustomize
+/// suffixes a generated ConfigMap and Secret (in namespace `app`) and rewrites every
+/// field of its table;
+/// config-hash --name-suffix, given the same objects with the same content, must give the
+/// same names and rewrite the same fields to them.
+fn every_field_of_kustomizes_name_reference_table_is_rewritten_as_kustomize_does() {
+    let dir = TempDir::new("kustomize-namereference");
+    let objects = name_reference_objects();
+    dir.write("objects.yaml", &objects);
+    dir.write(
+        "kustomization.yaml",
+        "namespace: app\n\
+         resources: [objects.yaml]\n\
+         configMapGenerator: [{name: nr-cm, literals: [k=v]}]\n\
+         secretGenerator: [{name: nr-sec, literals: [k=v]}]\n",
+    );
+    let built = common::run(Command::new("kubectl").arg("kustomize").arg(dir.path()));
+    assert_success(&built, "kubectl kustomize");
+    let kustomize = String::from_utf8(built.stdout).expect("UTF-8");
+
+    let sources = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nr-cm}\ndata: {k: v}\n\
+                   ---\napiVersion: v1\nkind: Secret\nmetadata: {name: nr-sec}\ntype: Opaque\ndata: {k: dg==}\n";
+    // kustomize puts every namespaced object in `app`, which config-hash is told is
+    // where objects without a namespace go: cluster-scoped referrers (ClusterRole,
+    // StorageClass, PersistentVolume, Node) find the objects in any namespace.
+    let ours = common::config_hash(
+        &["--name-suffix", "--namespace", "app"],
+        &format!("{sources}{objects}"),
+    );
+    assert_success(&ours, "config-hash --name-suffix");
+    let ours = String::from_utf8(ours.stdout).expect("UTF-8");
+
+    let (expected, got) = (names_in(&kustomize), names_in(&ours));
+    // The comparison covers every field: each object names both, renamed.
+    assert!(expected.len() > 100, "{expected:#?}");
+    assert!(
+        expected
+            .values()
+            .all(|n| n.len() == "nr-cm-".len() + 10 || n.len() == "nr-sec-".len() + 10),
+        "kustomize left a name as written: {expected:#?}"
+    );
+    let differ: Vec<String> = expected
+        .keys()
+        .chain(got.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter(|k| expected.get(*k) != got.get(*k))
+        .map(|k| {
+            format!(
+                "{} {}: kustomize {:?}, config-hash {:?}",
+                k.0,
+                k.1,
+                expected.get(k),
+                got.get(k)
+            )
+        })
+        .collect();
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
+
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(
@@ -604,6 +838,10 @@ fn main() -> std::process::ExitCode {
             a_missing_secret_reaches_the_person_running_the_build,
             Need::tool("kubectl"),
             Need::tool("script")
+        ),
+        trial!(
+            every_field_of_kustomizes_name_reference_table_is_rewritten_as_kustomize_does,
+            Need::tool("kubectl")
         ),
         trial!(
             a_config_listed_as_a_generator_says_where_it_belongs,
