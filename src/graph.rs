@@ -140,12 +140,14 @@ pub fn render_table(edges: &[Edge]) -> String {
             [
                 e.workload.to_string(),
                 reads_text(e),
-                keys_text(e),
                 status_text(e),
+                keys_text(e),
             ]
         })
         .collect();
-    let header = ["WORKLOAD", "READS", "KEYS", "STATUS"].map(str::to_string);
+    // The keys last: a workload may read hundreds, and padding every row to the
+    // longest list made rows of a thousand characters.
+    let header = ["WORKLOAD", "READS", "STATUS", "KEYS"].map(str::to_string);
     let mut widths = [0usize; 4];
     for row in std::iter::once(&header).chain(rows.iter()) {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -338,6 +340,22 @@ items:
   spec:
     tls: [{secretName: tls}]
 ";
+
+    #[test]
+    fn the_keys_come_last_so_a_long_list_pads_no_row() {
+        let src = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big}}\ndata: {{{}}}\n---\n\
+             apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  template:\n    spec:\n      containers:\n      - name: a\n        env:\n{}        - {{name: S, valueFrom: {{secretKeyRef: {{name: s, key: k}}}}}}\n",
+            (0..50).map(|i| format!("key{i}: v")).collect::<Vec<_>>().join(", "),
+            (0..50)
+                .map(|i| format!("        - {{name: V{i}, valueFrom: {{configMapKeyRef: {{name: big, key: key{i}}}}}}}\n"))
+                .collect::<String>()
+        );
+        let table = render_table(&crate::graph(&src, &crate::Invocation::default()).unwrap());
+        let secret_row = table.lines().find(|l| l.contains("Secret s")).expect("row");
+        assert!(secret_row.ends_with("missing  k"), "{table}");
+        assert!(table.ends_with('\n'), "{table}");
+    }
 
     #[test]
     fn producer_and_runtime_edges_are_shown_in_every_format() {
