@@ -787,6 +787,18 @@ fn first_pass(
     }
 }
 
+/// Whether the edit `s..e` lies inside one of `replaced` (sorted, disjoint ranges a
+/// stamp replaces whole) without being that range itself: such an edit (the rename of a
+/// name inside a `__data` reference the stamp rewrites) is moot, and applying both would
+/// overlap. Only the last range starting at or before `s` can hold it.
+fn within_a_replaced_range(replaced: &[(usize, usize)], s: usize, e: usize) -> bool {
+    let at = replaced.partition_point(|&(a, _)| a <= s);
+    at > 0 && {
+        let (a, b) = replaced[at - 1];
+        e <= b && (s, e) != (a, b)
+    }
+}
+
 /// The object as installed: written without a namespace, a namespaced object lands in
 /// the one the configuration names (Helm's release namespace, `kubectl apply -n`), so it
 /// is resolved there.
@@ -898,14 +910,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
                 let mut kept = Splices::new();
                 let mut moot: HashMap<String, usize> = HashMap::new();
                 for (s, e, text) in report.splices.edits() {
-                    // The stamp's edits are sorted and disjoint: only the last one that
-                    // starts at or before `s` can hold this edit.
-                    let at = replaced.partition_point(|&(a, _)| a <= s);
-                    let inside = at > 0 && {
-                        let (a, b) = replaced[at - 1];
-                        e <= b && (s, e) != (a, b)
-                    };
-                    if !inside {
+                    if !within_a_replaced_range(&replaced, s, e) {
                         kept.replace(s, e, text);
                     } else {
                         // Nor does that reference point at the renamed object any more.
@@ -953,6 +958,25 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
 mod tests {
     use crate::krm::Severity;
     use crate::{Invocation, graph, run};
+
+    #[test]
+    fn only_an_edit_strictly_inside_a_replaced_range_is_moot() {
+        use super::within_a_replaced_range;
+        let replaced = [(10, 20), (30, 40)];
+        for (s, e, moot) in [
+            (12, 15, true),  // inside the first
+            (10, 14, true),  // from its start
+            (15, 20, true),  // to its end
+            (10, 20, false), // the range itself: the stamp's own edit
+            (15, 25, false), // running out of it
+            (5, 12, false),  // starting before it
+            (25, 28, false), // between the ranges
+            (31, 39, true),  // inside the second
+            (0, 0, false),   // before every range
+        ] {
+            assert_eq!(within_a_replaced_range(&replaced, s, e), moot, "{s}..{e}");
+        }
+    }
 
     const LIST: &str = "apiVersion: config.kubernetes.io/v1
 kind: ResourceList
