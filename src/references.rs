@@ -96,7 +96,7 @@ fn walk_into(
 /// Appends a key to a field path: `.key`, or `[key]` for a key holding `.` or `/` (an
 /// annotation key), so the path reads back unambiguously.
 pub fn push_key(field: &mut String, key: &str) {
-    if key.contains(['.', '/']) {
+    if key.bytes().any(|b| b == b'.' || b == b'/') {
         field.push('[');
         field.push_str(key);
         field.push(']');
@@ -199,10 +199,11 @@ fn site_objects(
     spec_path: &str,
     site: &PodSite,
 ) -> Vec<(Reached, Option<String>)> {
-    let Some((to_object, _)) = site.path.split_last() else {
+    // The path without its last step (the name's key), borrowed: this runs for every
+    // site of every workload.
+    let Some((_, steps)) = site.path.steps().split_last() else {
         return Vec::new();
     };
-    let steps = to_object.steps();
     if !site.in_containers() {
         return walk(tree, spec, steps, spec_path.to_string())
             .into_iter()
@@ -215,11 +216,23 @@ fn site_objects(
             continue;
         };
         for (i, &c) in tree.items(seq).iter().enumerate() {
+            // The first step is looked up here: most containers have no such field, and
+            // need no path string.
+            let (start, rest, mut base) = match steps.get(1) {
+                Some(first) => match tree.get(c, first) {
+                    Some(child) => {
+                        let mut base = format!("{spec_path}.{list}[{i}]");
+                        push_key(&mut base, first);
+                        (child, &steps[2..], base)
+                    }
+                    None => continue,
+                },
+                None => (c, &steps[1..], format!("{spec_path}.{list}[{i}]")),
+            };
             let cname = tree.get(c, "name").and_then(|n| tree.str(n));
-            let base = format!("{spec_path}.{list}[{i}]");
-            for r in walk(tree, c, &steps[1..], base) {
-                out.push((r, cname.map(str::to_string)));
-            }
+            let mut found = Vec::new();
+            walk_into(tree, start, Some(c), rest, &mut base, &mut found);
+            out.extend(found.into_iter().map(|r| (r, cname.map(str::to_string))));
         }
     }
     out

@@ -113,7 +113,8 @@ pub struct SourceIndex {
     by_id: HashMap<SourceKey, Box<SourceEntry>>,
     /// The namespaces holding an object of each kind and name, in the order inserted:
     /// what a cluster-scoped object's reference (a ClusterRole's `resourceNames`) finds.
-    anywhere: HashMap<(SourceKind, String), Vec<Option<String>>>,
+    /// Keyed by name alone, so that a look-up borrows it: one runs per missing reference.
+    anywhere: HashMap<String, Vec<(SourceKind, Option<String>)>>,
 }
 
 impl SourceIndex {
@@ -132,18 +133,25 @@ impl SourceIndex {
             return Err(Box::new(entry.result(finding)));
         }
         self.anywhere
-            .entry((key.0, key.2.clone()))
+            .entry(key.2.clone())
             .or_default()
-            .push(key.1.clone());
+            .push((key.0, key.1.clone()));
         self.by_id.insert(key, entry);
         Ok(())
     }
 
-    /// The namespaces that hold an object of this kind and name.
-    pub fn namespaces_of(&self, kind: SourceKind, name: &str) -> &[Option<String>] {
+    /// The namespaces that hold an object of this kind and name, in input order.
+    pub fn namespaces_of<'s>(
+        &'s self,
+        kind: SourceKind,
+        name: &str,
+    ) -> impl Iterator<Item = &'s Option<String>> + use<'s> {
         self.anywhere
-            .get(&(kind, name.to_string()))
-            .map_or(&[], Vec::as_slice)
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(move |(k, _)| *k == kind)
+            .map(|(_, ns)| ns)
     }
 
     pub fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
@@ -264,7 +272,7 @@ impl<'r> Resolver<'r> {
             AnyNamespace::None | AnyNamespace::Ambiguous => (
                 self.index
                     .namespaces_of(kind, name)
-                    .first()
+                    .next()
                     .cloned()
                     .flatten(),
                 name.to_string(),
@@ -588,7 +596,6 @@ pub fn resolve_workload(
                     resolver
                         .index
                         .namespaces_of(r.kind, &found.name)
-                        .iter()
                         .find(|ns| **ns != namespace)
                         .cloned()
                 });
