@@ -41,6 +41,10 @@ fn options(a: u8, b: u8) -> Invocation {
     if b & 8 != 0 {
         set("runtimeReload", "reloader");
     }
+    if b & 0x10 != 0 {
+        // Where objects written without a namespace land (a name the inputs use too).
+        set("namespace", "default");
+    }
     Invocation {
         overrides,
         one_chunk: a & 0x80 != 0,
