@@ -971,9 +971,11 @@ impl<'a> Tree<'a> {
         let map = self.resolve(map);
         let mut has_merge = false;
         for (k, v) in self.own_entries(map) {
+            // A merge key reads as `<<`: only such a key is looked at again (this runs
+            // for every key of every lookup).
             match self.str(k) {
-                Some(s) if s == key && !self.is_merge_key(k) => return Some(v),
-                _ if self.is_merge_key(k) => has_merge = true,
+                Some("<<") if self.is_merge_key(k) => has_merge = true,
+                Some(s) if s == key => return Some(v),
                 _ => {}
             }
         }
