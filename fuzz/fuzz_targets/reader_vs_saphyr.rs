@@ -30,9 +30,13 @@ fn normal(d: Data) -> Data {
 
 /// Texts go-yaml reads otherwise than YAML 1.2 by construction (each a known, tested
 /// difference): NEL, LS, PS as breaks; a tab after ':'; JSON text (kubectl's decoder);
-/// directives; an anchor or alias name running into ':' in flow; a '?' in flow, which
-/// go-yaml reads as the explicit-key indicator whatever follows it (`{?a: b}` is
-/// `{a: b}` to kubectl and kustomize, `{"?a": b}` to YAML 1.2).
+/// directives; an anchor or alias name running into ':' in flow; a ':' right before a
+/// flow indicator, which go-yaml (v2 and v3) keeps in a plain scalar (`{k:, l: v}` has
+/// the key `k:`) where YAML 1.2 reads an indicator; a `...` line, after which kubectl,
+/// kustomize and kpt read nothing up to the next `---` line (they cut a stream at its
+/// `---` lines and read the first document of each piece).
+/// A '?' in flow is go-yaml's explicit-key indicator whatever follows it (`{?a: b}`
+/// is `{a: b}` to kubectl and kustomize, `{"?a": b}` to YAML 1.2).
 fn differs_by_dialect(text: &str) -> bool {
     let flow = text.contains(['{', '[']);
     Context::of(text).json()
@@ -40,6 +44,10 @@ fn differs_by_dialect(text: &str) -> bool {
         || text.contains(":\t")
         || text.contains('%')
         || flow && text.contains(['&', '*', '?'])
+        || [":,", ":]", ":}", ":[", ":{"].iter().any(|p| text.contains(p))
+        || text.starts_with("...")
+        || text.contains("\n...")
+        || text.contains("\r...")
 }
 
 fuzz_target!(|bytes: &[u8]| {
