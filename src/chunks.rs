@@ -291,26 +291,41 @@ fn number_lines(body: &str, chunks: &mut [Chunk]) {
 }
 
 /// The documents of a stream, between `---`/`...` marker lines; a marker with content
-/// after it (`--- {a: 1}`) starts its document. `None` for directives.
+/// after it (`--- {a: 1}`) starts its document. `None` for directives, and where the
+/// stream holds text kubectl, kustomize and kpt never read or refuse for being where it
+/// is (they cut the stream at its `---` lines and read the first document of each
+/// piece): content after a `...` line before the next `---` line, a piece that starts
+/// with `...`. The tree reads those inputs whole, as the tools do.
 fn split_stream(src: &str) -> Option<Vec<(usize, usize)>> {
     let mut docs = Vec::new();
     let mut start = 0;
+    // Since the last `---` line: a line of content, and a `...` line.
+    let (mut content, mut ended) = (false, false);
     for (line_start, line, next) in lines(src) {
         if line.starts_with('%') {
             return None;
         }
         if is_marker(line) {
-            if line.starts_with("...") && !is_blank_or_comment(&line[3..]) {
-                // Content after a document end marker: what a reader makes of it is the
-                // whole input's business (go-yaml and saphyr refuse it).
-                return None;
+            let rest_is_blank = is_blank_or_comment(&line[3..]);
+            if line.starts_with("...") {
+                if !rest_is_blank || !content {
+                    return None;
+                }
+                ended = true;
+            } else {
+                (content, ended) = (!rest_is_blank, false);
             }
             docs.push((start, line_start));
-            start = if line.starts_with("---") && !is_blank_or_comment(&line[3..]) {
+            start = if line.starts_with("---") && !rest_is_blank {
                 line_start
             } else {
                 next
             };
+        } else if !is_blank_or_comment(line) {
+            if ended {
+                return None;
+            }
+            content = true;
         }
     }
     docs.push((start, src.len()));

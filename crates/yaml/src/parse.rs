@@ -148,8 +148,16 @@ impl<'a> Parser<'a> {
                 State::DocumentEnd => {
                     let t = self.scan.peek()?;
                     self.build.document_end(t.start as usize)?;
-                    if t.kind == Tok::DocumentEnd {
+                    let directive = matches!(t.kind, Tok::VersionDirective | Tok::TagDirective);
+                    // (A directive in a piece with nothing read yet is refused where the
+                    // next document starts, as the tools refuse it.)
+                    if t.kind == Tok::DocumentEnd || directive && self.piece_content {
+                        // kubectl, kustomize and kpt cut the stream at its `---` lines
+                        // and decode the first document of each piece: after `...`, or
+                        // a directive (scanned, so a malformed one is refused as go-yaml
+                        // refuses it), the rest of the piece is never read.
                         self.scan.skip();
+                        self.scan.skip_rest_of_piece();
                     }
                     self.doc_tags.clear();
                     self.state = State::DocumentStart;
@@ -422,6 +430,11 @@ impl<'a> Parser<'a> {
         // comment on it, except as the first line of the stream (kustomize and kpt read
         // that one).
         let next = self.scan.peek()?;
+        // `---` then `...`: the tools read the piece after a `---` line on its own, and
+        // go-yaml finds no node before the `...` that starts it.
+        if next.kind == Tok::DocumentEnd {
+            return fail(ErrorKind::ExpectedNode, next.start);
+        }
         let text = self.scan.src();
         let first_line = self.line_base == 0 && !text[..t.start as usize].contains('\n');
         if !first_line
@@ -666,15 +679,21 @@ mod tests {
             ("a: |0\n  x\n", ErrorKind::MalformedBlockScalarHeader),
             ("a: |x\n", ErrorKind::MalformedBlockScalarHeader),
             ("a: |\n  \tx\n", ErrorKind::TabInBlockScalarIndentation),
+            // The `%TAG` is in the piece before the `---` line: the document after it
+            // is read without it (kubectl and kustomize: "found undefined tag handle").
             (
-                "x: 0\n%YAML 1.2\n---\na: 1\n",
-                ErrorKind::IncompatibleVersion,
-            ),
-            (
-                "x: 0\n%YAML 1.1\n%YAML 1.1\n---\na: 1\n",
-                ErrorKind::DuplicateDirective,
+                "x: 0\n%YAML 1.1\n%TAG !e! tag:e.com,2000:\n---\na: !e!x y\n",
+                ErrorKind::UndefinedTagHandle,
             ),
             ("%NOTE x\n---\na: 1\n", ErrorKind::UnknownDirective),
+            // A piece that starts with `...` (kubectl, kustomize: "did not find expected
+            // node content").
+            ("a: 1\n---\n...\nb: 2\n", ErrorKind::ExpectedNode),
+            ("---\n# c\n...\n", ErrorKind::ExpectedNode),
+            // kubectl refuses it too; kustomize and kpt read it (their splitter cuts at
+            // "\n---\n", which misses the second of two `---` lines in a row).
+            ("---\n---\n...\n", ErrorKind::ExpectedNode),
+            ("...\na: 1\n", ErrorKind::ExpectedNode),
             // How kubectl, kustomize and kpt read a stream: cut at `---` lines first.
             (
                 "%YAML 1.1\n---\na: 1\n",
@@ -693,8 +712,9 @@ mod tests {
                 ErrorKind::ContentAfterDocumentMarker,
             ),
             ("a: 1\n--- |\n  x\n", ErrorKind::ContentAfterDocumentMarker),
-            ("x: 0\n%YAML 1.1\na: 1\n", ErrorKind::ExpectedDocumentStart),
-            ("a: 1\n...\nb: 2\n", ErrorKind::ExpectedDocumentStart),
+            // Scanned, though never parsed, after a document (see
+            // `the_rest_of_a_piece_after_its_document_is_not_read`).
+            ("x: 0\n%NOTE x\n---\na: 1\n", ErrorKind::UnknownDirective),
             ("a: !e!x y\n", ErrorKind::UndefinedTagHandle),
             ("a: &a.b x\n", ErrorKind::MalformedAnchor),
             ("a: *\n", ErrorKind::MalformedAnchor),
@@ -721,6 +741,42 @@ mod tests {
             ),
         ] {
             assert_eq!(kind(text), Some(want), "{text:?}: {}", read(text));
+        }
+    }
+
+    /// kubectl, kustomize and kpt cut a stream at its `---` lines and decode the first
+    /// document of each piece: what follows that document's `...` or a directive after
+    /// it, up to the next `---` line, is never read (nor refused). Found by the
+    /// structural differential test against kubectl kustomize.
+    #[test]
+    fn the_rest_of_a_piece_after_its_document_is_not_read() {
+        for (text, want) in [
+            ("a: 1\n...\nb: 2\n", r#"{"a": "1"}"#),
+            ("a: 1\n...\n...\n", r#"{"a": "1"}"#),
+            (
+                "a: 1\n...\nb: 2\n---\nc: 3\n",
+                concat!(r#"{"a": "1"}"#, "\n", r#"{"c": "3"}"#),
+            ),
+            (
+                "a: 1\n... # end\n: ] not yaml {\n---\nc: 3\n",
+                concat!(r#"{"a": "1"}"#, "\n", r#"{"c": "3"}"#),
+            ),
+            (
+                "x: 0\n%YAML 1.1\n---\na: 1\n",
+                concat!(r#"{"x": "0"}"#, "\n", r#"{"a": "1"}"#),
+            ),
+            ("x: 0\n%YAML 1.1\na: 1\n", r#"{"x": "0"}"#),
+            // Only the first directive is scanned: a second one is never seen.
+            (
+                "x: 0\n%YAML 1.1\n%YAML 1.1\n---\na: 1\n",
+                concat!(r#"{"x": "0"}"#, "\n", r#"{"a": "1"}"#),
+            ),
+            (
+                "x: 0\n%YAML 1.2\n---\na: 1\n",
+                concat!(r#"{"x": "0"}"#, "\n", r#"{"a": "1"}"#),
+            ),
+        ] {
+            assert_eq!(read(text), want, "{text:?}");
         }
     }
 
@@ -772,10 +828,6 @@ mod tests {
             ),
             ("a:\r  b: 1\r  c: 2\r", r#"{"a": {"b": "1", "c": "2"}}"#),
             ("\u{feff}a: 1\n", r#"{"a": "1"}"#),
-            (
-                "x: 0\n%YAML 1.1\n%TAG !e! tag:e.com,2000:\n---\na: !e!x y\n",
-                "{\"x\": \"0\"}\n{\"a\": !e!x \"y\"}",
-            ),
             ("--- !!map\nb: 2\n", r#"{"b": "2"}"#),
             ("a: 1\n--- # c\nb: 2\n", "{\"a\": \"1\"}\n{\"b\": \"2\"}"),
             (
@@ -790,7 +842,7 @@ mod tests {
                 "a: &m {x: 1, y: 1}\nb: {<<: *m, x: 2}\n",
                 r#"{"a": {"x": "1", "y": "1"}, "b": {"x": "2", "y": "1"}}"#,
             ),
-            ("---\n---\n...\n", "\"\"\n\"\""),
+            ("---\n---\n# c\n---\n", "\"\"\n\"\"\n\"\""),
             ("", ""),
             ("# only\n", ""),
         ] {

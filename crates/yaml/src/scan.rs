@@ -250,6 +250,45 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Moves past the rest of a piece of the stream, to the next line that starts with
+    /// `---` (or the end): the tools that read a stream cut it at those lines (before
+    /// go-yaml sees it) and decode the first document of each piece only, so what
+    /// follows that document in its piece is never scanned. Called between documents,
+    /// with every token taken.
+    pub fn skip_rest_of_piece(&mut self) {
+        debug_assert!(self.flow_level == 0 && self.head == self.queue.len());
+        let b = self.b;
+        let mut next = b.len();
+        let mut i = self.pos;
+        // A directive is taken with its line break: the next line may be the marker.
+        if (i == 0 || b[i - 1] == b'\n') && b[i..].starts_with(b"---") {
+            next = i;
+        }
+        while next == b.len() {
+            let Some(n) = b[i..].iter().position(|&c| c == b'\n') else {
+                break;
+            };
+            i += n + 1;
+            if b[i..].starts_with(b"---") {
+                next = i;
+            }
+        }
+        if next > self.pos {
+            self.line += 1;
+        }
+        self.pos = next;
+        self.line_start = next;
+        self.queue.clear();
+        self.head = 0;
+        self.pending_keys.clear();
+        for key in &mut self.simple_keys {
+            key.possible = false;
+        }
+        self.simple_key_allowed = true;
+        self.unroll_indent(-1);
+        self.queue.clear();
+    }
+
     fn fetch_more(&mut self) -> Result<()> {
         loop {
             if self.queue.len() > self.head && !self.head_is_pending_key()? {

@@ -73,6 +73,18 @@ const KNOWN: &[(&str, &str)] = &[
         "surrogate-pair escapes in JSON text: read as JSON (kubectl's decoder) does",
     ),
     (
+        "dialect-directive-after-a-document-ends-its-piece",
+        "kubectl, kustomize and kpt cut a stream at its '---' lines: a directive ends a document there",
+    ),
+    (
+        "dialect-document-after-an-end-marker-is-not-read",
+        "kubectl, kustomize and kpt read the first document between two '---' lines",
+    ),
+    (
+        "dialect-end-marker-starting-a-piece-refused",
+        "kubectl, kustomize and kpt cut a stream at its '---' lines: go-yaml finds no node before a '...' that starts a piece",
+    ),
+    (
         "resource-list-tab-after-dash",
         "a tab after a block sequence's '-': go-yaml refuses it",
     ),
