@@ -30,7 +30,9 @@ fn normal(d: Data) -> Data {
 
 /// Texts go-yaml reads otherwise than YAML 1.2 by construction (each a known, tested
 /// difference): NEL, LS, PS as breaks; a tab after ':'; JSON text (kubectl's decoder);
-/// directives; an anchor or alias name running into ':' in flow; a ':' right before a
+/// directives; an anchor or alias name running into ':' in flow, or into any character
+/// go-yaml does not take for a name (`&ame: x` is an anchor on an empty key to go-yaml
+/// v3, kustomize's reader, and the anchor `ame:` to YAML 1.2); a ':' right before a
 /// flow indicator, which go-yaml (v2 and v3) keeps in a plain scalar (`{k:, l: v}` has
 /// the key `k:`) where YAML 1.2 reads an indicator; a `...` line, after which kubectl,
 /// kustomize and kpt read nothing up to the next `---` line (they cut a stream at its
@@ -44,10 +46,27 @@ fn differs_by_dialect(text: &str) -> bool {
         || text.contains(":\t")
         || text.contains('%')
         || flow && text.contains(['&', '*', '?'])
+        || name_runs_on(text)
         || [":,", ":]", ":}", ":[", ":{"].iter().any(|p| text.contains(p))
         || text.starts_with("...")
         || text.contains("\n...")
         || text.contains("\r...")
+}
+
+/// An anchor or alias whose name (letters, digits, `_`, `-` to go-yaml) runs into a
+/// character other than a blank, a line break or a flow indicator.
+fn name_runs_on(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        if c != b'&' && c != b'*' {
+            return false;
+        }
+        let end = b[i + 1..]
+            .iter()
+            .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'-'))
+            .map(|n| i + 1 + n);
+        end.is_some_and(|e| !matches!(b[e], b' ' | b'\t' | b'\n' | b'\r' | b',' | b']' | b'}'))
+    })
 }
 
 fuzz_target!(|bytes: &[u8]| {
