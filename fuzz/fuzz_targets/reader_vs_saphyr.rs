@@ -34,7 +34,8 @@ fn normal(d: Data) -> Data {
 /// go-yaml does not take for a name (`&ame: x` is an anchor on an empty key to go-yaml
 /// v3, kustomize's reader, and the anchor `ame:` to YAML 1.2); a ':' right before a
 /// flow indicator, which go-yaml (v2 and v3) keeps in a plain scalar (`{k:, l: v}` has
-/// the key `k:`) where YAML 1.2 reads an indicator; a `...` line, after which kubectl,
+/// the key `k:`) where YAML 1.2 reads an indicator; a `?` right before a flow indicator
+/// (`{k: a, ?}`), an empty explicit key to go-yaml (kustomize prints `"": ""`); a `...` line, after which kubectl,
 /// kustomize and kpt read nothing up to the next `---` line (they cut a stream at its
 /// `---` lines and read the first document of each piece).
 /// A '?' in flow is go-yaml's explicit-key indicator whatever follows it (`{?a: b}`
@@ -47,7 +48,9 @@ fn differs_by_dialect(text: &str) -> bool {
         || text.contains('%')
         || flow && text.contains(['&', '*', '?'])
         || name_runs_on(text)
-        || [":,", ":]", ":}", ":[", ":{"].iter().any(|p| text.contains(p))
+        || [":,", ":]", ":}", ":[", ":{", "?,", "?]", "?}"]
+            .iter()
+            .any(|p| text.contains(p))
         || text.starts_with("...")
         || text.contains("\n...")
         || text.contains("\r...")
