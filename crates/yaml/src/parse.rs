@@ -89,7 +89,10 @@ pub(crate) fn parse<'a>(
         piece_content: false,
         line_base: ctx.line_base(),
     };
-    match p.run() {
+    match p
+        .run()
+        .and_then(|()| p.scan.json_escape_refused().map_or(Ok(()), Err))
+    {
         Ok(()) => {
             let decoded = std::mem::take(&mut p.scan.decoded.text);
             Ok(p.build.finish(decoded))
@@ -870,6 +873,36 @@ mod tests {
         assert_eq!(
             kind("{\"a\": \"\\ud83d\"}"),
             Some(ErrorKind::InvalidEscapedCharacter)
+        );
+        // JSON numbers and literals, nested, are JSON.
+        assert_eq!(
+            read("{\"a\": [\"\\/\", -1.5e3, true, null, {}]}"),
+            "{\"a\": [\"/\", \"-1.5e3\", \"true\", \"null\", {}]}"
+        );
+    }
+
+    /// A text that starts with `{` but is YAML (a tag, a comment, a plain string, an
+    /// anchor...): kubectl's JSON decoder refuses it whole, kustomize reads it with
+    /// go-yaml, which refuses `\/` and surrogate escapes; so does the reader. Found by the
+    /// structural differential test (its SlashEscape construct).
+    #[test]
+    fn json_escapes_are_read_only_in_json_text() {
+        for (text, want) in [
+            ("{a: \"x\\/y\"}\n", ErrorKind::UnknownEscape),
+            ("{\"a\": \"x\\/y\"} # c\n", ErrorKind::UnknownEscape),
+            ("{\"a\": !!str \"x\\/y\"}\n", ErrorKind::UnknownEscape),
+            ("{\"b\": \"x\\/\", \"a\": &x 1}\n", ErrorKind::UnknownEscape),
+            ("{\"a\": 'q', \"b\": \"\\/\"}\n", ErrorKind::UnknownEscape),
+            (
+                "{\"a\": \"\\ud83d\\ude80\", ? \"b\" : 1}\n",
+                ErrorKind::InvalidEscapedCharacter,
+            ),
+        ] {
+            assert_eq!(kind(text), Some(want), "{text:?}");
+        }
+        assert_eq!(
+            kind("{\"a\": \"x\\/y\", \"b\": {\"c\": [1, false]}}\n"),
+            None
         );
     }
 

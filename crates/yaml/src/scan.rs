@@ -167,6 +167,14 @@ pub(crate) struct Scanner<'a> {
     pub tag_directives: Vec<TagDirective>,
     /// Reused by scalars that need decoding.
     scratch: String,
+    /// In JSON text: the first escape only JSON reads (`\/`, a surrogate pair), and
+    /// whether anything was taken that JSON does not have (a comment, a tag, an anchor,
+    /// a plain string, a block collection...). kubectl reads a text that starts with `{`
+    /// with its JSON decoder, which refuses the text whole unless it is JSON; kustomize
+    /// reads it with go-yaml, which refuses the escape. So the escape is read only in
+    /// JSON text: see [`Scanner::json_escape_refused`].
+    json_escape: Option<(usize, ErrorKind)>,
+    not_json: bool,
 }
 
 /// How a line break reads in a value: CR, LF, CRLF and NEL as LF; LS and PS as themselves.
@@ -208,6 +216,17 @@ impl<'a> Scanner<'a> {
             decoded: Decoded::default(),
             tag_directives: Vec::new(),
             scratch: String::new(),
+            json_escape: None,
+            not_json: false,
+        }
+    }
+
+    /// An escape only JSON reads, in a text that turned out not to be JSON: refused as
+    /// go-yaml refuses it.
+    pub fn json_escape_refused(&self) -> Option<RawError> {
+        match self.json_escape {
+            Some((at, kind)) if self.not_json => Some(RawError { kind, at }),
+            _ => None,
         }
     }
 
@@ -239,6 +258,12 @@ impl<'a> Scanner<'a> {
     /// Drops the token [`Scanner::peek`] returned.
     #[inline]
     pub fn skip(&mut self) {
+        if self.json && !self.not_json {
+            self.not_json = self
+                .queue
+                .get(self.head)
+                .is_some_and(|t| self.beyond_json(t));
+        }
         self.head += 1;
         self.tokens_parsed += 1;
         if self.head == self.queue.len() {
@@ -287,6 +312,33 @@ impl<'a> Scanner<'a> {
         self.simple_key_allowed = true;
         self.unroll_indent(-1);
         self.queue.clear();
+    }
+
+    /// A token JSON text does not have.
+    fn beyond_json(&self, t: &Token) -> bool {
+        match t.kind {
+            Tok::Tag
+            | Tok::Anchor
+            | Tok::Alias
+            | Tok::BlockSequenceStart
+            | Tok::BlockMappingStart
+            | Tok::BlockEntry
+            | Tok::DocumentStart
+            | Tok::DocumentEnd
+            | Tok::VersionDirective
+            | Tok::TagDirective => true,
+            // `?`: an implicit key's KEY is zero-width.
+            Tok::Key => t.end > t.start,
+            Tok::Scalar => match t.style {
+                Style::DoubleQuoted => false,
+                Style::Plain => {
+                    let text = &self.src[t.start as usize..t.end as usize];
+                    !(matches!(text, "true" | "false" | "null") || json_number(text))
+                }
+                _ => true,
+            },
+            _ => false,
+        }
     }
 
     fn fetch_more(&mut self) -> Result<()> {
@@ -527,6 +579,7 @@ impl<'a> Scanner<'a> {
 
     /// Skips a comment's text, up to (not over) its line break.
     fn skip_comment_text(&mut self) -> Result<()> {
+        self.not_json |= self.json;
         let b = self.b;
         let mut i = self.pos;
         loop {
@@ -1281,7 +1334,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Decodes the escape at `p` (a `\`) into `value`; returns the offset after it.
-    fn escape(&self, p: usize, value: &mut String, start: usize) -> Result<usize> {
+    fn escape(&mut self, p: usize, value: &mut String, start: usize) -> Result<usize> {
         let b = self.b;
         let Some(&c) = b.get(p + 1) else {
             return fail(ErrorKind::UnknownEscape, p);
@@ -1305,7 +1358,11 @@ impl<'a> Scanner<'a> {
             b'L' => Some('\u{2028}'),
             b'P' => Some('\u{2029}'),
             // JSON's escape of `/`: go-yaml refuses it, kubectl's JSON decoder reads it.
-            b'/' if self.json => Some('/'),
+            b'/' if self.json => {
+                self.json_escape
+                    .get_or_insert((p, ErrorKind::UnknownEscape));
+                Some('/')
+            }
             _ => None,
         };
         if let Some(ch) = simple {
@@ -1335,6 +1392,8 @@ impl<'a> Scanner<'a> {
             if b.get(next) == Some(&b'\\') && b.get(next + 1) == Some(&b'u') {
                 let low = hex(next + 2, 4)?;
                 if (0xDC00..0xE000).contains(&low) {
+                    self.json_escape
+                        .get_or_insert((p, ErrorKind::InvalidEscapedCharacter));
                     next += 6;
                     0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 } else {
@@ -1505,4 +1564,36 @@ impl<'a> Scanner<'a> {
         }
         Ok(())
     }
+}
+
+/// A JSON number (`-0.5e3`), as JSON writes one.
+fn json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let from = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i > from
+    };
+    if !digits(&mut i) {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == b.len()
 }
