@@ -37,7 +37,10 @@ fn normal(d: Data) -> Data {
 /// the key `k:`) where YAML 1.2 reads an indicator; a `?` right before a flow indicator
 /// (`{k: a, ?}`), an empty explicit key to go-yaml (kustomize prints `"": ""`); a `...` line, after which kubectl,
 /// kustomize and kpt read nothing up to the next `---` line (they cut a stream at its
-/// `---` lines and read the first document of each piece).
+/// `---` lines and read the first document of each piece); a byte-order mark past the
+/// start (go-yaml v2 skips one at the start of any line, go-yaml v3 then loses the first
+/// character of each later line, as kpt fn source shows; YAML 1.2 and the reader read it
+/// as a character).
 /// A '?' in flow is go-yaml's explicit-key indicator whatever follows it (`{?a: b}`
 /// is `{a: b}` to kubectl and kustomize, `{"?a": b}` to YAML 1.2).
 fn differs_by_dialect(text: &str) -> bool {
@@ -54,6 +57,7 @@ fn differs_by_dialect(text: &str) -> bool {
         || text.starts_with("...")
         || text.contains("\n...")
         || text.contains("\r...")
+        || text.chars().skip(1).any(|c| c == '\u{feff}')
 }
 
 /// An anchor or alias whose name (letters, digits, `_`, `-` to go-yaml) runs into a
