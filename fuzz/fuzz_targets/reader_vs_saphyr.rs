@@ -40,7 +40,8 @@ fn normal(d: Data) -> Data {
 /// `---` lines and read the first document of each piece); a byte-order mark past the
 /// start (go-yaml v2 skips one at the start of any line, go-yaml v3 then loses the first
 /// character of each later line, as kpt fn source shows; YAML 1.2 and the reader read it
-/// as a character).
+/// as a character); a tag running into a flow indicator (`{a: !!str,b: x}`: go-yaml v2
+/// and v3 read the tag `!!str,b`, as kubectl prints `a: x`; YAML 1.2 ends it at `,`).
 /// A '?' in flow is go-yaml's explicit-key indicator whatever follows it (`{?a: b}`
 /// is `{a: b}` to kubectl and kustomize, `{"?a": b}` to YAML 1.2).
 fn differs_by_dialect(text: &str) -> bool {
@@ -58,6 +59,22 @@ fn differs_by_dialect(text: &str) -> bool {
         || text.contains("\n...")
         || text.contains("\r...")
         || text.chars().skip(1).any(|c| c == '\u{feff}')
+        || tag_runs_into_flow_indicator(text)
+}
+
+fn tag_runs_into_flow_indicator(text: &str) -> bool {
+    text.match_indices('!').any(|(i, _)| {
+        let tag = text[i..]
+            .split([' ', '\t', '\n', '\r'])
+            .next()
+            .unwrap_or("");
+        // A verbatim tag (`!<tag:yaml.org,2002:str>`) holds commas in both readings.
+        let tag = match tag.strip_prefix("!<") {
+            Some(rest) => rest.split_once('>').map_or("", |(_, after)| after),
+            None => tag,
+        };
+        tag.contains([',', '[', ']', '{', '}'])
+    })
 }
 
 /// An anchor or alias whose name (letters, digits, `_`, `-` to go-yaml) runs into a
