@@ -34,8 +34,9 @@ fn normal(d: Data) -> Data {
 /// go-yaml does not take for a name (`&ame: x` is an anchor on an empty key to go-yaml
 /// v3, kustomize's reader, and the anchor `ame:` to YAML 1.2); a ':' right before a
 /// flow indicator, which go-yaml (v2 and v3) keeps in a plain scalar (`{k:, l: v}` has
-/// the key `k:`) where YAML 1.2 reads an indicator; a `?` right before a flow indicator
-/// (`{k: a, ?}`), an empty explicit key to go-yaml (kustomize prints `"": ""`); a `...` line, after which kubectl,
+/// the key `k:`) where YAML 1.2 reads an indicator; a `?` in flow (go-yaml takes it for
+/// the explicit key indicator whatever follows: `{?a: b}` has the key `a`, and `{k: a,
+/// ?}` an empty key, as kustomize prints them; YAML 1.2 reads `?a`); a `...` line, after which kubectl,
 /// kustomize and kpt read nothing up to the next `---` line (they cut a stream at its
 /// `---` lines and read the first document of each piece); a byte-order mark past the
 /// start (go-yaml v2 skips one at the start of any line, go-yaml v3 then loses the first
@@ -52,9 +53,10 @@ fn differs_by_dialect(text: &str) -> bool {
         || text.contains('%')
         || flow && text.contains(['&', '*', '?'])
         || name_runs_on(text)
-        || [":,", ":]", ":}", ":[", ":{", "?,", "?]", "?}"]
+        || [":,", ":]", ":}", ":[", ":{"]
             .iter()
             .any(|p| text.contains(p))
+        || text.contains('?') && text.contains(['{', '['])
         || text.starts_with("...")
         || text.contains("\n...")
         || text.contains("\r...")
