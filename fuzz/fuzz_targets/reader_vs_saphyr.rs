@@ -43,8 +43,6 @@ fn normal(d: Data) -> Data {
 /// character of each later line, as kpt fn source shows; YAML 1.2 and the reader read it
 /// as a character); a tag running into a flow indicator (`{a: !!str,b: x}`: go-yaml v2
 /// and v3 read the tag `!!str,b`, as kubectl prints `a: x`; YAML 1.2 ends it at `,`).
-/// A '?' in flow is go-yaml's explicit-key indicator whatever follows it (`{?a: b}`
-/// is `{a: b}` to kubectl and kustomize, `{"?a": b}` to YAML 1.2).
 fn differs_by_dialect(text: &str) -> bool {
     let flow = text.contains(['{', '[']);
     Context::of(text).json()
@@ -56,7 +54,6 @@ fn differs_by_dialect(text: &str) -> bool {
         || [":,", ":]", ":}", ":[", ":{"]
             .iter()
             .any(|p| text.contains(p))
-        || text.contains('?') && text.contains(['{', '['])
         || text.starts_with("...")
         || text.contains("\n...")
         || text.contains("\r...")
