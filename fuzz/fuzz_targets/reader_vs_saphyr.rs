@@ -42,7 +42,9 @@ fn normal(d: Data) -> Data {
 /// start (go-yaml v2 skips one at the start of any line, go-yaml v3 then loses the first
 /// character of each later line, as kpt fn source shows; YAML 1.2 and the reader read it
 /// as a character); a tag running into a flow indicator (`{a: !!str,b: x}`: go-yaml v2
-/// and v3 read the tag `!!str,b`, as kubectl prints `a: x`; YAML 1.2 ends it at `,`).
+/// and v3 read the tag `!!str,b`, as kubectl prints `a: x`; YAML 1.2 ends it at `,`); a
+/// block scalar as a document's root (go-yaml, as libyaml, indents its content at least
+/// one column, so a line at column 0 ends it; YAML 1.2 reads such a line as content).
 fn differs_by_dialect(text: &str) -> bool {
     let flow = text.contains(['{', '[']);
     Context::of(text).json()
@@ -59,6 +61,17 @@ fn differs_by_dialect(text: &str) -> bool {
         || text.contains("\r...")
         || text.chars().skip(1).any(|c| c == '\u{feff}')
         || tag_runs_into_flow_indicator(text)
+        || root_block_scalar(text)
+}
+
+fn root_block_scalar(text: &str) -> bool {
+    text.split(['\n', '\r']).any(|line| {
+        let line = line
+            .strip_prefix("---")
+            .unwrap_or(line)
+            .trim_start_matches([' ', '\t']);
+        line.starts_with(['|', '>'])
+    })
 }
 
 fn tag_runs_into_flow_indicator(text: &str) -> bool {
