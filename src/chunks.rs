@@ -54,6 +54,9 @@ pub enum Coarser {
     /// U+2028, U+2029 or NEL in an input where some chunk alone would read as JSON and
     /// the whole as YAML, or the other way round.
     JsonOrYamlBreaks,
+    /// JSON's own escapes (`\/`, surrogate pairs) in an input that starts with `{`: they
+    /// are read only when the text is JSON throughout, which only the whole can say.
+    JsonEscapes,
     /// Flow-style or unusually laid-out ResourceList that the splitter does not cut.
     UnusualList { line: usize, what: &'static str },
     /// A single document that mentions ResourceList but is not one the splitter reads.
@@ -89,6 +92,10 @@ impl std::fmt::Display for Coarser {
             Coarser::JsonOrYamlBreaks => write!(
                 f,
                 "line separators (U+2028, U+2029, NEL) where a chunk alone would read as JSON and the input as YAML (or the other way round): read as one chunk"
+            ),
+            Coarser::JsonEscapes => write!(
+                f,
+                "JSON escapes (\\/, surrogate pairs) are read only in JSON text, which only the whole input can be: read as one chunk"
             ),
             Coarser::InnerBom => write!(
                 f,
@@ -486,6 +493,11 @@ fn with_anchor_groups(body: &str, mut split: Split) -> Split {
 /// trailing text), which leaves it to the YAML splitter.
 fn split_json(body: &str) -> Option<Split> {
     let scan = json::scan(body)?;
+    // An item that is JSON may sit in a text that is not (a bare word in another item):
+    // JSON's own escapes are read only when the whole is JSON.
+    if scan.bare_word && ["\\/", "\\ud", "\\uD"].iter().any(|e| body.contains(e)) {
+        return Some(Split::whole(body, Coarser::JsonEscapes));
+    }
     if !scan.resource_list {
         if body.contains("ResourceList") || body.contains('\\') {
             return Some(Split::whole(body, Coarser::PossibleResourceList));
@@ -551,11 +563,14 @@ mod json {
         /// Byte range inside the brackets of `items`, when it is an array.
         pub items_inner: Option<(usize, usize)>,
         pub items: Vec<(usize, usize)>,
+        /// A bare word that is no JSON literal (`{"name": web}`): YAML, not JSON.
+        pub bare_word: bool,
     }
 
     struct Cursor<'a> {
         b: &'a [u8],
         i: usize,
+        bare_word: bool,
     }
 
     impl Cursor<'_> {
@@ -613,6 +628,18 @@ mod json {
                             b'\'' | b'#' | b'/' | b'&' | b'*' | b'!' | b'|' | b'>' => {
                                 return None;
                             }
+                            c if c.is_ascii_alphabetic()
+                                && !self.b[self.i - 1].is_ascii_alphanumeric() =>
+                            {
+                                let end = self.b[self.i..]
+                                    .iter()
+                                    .position(|c| !c.is_ascii_alphanumeric())
+                                    .map_or(self.b.len(), |n| self.i + n);
+                                let word = &self.b[self.i..end];
+                                self.bare_word |= !matches!(word, b"true" | b"false" | b"null");
+                                self.i = end;
+                                continue;
+                            }
                             _ => {}
                         }
                         self.i += 1;
@@ -640,11 +667,13 @@ mod json {
         let mut c = Cursor {
             b: src.as_bytes(),
             i: 0,
+            bare_word: false,
         };
         let mut out = Scan {
             resource_list: false,
             items_inner: None,
             items: Vec::new(),
+            bare_word: false,
         };
         c.ws();
         if c.peek()? != b'{' {
@@ -719,6 +748,7 @@ mod json {
             }
         }
         c.ws();
+        out.bare_word = c.bare_word;
         (c.i == c.b.len()).then_some(out)
     }
 }
