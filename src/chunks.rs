@@ -657,6 +657,9 @@ mod json {
                         }
                         self.i += 1;
                     }
+                    let word = &self.b[start..self.i];
+                    self.bare_word |= word.first().is_some_and(u8::is_ascii_alphabetic)
+                        && !matches!(word, b"true" | b"false" | b"null");
                     (self.i > start).then_some(())
                 }
             }
@@ -778,6 +781,26 @@ mod tests {
 
     fn texts<'a>(src: &'a str, split: &Split) -> Vec<&'a str> {
         split.chunks.iter().map(|c| &src[c.start..c.end]).collect()
+    }
+
+    /// JSON's own escapes are read only when the whole input is JSON: an input with a
+    /// bare word anywhere (a value or an item) is read whole, strict JSON is still cut.
+    #[test]
+    fn json_escapes_in_a_text_that_is_not_json_are_read_whole() {
+        let item = r#"{"kind": "ConfigMap", "data": {"u": "\/"}}"#;
+        let list = |extra: &str, second: &str| {
+            format!("{{\"kind\": \"ResourceList\",{extra} \"items\": [\n{item},\n{second}\n]}}\n")
+        };
+        for src in [
+            list(" \"x\": yes,", r#"{"kind": "Secret"}"#),
+            list("", r#"{"kind": Secret}"#),
+        ] {
+            assert_eq!(split(&src).coarser, [Coarser::JsonEscapes], "{src}");
+        }
+        let strict = list(" \"x\": true,", r#"{"kind": "Secret", "n": -1.5e3}"#);
+        let got = split(&strict);
+        assert!(got.coarser.is_empty(), "{strict}: {:?}", got.coarser);
+        assert_eq!(got.chunks.len(), 2);
     }
 
     #[test]
