@@ -494,8 +494,10 @@ fn with_anchor_groups(body: &str, mut split: Split) -> Split {
 fn split_json(body: &str) -> Option<Split> {
     let scan = json::scan(body)?;
     // An item that is JSON may sit in a text that is not (a bare word in another item):
-    // JSON's own escapes are read only when the whole is JSON.
-    if scan.bare_word && ["\\/", "\\ud", "\\uD"].iter().any(|e| body.contains(e)) {
+    // JSON's own escapes are read only when the whole is JSON, which serde_json decides.
+    if ["\\/", "\\ud", "\\uD"].iter().any(|e| body.contains(e))
+        && serde_json::from_str::<serde::de::IgnoredAny>(body).is_err()
+    {
         return Some(Split::whole(body, Coarser::JsonEscapes));
     }
     if !scan.resource_list {
@@ -563,14 +565,11 @@ mod json {
         /// Byte range inside the brackets of `items`, when it is an array.
         pub items_inner: Option<(usize, usize)>,
         pub items: Vec<(usize, usize)>,
-        /// A bare word that is no JSON literal (`{"name": web}`): YAML, not JSON.
-        pub bare_word: bool,
     }
 
     struct Cursor<'a> {
         b: &'a [u8],
         i: usize,
-        bare_word: bool,
     }
 
     impl Cursor<'_> {
@@ -628,18 +627,6 @@ mod json {
                             b'\'' | b'#' | b'/' | b'&' | b'*' | b'!' | b'|' | b'>' => {
                                 return None;
                             }
-                            c if c.is_ascii_alphabetic()
-                                && !self.b[self.i - 1].is_ascii_alphanumeric() =>
-                            {
-                                let end = self.b[self.i..]
-                                    .iter()
-                                    .position(|c| !c.is_ascii_alphanumeric())
-                                    .map_or(self.b.len(), |n| self.i + n);
-                                let word = &self.b[self.i..end];
-                                self.bare_word |= !matches!(word, b"true" | b"false" | b"null");
-                                self.i = end;
-                                continue;
-                            }
                             _ => {}
                         }
                         self.i += 1;
@@ -657,9 +644,6 @@ mod json {
                         }
                         self.i += 1;
                     }
-                    let word = &self.b[start..self.i];
-                    self.bare_word |= word.first().is_some_and(u8::is_ascii_alphabetic)
-                        && !matches!(word, b"true" | b"false" | b"null");
                     (self.i > start).then_some(())
                 }
             }
@@ -670,13 +654,11 @@ mod json {
         let mut c = Cursor {
             b: src.as_bytes(),
             i: 0,
-            bare_word: false,
         };
         let mut out = Scan {
             resource_list: false,
             items_inner: None,
             items: Vec::new(),
-            bare_word: false,
         };
         c.ws();
         if c.peek()? != b'{' {
@@ -751,7 +733,6 @@ mod json {
             }
         }
         c.ws();
-        out.bare_word = c.bare_word;
         (c.i == c.b.len()).then_some(out)
     }
 }
@@ -783,8 +764,9 @@ mod tests {
         split.chunks.iter().map(|c| &src[c.start..c.end]).collect()
     }
 
-    /// JSON's own escapes are read only when the whole input is JSON: an input with a
-    /// bare word anywhere (a value or an item) is read whole, strict JSON is still cut.
+    /// JSON's own escapes are read only when the whole input is JSON: an input that is
+    /// not (a bare word in a value or an item, a number run into a string) is read
+    /// whole, JSON is still cut.
     #[test]
     fn json_escapes_in_a_text_that_is_not_json_are_read_whole() {
         let item = r#"{"kind": "ConfigMap", "data": {"u": "\/"}}"#;
@@ -794,6 +776,7 @@ mod tests {
         for src in [
             list(" \"x\": yes,", r#"{"kind": "Secret"}"#),
             list("", r#"{"kind": Secret}"#),
+            list("", r#"{"kind": "Secret", "n": 1 "m": 2}"#),
         ] {
             assert_eq!(split(&src).coarser, [Coarser::JsonEscapes], "{src}");
         }

@@ -106,6 +106,9 @@ fn dialect_difference(
         Some(ErrorKind::DuplicateKey) => {
             Some("duplicate keys are refused here, as the API server refuses them")
         }
+        Some(ErrorKind::UnknownEscape) if text.contains("\\/") => {
+            Some("go-yaml refuses the escape '\\/', YAML 1.2 reads it (JSON text aside)")
+        }
         Some(ErrorKind::IncompatibleVersion | ErrorKind::UnknownDirective) => {
             Some("go-yaml reads only %YAML 1.1 and %TAG directives")
         }
