@@ -336,7 +336,13 @@ fn split_stream(src: &str) -> Option<Vec<(usize, usize)>> {
         }
     }
     docs.push((start, src.len()));
-    docs.retain(|&(s, e)| !src[s..e].lines().all(is_blank_or_comment));
+    // A part of blanks and comments holds no document, unless a tab starts one of its
+    // lines: go-yaml refuses that ("found character that cannot start any token"), so
+    // the reader must see it.
+    docs.retain(|&(s, e)| {
+        let text = &src[s..e];
+        text.contains('\t') || !text.lines().all(is_blank_or_comment)
+    });
     Some(docs)
 }
 
