@@ -52,7 +52,7 @@ pub enum Coarser {
     /// A byte-order mark after the start of the input.
     InnerBom,
     /// U+2028, U+2029 or NEL in an input where some chunk alone would read as JSON and
-    /// the whole as YAML, or the other way round.
+    /// the whole as YAML, or the other way round, or on a document marker's line.
     JsonOrYamlBreaks,
     /// JSON's own escapes (`\/`, surrogate pairs) in an input that starts with `{`: they
     /// are read only when the text is JSON throughout, which only the whole can say.
@@ -91,7 +91,7 @@ impl std::fmt::Display for Coarser {
             Coarser::JsonArray => write!(f, "a top-level JSON array is read as one chunk"),
             Coarser::JsonOrYamlBreaks => write!(
                 f,
-                "line separators (U+2028, U+2029, NEL) where a chunk alone would read as JSON and the input as YAML (or the other way round): read as one chunk"
+                "line separators (U+2028, U+2029, NEL) on a document marker's line, or where a chunk alone would read as JSON and the input as YAML (or the other way round): read as one chunk"
             ),
             Coarser::JsonEscapes => write!(
                 f,
@@ -212,6 +212,18 @@ pub fn split(body: &str) -> Split {
     // In YAML text go-yaml ends a line at each of them (a comment too), so the splitter
     // must see lines where the parser does: it reads a copy of the same length with the
     // break at the end of each (blanks before a line break change no line's meaning).
+    // kubectl, kustomize and kpt cut the stream at lines ended by LF: a marker line
+    // that goes on past a Unicode break (`---` NEL `x`) is one line to them, and the
+    // reader decides what it is.
+    let marker_runs_on = || {
+        body.split('\n').any(|line| {
+            (line.starts_with("---") || line.starts_with("..."))
+                && line.contains(crate::yaml::breaks::UNICODE_BREAKS)
+        })
+    };
+    if has_breaks && !json(body) && marker_runs_on() {
+        return Split::whole(body, Coarser::JsonOrYamlBreaks);
+    }
     let split = if has_breaks && !json(body) {
         let copy = body
             .replace('\u{85}', " \n")

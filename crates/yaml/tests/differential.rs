@@ -85,6 +85,10 @@ const KNOWN: &[(&str, &str)] = &[
         "kubectl, kustomize and kpt cut a stream at its '---' lines: go-yaml finds no node before a '...' that starts a piece",
     ),
     (
+        "dialect-tab-on-a-blank-line-of-its-own-part-refused",
+        "a tab at the start of a blank line: go-yaml refuses it",
+    ),
+    (
         "resource-list-tab-after-dash",
         "a tab after a block sequence's '-': go-yaml refuses it",
     ),
