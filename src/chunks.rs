@@ -318,8 +318,10 @@ fn number_lines(body: &str, chunks: &mut [Chunk]) {
 fn split_stream(src: &str) -> Option<Vec<(usize, usize)>> {
     let mut docs = Vec::new();
     let mut start = 0;
-    // Since the last `---` line: a line of content, and a `...` line.
-    let (mut content, mut ended) = (false, false);
+    // Since the last `---` line: where its part starts, whether it has content (worked
+    // out at its first `...` line only: most lines are never looked at twice), and
+    // whether a `...` line ended its document.
+    let (mut part, mut content, mut ended) = (0, None, false);
     for (line_start, line, next) in lines(src) {
         if line.starts_with('%') {
             return None;
@@ -327,12 +329,15 @@ fn split_stream(src: &str) -> Option<Vec<(usize, usize)>> {
         if is_marker(line) {
             let rest_is_blank = is_blank_or_comment(&line[3..]);
             if line.starts_with("...") {
+                let content = *content
+                    .get_or_insert_with(|| !src[part..line_start].lines().all(is_blank_or_comment));
                 if !rest_is_blank || !content {
                     return None;
                 }
                 ended = true;
             } else {
-                (content, ended) = (!rest_is_blank, false);
+                part = if rest_is_blank { next } else { line_start };
+                (content, ended) = (None, false);
             }
             docs.push((start, line_start));
             start = if line.starts_with("---") && !rest_is_blank {
@@ -340,11 +345,8 @@ fn split_stream(src: &str) -> Option<Vec<(usize, usize)>> {
             } else {
                 next
             };
-        } else if !is_blank_or_comment(line) {
-            if ended {
-                return None;
-            }
-            content = true;
+        } else if ended && !is_blank_or_comment(line) {
+            return None;
         }
     }
     docs.push((start, src.len()));

@@ -224,9 +224,26 @@ impl<'a> Scanner<'a> {
     /// An escape only JSON reads, in a text that turned out not to be JSON: refused as
     /// go-yaml refuses it.
     pub fn json_escape_refused(&self) -> Option<RawError> {
-        match self.json_escape {
-            Some((at, kind)) if self.not_json => Some(RawError { kind, at }),
-            _ => None,
+        let (at, kind) = self.json_escape?;
+        (self.not_json || !Scanner::is_json_text(self.src)).then_some(RawError { kind, at })
+    }
+
+    /// False when a token of `src` (read as JSON text) is one JSON does not have: asked
+    /// only when an escape only JSON reads was read (rare), by a second scan, so no
+    /// token of any other text pays for the question.
+    fn is_json_text(src: &str) -> bool {
+        let mut scan = Scanner::new(src, true);
+        loop {
+            let Ok(t) = scan.peek() else {
+                return false;
+            };
+            if scan.not_json || scan.beyond_json(&t) {
+                return false;
+            }
+            if t.kind == Tok::StreamEnd {
+                return true;
+            }
+            scan.skip();
         }
     }
 
@@ -258,12 +275,6 @@ impl<'a> Scanner<'a> {
     /// Drops the token [`Scanner::peek`] returned.
     #[inline]
     pub fn skip(&mut self) {
-        if self.json && !self.not_json {
-            self.not_json = self
-                .queue
-                .get(self.head)
-                .is_some_and(|t| self.beyond_json(t));
-        }
         self.head += 1;
         self.tokens_parsed += 1;
         if self.head == self.queue.len() {
