@@ -848,7 +848,20 @@ pub fn last_entry_to_fill(
                 FlowValue::Written(_, end) => end,
                 FlowValue::AfterColon(at) | FlowValue::NoColon(at) => at,
             };
-            fill(splices, at, at, format!(",{sep}{}: ", double_quoted(key)));
+            // A value written as a tag or an anchor alone (`"items": !`) ends at the
+            // next blank: a comma right after it would be read as part of its name.
+            let last_token = src[..at].rsplit([' ', '\t', '\r', '\n']).next();
+            let blank = if last_token.is_some_and(|t| t.starts_with(['!', '&'])) {
+                " "
+            } else {
+                ""
+            };
+            fill(
+                splices,
+                at,
+                at,
+                format!("{blank},{sep}{}: ", double_quoted(key)),
+            );
         } else {
             return None;
         }
