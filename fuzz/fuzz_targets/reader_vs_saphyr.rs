@@ -15,19 +15,6 @@ use libfuzzer_sys::fuzz_target;
 #[path = "../../crates/yaml/tests/common/mod.rs"]
 mod saphyr_reference;
 
-/// Tags compared by presence: saphyr resolves handles, the tree keeps them as written.
-fn normal(d: Data) -> Data {
-    match d {
-        Data::Scalar { value, style, tag } => Data::Scalar {
-            value,
-            style,
-            tag: tag.map(|_| String::new()),
-        },
-        Data::Seq(items) => Data::Seq(items.into_iter().map(normal).collect()),
-        Data::Map(e) => Data::Map(e.into_iter().map(|(k, v)| (normal(k), normal(v))).collect()),
-    }
-}
-
 /// Texts go-yaml reads otherwise than YAML 1.2 by construction (each a known, tested
 /// difference): NEL, LS, PS as breaks; a tab after ':'; JSON text (kubectl's decoder);
 /// directives; an anchor or alias name running into ':' in flow, or into any character
@@ -128,9 +115,9 @@ fuzz_target!(|bytes: &[u8]| {
     let ours: Vec<Data> = tree
         .documents()
         .iter()
-        .map(|d| normal(tree.data(d.root())))
+        .map(|d| saphyr_reference::normal(tree.data(d.root())))
         .collect();
-    let theirs: Vec<Data> = theirs.into_iter().map(normal).collect();
+    let theirs: Vec<Data> = theirs.into_iter().map(saphyr_reference::normal).collect();
     assert_eq!(
         ours, theirs,
         "the reader and saphyr read {text:?} differently"

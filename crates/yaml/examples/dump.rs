@@ -1,40 +1,6 @@
 //! Prints how the reader reads a file: each document's data as one JSON-like line
 //! (`--spans`: each node's kind and text).
-use config_hash_yaml::{Context, Data, Kind, NodeId, Tree};
-
-fn show(d: &Data, out: &mut String) {
-    match d {
-        Data::Scalar { value, tag, .. } => {
-            if let Some(t) = tag {
-                out.push_str(t);
-                out.push(' ');
-            }
-            out.push_str(&format!("{value:?}"));
-        }
-        Data::Seq(items) => {
-            out.push('[');
-            for (i, x) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                show(x, out);
-            }
-            out.push(']');
-        }
-        Data::Map(entries) => {
-            out.push('{');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                show(k, out);
-                out.push_str(": ");
-                show(v, out);
-            }
-            out.push('}');
-        }
-    }
-}
+use config_hash_yaml::{Context, Kind, NodeId, Tree};
 
 fn spans(tree: &Tree<'_>, id: NodeId, depth: usize) {
     let s = tree.span(id);
@@ -71,9 +37,7 @@ fn main() {
                 if args.iter().any(|a| a == "--spans") {
                     spans(&tree, d.root(), 0);
                 } else {
-                    let mut out = String::new();
-                    show(&tree.data(d.root()), &mut out);
-                    println!("{out}");
+                    println!("{}", tree.data(d.root()));
                 }
             }
         }

@@ -589,41 +589,7 @@ fn explicit_lead(t: &Token) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Context, Data, ErrorKind, Tree};
-
-    fn show(d: &Data, out: &mut String) {
-        match d {
-            Data::Scalar { value, tag, .. } => {
-                if let Some(t) = tag {
-                    out.push_str(t);
-                    out.push(' ');
-                }
-                out.push_str(&format!("{value:?}"));
-            }
-            Data::Seq(items) => {
-                out.push('[');
-                for (i, x) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    show(x, out);
-                }
-                out.push(']');
-            }
-            Data::Map(entries) => {
-                out.push('{');
-                for (i, (k, v)) in entries.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    show(k, out);
-                    out.push_str(": ");
-                    show(v, out);
-                }
-                out.push('}');
-            }
-        }
-    }
+    use crate::{Context, ErrorKind, Tree};
 
     /// Every document's data on a line of its own, or the error's kind and position.
     fn read(text: &str) -> String {
@@ -634,7 +600,7 @@ mod tests {
                     if i > 0 {
                         out.push('\n');
                     }
-                    show(&tree.data(d.root()), &mut out);
+                    out.push_str(&tree.data(d.root()).to_string());
                 }
                 out
             }

@@ -1056,6 +1056,41 @@ pub enum Data {
     Map(Vec<(Data, Data)>),
 }
 
+/// One line, JSON-like: a scalar as a quoted string after its tag, if any
+/// (`!!int "1"`), `[a, b]`, `{k: v}`. For tests and the `dump` example.
+impl std::fmt::Display for Data {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Data::Scalar { value, tag, .. } => {
+                if let Some(t) = tag {
+                    write!(f, "{t} ")?;
+                }
+                write!(f, "{value:?}")
+            }
+            Data::Seq(items) => {
+                f.write_str("[")?;
+                for (i, x) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                f.write_str("]")
+            }
+            Data::Map(entries) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {v}")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
 /// The children of a collection, in order.
 #[derive(Clone)]
 pub struct Children<'t, 'a> {

@@ -35,20 +35,6 @@ fn files() -> Vec<PathBuf> {
     out
 }
 
-/// Tags compared by presence only: saphyr resolves handles, the tree keeps them as
-/// written.
-fn normal(d: Data) -> Data {
-    match d {
-        Data::Scalar { value, style, tag } => Data::Scalar {
-            value,
-            style,
-            tag: tag.map(|_| String::new()),
-        },
-        Data::Seq(items) => Data::Seq(items.into_iter().map(normal).collect()),
-        Data::Map(e) => Data::Map(e.into_iter().map(|(k, v)| (normal(k), normal(v))).collect()),
-    }
-}
-
 /// Files where go-yaml and YAML 1.2 read differently, by a part of their path, and why.
 const KNOWN: &[(&str, &str)] = &[
     (
@@ -128,7 +114,7 @@ fn ours(text: &str) -> Result<Vec<Data>, config_hash_yaml::Error> {
     Tree::parse(text, Context::of(text)).map(|t| {
         t.documents()
             .iter()
-            .map(|d| normal(t.data(d.root())))
+            .map(|d| common::normal(t.data(d.root())))
             .collect()
     })
 }
@@ -156,8 +142,8 @@ fn reads_what_saphyr_reads_on_every_file() {
         };
         let text = compared(text);
         let ours = ours(&text);
-        let theirs =
-            common::saphyr_documents(&text).map(|d| d.into_iter().map(normal).collect::<Vec<_>>());
+        let theirs = common::saphyr_documents(&text)
+            .map(|d| d.into_iter().map(common::normal).collect::<Vec<_>>());
         let what = match (&ours, &theirs) {
             (Ok(a), Ok(b)) if a == b => {
                 agreed += 1;
@@ -194,8 +180,8 @@ fn show() {
     };
     let text = compared(std::fs::read_to_string(path).unwrap());
     let ours = ours(&text);
-    let theirs =
-        common::saphyr_documents(&text).map(|d| d.into_iter().map(normal).collect::<Vec<_>>());
+    let theirs = common::saphyr_documents(&text)
+        .map(|d| d.into_iter().map(common::normal).collect::<Vec<_>>());
     if let (Ok(a), Ok(b)) = (&ours, &theirs) {
         for (i, (x, y)) in a.iter().zip(b).enumerate() {
             if let Some(d) = first_diff(x, y, &format!("doc{i}")) {

@@ -118,3 +118,17 @@ fn merged(d: Data) -> Data {
     }
     Data::Map(out)
 }
+
+/// Tags compared by presence only: saphyr resolves handles, the tree keeps them as
+/// written.
+pub fn normal(d: Data) -> Data {
+    match d {
+        Data::Scalar { value, style, tag } => Data::Scalar {
+            value,
+            style,
+            tag: tag.map(|_| String::new()),
+        },
+        Data::Seq(items) => Data::Seq(items.into_iter().map(normal).collect()),
+        Data::Map(e) => Data::Map(e.into_iter().map(|(k, v)| (normal(k), normal(v))).collect()),
+    }
+}
