@@ -1,6 +1,7 @@
 //! What the repository promises about itself: the README a newcomer reads first is short
 //! and keeps its two set-up commands; every page of the book is in its table of contents;
-//! user documentation speaks to users (no issue numbers); and no test is written where
+//! user documentation speaks to users (no issue numbers); the container build's context holds
+//! the workspace; and no test is written where
 //! it would never run.
 
 mod common;
@@ -237,4 +238,42 @@ fn code_fences_stand_on_lines_of_their_own() {
         }
         assert!(!open, "{}: a code block is never closed", page.display());
     }
+}
+
+/// The container build's context (`.dockerignore`: everything out, then `!path` lines
+/// let paths back in) holds every file cargo needs to load the workspace, so the
+/// Dockerfile's `cargo build --release --locked` can start: the reader crate under
+/// `crates/` was once left out, and `docker build .` failed at the manifest.
+#[test]
+fn the_container_build_context_holds_the_whole_workspace() {
+    let root = repo_root();
+    let ignore = fs::read_to_string(root.join(".dockerignore")).expect(".dockerignore");
+    let mut lines = ignore
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    assert_eq!(
+        lines.next(),
+        Some("*"),
+        ".dockerignore starts by leaving everything out"
+    );
+    let context = common::TempDir::new("container-context");
+    for line in lines {
+        let path = line
+            .strip_prefix('!')
+            .unwrap_or_else(|| panic!(".dockerignore: only `!path` lines after `*`: {line}"))
+            .trim_end_matches('/');
+        let from = root.join(path);
+        if from.is_dir() {
+            common::copy_dir(&from, &context.path().join(path));
+        } else {
+            fs::copy(&from, context.path().join(path)).expect("copy a file of the context");
+        }
+    }
+    let metadata = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .current_dir(context.path())
+        .output()
+        .expect("run cargo metadata");
+    common::assert_success(&metadata, "cargo metadata in the container build's context");
 }
