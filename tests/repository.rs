@@ -1,8 +1,7 @@
 //! What the repository promises about itself: the README a newcomer reads first is short
 //! and keeps its two set-up commands; every page of the book is in its table of contents;
-//! user documentation speaks to users (no issue numbers); the container build's context holds
-//! the workspace; and no test is written where
-//! it would never run.
+//! user documentation speaks to users (no issue numbers); the container build's context
+//! holds the workspace; and no test is written where it would never run.
 
 mod common;
 
