@@ -32,7 +32,6 @@
 //! Secret lets anyone who reads the Deployment test guesses offline; with one, they
 //! cannot.
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use base64::Engine as _;
@@ -96,7 +95,7 @@ pub struct Content {
 /// A source's keys and values, sorted by key, in two allocations: a large input holds
 /// one per ConfigMap and Secret until every workload is stamped, so a map of owned
 /// strings (a node and two allocations per key) would cost several times the bytes.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Entries {
     /// Every key and value, back to back.
     bytes: Box<[u8]>,
@@ -111,56 +110,96 @@ struct EntryAt {
     origin: Origin,
 }
 
-impl Entries {
-    /// Builds the entries; a later value for a key replaces an earlier one (as the API
-    /// server merges a Secret's stringData over data).
-    pub fn from_pairs<K: AsRef<str>, V: AsRef<[u8]>>(pairs: Vec<(K, Origin, V)>) -> Entries {
-        // Positions sorted by key, then by position: among equal keys the last one is
-        // last, and is the one kept. Sorting positions, not the pairs, needs neither a
-        // stable sort's scratch copy nor a second vector of the kept pairs (a ConfigMap
-        // with a million keys held its pairs three times).
-        // `u32` positions: half the memory of `usize` ones (a text holds fewer than 2^32
-        // entries).
-        let mut order: Vec<u32> = (0..pairs.len() as u32).collect();
-        let key = |i: u32| pairs[i as usize].0.as_ref();
-        order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
-        let last_of_key = |n: usize| {
-            order
-                .get(n + 1)
-                .is_none_or(|&next| key(next) != key(order[n]))
-        };
-        let kept = || {
-            (0..order.len())
-                .filter(|&n| last_of_key(n))
-                .map(|n| &pairs[order[n] as usize])
-        };
-        let total: usize = kept()
-            .map(|(k, _, v)| k.as_ref().len() + v.as_ref().len())
-            .sum();
-        let mut bytes = Vec::with_capacity(total);
-        let mut at = Vec::with_capacity(kept().count());
+/// Builds [`Entries`] as a source is read: each key and value is copied into the one
+/// buffer as it comes, so nothing holds the pairs a second time (a ConfigMap with a
+/// million keys held a 48-byte pair per key beside the entries).
+#[derive(Debug)]
+pub struct EntriesBuilder {
+    bytes: Vec<u8>,
+    at: Vec<EntryAt>,
+}
+
+impl Default for EntriesBuilder {
+    /// Room for a typical ConfigMap's few short entries, so most sources are read
+    /// without growing the buffers.
+    fn default() -> EntriesBuilder {
+        EntriesBuilder {
+            bytes: Vec::with_capacity(256),
+            at: Vec::with_capacity(8),
+        }
+    }
+}
+
+impl EntriesBuilder {
+    /// Adds an entry; a later value for a key replaces an earlier one (as the API server
+    /// merges a Secret's stringData over data).
+    pub fn push(&mut self, key: &str, origin: Origin, value: &[u8]) {
         let span = |bytes: &Vec<u8>, len: usize| {
             (
                 u32::try_from(bytes.len() - len).unwrap_or(u32::MAX),
                 u32::try_from(len).unwrap_or(u32::MAX),
             )
         };
-        for (k, origin, v) in kept() {
-            let (k, v) = (k.as_ref(), v.as_ref());
-            bytes.extend_from_slice(k.as_bytes());
-            let key = span(&bytes, k.len());
-            bytes.extend_from_slice(v);
-            let value = span(&bytes, v.len());
-            at.push(EntryAt {
-                key,
-                value,
-                origin: *origin,
-            });
+        self.bytes.extend_from_slice(key.as_bytes());
+        let key = span(&self.bytes, key.len());
+        self.bytes.extend_from_slice(value);
+        let value = span(&self.bytes, value.len());
+        self.at.push(EntryAt { key, value, origin });
+    }
+
+    /// The entries, sorted by key, the last value of each key kept.
+    pub fn finish(self) -> Entries {
+        let EntriesBuilder { bytes, mut at } = self;
+        let key = |e: &EntryAt| &bytes[e.key.0 as usize..(e.key.0 + e.key.1) as usize];
+        // Keys start later in `bytes` the later they were pushed, so among equal keys the
+        // last pushed sorts last: an unstable sort needs no scratch copy.
+        at.sort_unstable_by(|a, b| key(a).cmp(key(b)).then(a.key.0.cmp(&b.key.0)));
+        let mut kept = 0;
+        for read in 0..at.len() {
+            if at
+                .get(read + 1)
+                .is_some_and(|next| key(next) == key(&at[read]))
+            {
+                continue;
+            }
+            at[kept] = at[read];
+            kept += 1;
         }
+        at.truncate(kept);
+        // A replaced value's bytes stay in the buffer: duplicate keys are rare, and
+        // compacting would copy every entry.
         Entries {
             bytes: bytes.into_boxed_slice(),
             at: at.into_boxed_slice(),
         }
+    }
+}
+
+/// Equal when they hold the same keys, origins and values: the buffer's layout (the
+/// order entries were read in, a replaced value's bytes) is not content.
+impl PartialEq for Entries {
+    fn eq(&self, other: &Entries) -> bool {
+        self.at.len() == other.at.len()
+            && self.at.iter().zip(other.at.iter()).all(|(a, b)| {
+                a.origin == b.origin
+                    && self.slice(a.key) == other.slice(b.key)
+                    && self.slice(a.value) == other.slice(b.value)
+            })
+    }
+}
+
+impl Eq for Entries {}
+
+impl Entries {
+    /// Builds the entries from pairs in the order they were written (see
+    /// [`EntriesBuilder::push`]).
+    #[cfg(test)]
+    pub fn from_pairs<K: AsRef<str>, V: AsRef<[u8]>>(pairs: Vec<(K, Origin, V)>) -> Entries {
+        let mut builder = EntriesBuilder::default();
+        for (k, origin, v) in &pairs {
+            builder.push(k.as_ref(), *origin, v.as_ref());
+        }
+        builder.finish()
     }
 
     fn slice(&self, (start, len): (u32, u32)) -> &[u8] {
@@ -214,21 +253,21 @@ pub enum ContentError {
 
 /// Reads the content of a ConfigMap or Secret item.
 pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Content, ContentError> {
-    // Keys and plain values borrowed from the tree: only the entries' one buffer is
-    // allocated, not two strings per key.
-    let mut entries: Vec<(&str, Origin, Cow<'_, [u8]>)> = Vec::new();
+    // Each key and value goes straight into the entries' one buffer: no string per
+    // key, no list of the pairs.
+    let mut entries = EntriesBuilder::default();
     let mut secret_type = String::new();
     match kind {
         SourceKind::ConfigMap => {
             string_map(tree, item, "data", &mut |k, v| {
-                entries.push((k, Origin::Data, Cow::Borrowed(v.as_bytes())));
+                entries.push(k, Origin::Data, v.as_bytes());
                 Ok(())
             })?;
             string_map(tree, item, "binaryData", &mut |k, v| {
                 let bytes = decode(v).ok_or_else(|| ContentError::BadBase64 {
                     field: format!("binaryData.{k}"),
                 })?;
-                entries.push((k, Origin::BinaryData, Cow::Owned(bytes)));
+                entries.push(k, Origin::BinaryData, &bytes);
                 Ok(())
             })?;
         }
@@ -239,12 +278,12 @@ pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Conten
                 let bytes = decode(v).ok_or_else(|| ContentError::BadBase64 {
                     field: format!("data.{k}"),
                 })?;
-                entries.push((k, Origin::Data, Cow::Owned(bytes)));
+                entries.push(k, Origin::Data, &bytes);
                 Ok(())
             })?;
             // The API server merges stringData over data, key by key.
             string_map(tree, item, "stringData", &mut |k, v| {
-                entries.push((k, Origin::Data, Cow::Borrowed(v.as_bytes())));
+                entries.push(k, Origin::Data, v.as_bytes());
                 Ok(())
             })?;
             secret_type = match tree.get(item, "type") {
@@ -260,7 +299,7 @@ pub fn content(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Result<Conten
     }
     Ok(Content {
         secret_type,
-        entries: Entries::from_pairs(entries),
+        entries: entries.finish(),
         spec: None,
         open: false,
     })
@@ -536,6 +575,31 @@ mod tests {
         );
         assert!(!shown.contains("s3cret"), "{shown}");
         assert!(HashKey::new(Vec::new()).is_none());
+    }
+
+    #[test]
+    fn the_last_value_of_a_key_wins_and_entries_are_sorted_whatever_the_order_read() {
+        let mut builder = EntriesBuilder::default();
+        for (k, v) in [("b", "1"), ("a", "2"), ("b", "3"), ("c", "4"), ("a", "5")] {
+            builder.push(k, Origin::Data, v.as_bytes());
+        }
+        let entries = builder.finish();
+        assert_eq!(entries.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(entries.get("a"), Some((Origin::Data, &b"5"[..])));
+        assert_eq!(entries.get("b"), Some((Origin::Data, &b"3"[..])));
+        // The same content read in another order, without the replaced values, is equal.
+        let other = Entries::from_pairs(vec![
+            ("c", Origin::Data, "4"),
+            ("b", Origin::Data, "3"),
+            ("a", Origin::Data, "5"),
+        ]);
+        assert_eq!(entries, other);
+        let different = Entries::from_pairs(vec![
+            ("c", Origin::Data, "4"),
+            ("b", Origin::Data, "3"),
+            ("a", Origin::BinaryData, "5"),
+        ]);
+        assert_ne!(entries, different);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! content the hash covers. Pass 1 indexes them like ConfigMaps and Secrets.
 
 use crate::catalog::{FieldPath, Hashed, Open, Producer, SourceKind};
-use crate::hashing::{Content, ContentError, Entries, Origin};
+use crate::hashing::{Content, ContentError, EntriesBuilder, Origin};
 use crate::krm::ResourceId;
 use crate::references;
 use crate::yaml::scalar::double_quoted;
@@ -74,7 +74,7 @@ fn content(
     p: &Producer,
     spec: Option<&Vec<u8>>,
 ) -> Result<Content, ContentError> {
-    let mut entries = Vec::new();
+    let mut entries = EntriesBuilder::default();
     for path in &p.keys {
         for reached in references::walk(tree, base, path.steps(), String::new()) {
             let node = reached.node;
@@ -88,15 +88,15 @@ fn content(
                         field: format!("a key of {}", path.dotted()),
                     })?;
                     let bytes = match p.hashed {
-                        Hashed::Spec => Vec::new(),
+                        Hashed::Spec => &[][..],
                         // Never printed: only hashed.
-                        Hashed::Values => tree.str(v).unwrap_or("").as_bytes().to_vec(),
+                        Hashed::Values => tree.str(v).unwrap_or("").as_bytes(),
                     };
-                    entries.push((key.to_string(), Origin::Data, bytes));
+                    entries.push(key, Origin::Data, bytes);
                 }
             } else if let Some(key) = tree.str(node) {
                 // A key written as a value (an ExternalSecret's `data[].secretKey`).
-                entries.push((key.to_string(), Origin::Data, Vec::new()));
+                entries.push(key, Origin::Data, &[]);
             } else {
                 return Err(ContentError::NotAMap {
                     field: path.dotted(),
@@ -122,7 +122,7 @@ fn content(
     };
     Ok(Content {
         secret_type,
-        entries: Entries::from_pairs(entries),
+        entries: entries.finish(),
         spec: match p.hashed {
             Hashed::Spec => Some(spec.cloned().unwrap_or_default()),
             Hashed::Values => None,
