@@ -902,8 +902,8 @@ mod tests {
         // index what it makes; a declared one whose kind has no `Secret` in it is
         // looked for by name.
         let mut catalog = crate::catalog::Catalog::builtin();
-        let tree = crate::yaml::Tree::parse("producers: [{group: cert-manager.io, kind: Certificate, makes: Secret, name: spec/secretName}]\n").unwrap();
-        catalog.extend(&crate::extension::read(&tree, tree.docs[0].root, "spec").unwrap());
+        let tree = crate::yaml::parse("producers: [{group: cert-manager.io, kind: Certificate, makes: Secret, name: spec/secretName}]\n").unwrap();
+        catalog.extend(&crate::extension::read(&tree, tree.documents()[0].root(), "spec").unwrap());
         let kinds = catalog.prefilter_kinds();
         assert_eq!(kinds, ["Certificate"]);
         for p in &catalog.producers {

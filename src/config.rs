@@ -523,8 +523,8 @@ mod tests {
     use super::*;
 
     fn parse(src: &str) -> Result<Config, Vec<ConfigError>> {
-        let tree = Tree::parse(src).unwrap();
-        Config::from_function_config(&tree, Some(tree.docs[0].root))
+        let tree = crate::yaml::parse(src).unwrap();
+        Config::from_function_config(&tree, Some(tree.documents()[0].root()))
     }
 
     #[test]
@@ -583,8 +583,8 @@ mod tests {
     #[test]
     fn config_lookalikes_are_confighash_objects_and_local_function_configs() {
         let looks = |src: &str| {
-            let tree = Tree::parse(src).unwrap();
-            looks_like_function_config(&tree, tree.docs[0].root)
+            let tree = crate::yaml::parse(src).unwrap();
+            looks_like_function_config(&tree, tree.documents()[0].root())
         };
         assert!(looks(
             "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: a}\n"

@@ -66,17 +66,17 @@ impl DataRefs {
             .collect();
         let mut refs = Vec::new();
         for list in &CONTAINER_LISTS[..2] {
-            for (i, &c) in tree
+            for (i, c) in tree
                 .get(spec, list)
-                .map_or_else(Vec::new, |s| tree.items(s))
-                .iter()
+                .into_iter()
+                .flat_map(|s| tree.items(s))
                 .enumerate()
             {
                 let cname = tree.get(c, "name").and_then(|n| tree.str(n)).unwrap_or("");
                 let Some(env) = tree.get(c, "env") else {
                     continue;
                 };
-                for (j, &entry) in tree.items(env).iter().enumerate() {
+                for (j, entry) in tree.items(env).enumerate() {
                     let Some(var) = tree.get(entry, "name").and_then(|n| tree.str(n)) else {
                         continue;
                     };
@@ -91,8 +91,6 @@ impl DataRefs {
                     let container_field = format!("{spec_path}.{list}[{i}]");
                     let value_from = tree
                         .own_entries(entry)
-                        .iter()
-                        .copied()
                         .find(|&(k, _)| tree.str(k) == Some("valueFrom"));
                     // Only a valueFrom with one source: the API server refuses more, and
                     // replacing it would drop the others' references from what the pod
@@ -101,7 +99,7 @@ impl DataRefs {
                     // the rewrite would write a second `value` key.
                     let has_value_key = tree.get(entry, "value").is_some();
                     let single = value_from
-                        .filter(|&(_, vf)| tree.own_entries(vf).len() == 1 && !has_value_key);
+                        .filter(|&(_, vf)| tree.own_entries(vf).count() == 1 && !has_value_key);
                     let fresh = single.and_then(|(_, vf)| {
                         [
                             ("configMapKeyRef", SourceKind::ConfigMap),
@@ -192,11 +190,11 @@ impl DataRefs {
             match d.value_from {
                 Some((k, v)) => {
                     let tree = ed.tree;
-                    let src = tree.src;
-                    let start = tree.node(k).span.start();
+                    let src = tree.src();
+                    let start = tree.span(k).start();
                     // A block node's span may run on over blank and comment lines to
                     // the next entry: those stay.
-                    let mut end = src[..tree.node(v).span.end()].trim_end().len().max(start);
+                    let mut end = src[..tree.span(v).end()].trim_end().len().max(start);
                     while let Some(nl) = src[start..end].rfind('\n') {
                         let line = src[start + nl + 1..end].trim_start();
                         if !line.starts_with('#') {

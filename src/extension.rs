@@ -125,7 +125,7 @@ impl Reader<'_, '_> {
             return Vec::new();
         }
         let mut out = Vec::new();
-        for (i, &entry) in tree.items(list).iter().enumerate() {
+        for (i, entry) in tree.items(list).enumerate() {
             let at = format!("{at}[{i}]");
             if !tree.is_map(entry) {
                 self.error(at.clone(), format!("{at} must be a mapping: {shape}"));
@@ -257,7 +257,7 @@ impl Reader<'_, '_> {
         self.unknown_fields(entry, at, REFERENCE_FIELDS);
         let target = self.source_kind(entry, at, "kind", "the kind the fields name")?;
         let specs = tree.get(entry, "fieldSpecs");
-        if specs.is_none_or(|s| !tree.is_seq(s) || tree.items(s).is_empty()) {
+        if specs.is_none_or(|s| !tree.is_seq(s) || tree.items(s).next().is_none()) {
             self.error(
                 format!("{at}.fieldSpecs"),
                 format!("{at}.fieldSpecs must be a non-empty list of {{group, kind, path}}"),
@@ -373,8 +373,7 @@ impl Reader<'_, '_> {
                     .get(u, "values")
                     .map(|v| {
                         tree.items(v)
-                            .iter()
-                            .filter_map(|&i| tree.str(i))
+                            .filter_map(|i| tree.str(i))
                             .map(str::to_string)
                             .collect()
                     })
@@ -414,9 +413,8 @@ impl Reader<'_, '_> {
         }
         Some(
             tree.items(list)
-                .iter()
                 .enumerate()
-                .map(|(i, &p)| {
+                .map(|(i, p)| {
                     let text = tree.str(p).unwrap_or("");
                     FieldPath::parse(text)
                         .map_err(|why| {
@@ -459,8 +457,8 @@ mod tests {
     use crate::catalog::Catalog;
 
     fn ext(src: &str) -> Result<Extension, Vec<EntryError>> {
-        let tree = Tree::parse(src).unwrap();
-        read(&tree, tree.docs[0].root, "spec")
+        let tree = crate::yaml::parse(src).unwrap();
+        read(&tree, tree.documents()[0].root(), "spec")
     }
 
     #[test]

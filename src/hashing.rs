@@ -325,7 +325,7 @@ fn string_map<'t>(
             field: field.to_string(),
         });
     }
-    for (k, v) in tree.entries_iter(map) {
+    for (k, v) in tree.entries(map) {
         let key = tree.str(k).ok_or_else(|| ContentError::NotAString {
             field: format!("a key of {field}"),
         })?;
@@ -439,8 +439,8 @@ mod tests {
     use super::*;
 
     fn parse_content(src: &str, kind: SourceKind) -> Content {
-        let tree = Tree::parse(src).unwrap();
-        content(&tree, tree.docs[0].root, kind).unwrap()
+        let tree = crate::yaml::parse(src).unwrap();
+        content(&tree, tree.documents()[0].root(), kind).unwrap()
     }
 
     /// Pinned vectors: these values are the contract in docs/hash-contract.md. If this test fails,
@@ -611,8 +611,8 @@ mod tests {
 
     #[test]
     fn bad_base64_names_the_key_not_the_value() {
-        let tree = Tree::parse("data: {token: 'not base64!'}").unwrap();
-        let err = content(&tree, tree.docs[0].root, SourceKind::Secret).unwrap_err();
+        let tree = crate::yaml::parse("data: {token: 'not base64!'}").unwrap();
+        let err = content(&tree, tree.documents()[0].root(), SourceKind::Secret).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("data.token"), "{msg}");
         assert!(!msg.contains("not base64!"), "{msg}");

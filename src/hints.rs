@@ -55,16 +55,16 @@ pub fn generator_list(text: &str) -> bool {
     if text.len() > 1 << 16 || !text.contains("ConfigHash") {
         return false;
     }
-    let Ok(tree) = config_hash::yaml::Tree::parse(text.trim_start_matches('\u{feff}')) else {
+    let Ok(tree) = config_hash::yaml::parse(text.trim_start_matches('\u{feff}')) else {
         return false;
     };
-    let Some(root) = tree.docs.first().map(|d| d.root) else {
+    let Some(root) = tree.documents().first().map(|d| d.root()) else {
         return false;
     };
     let str_at = |path: &[&str]| tree.get_path(root, path).and_then(|n| tree.str(n));
     let no_items = tree
         .get(root, "items")
-        .is_none_or(|i| tree.is_null(i) || (tree.is_seq(i) && tree.items(i).is_empty()));
+        .is_none_or(|i| tree.is_null(i) || (tree.is_seq(i) && tree.items(i).next().is_none()));
     str_at(&["kind"]) == Some("ResourceList")
         && no_items
         && str_at(&["functionConfig", "kind"]) == Some(config_hash::config::CONFIG_KIND)

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use config_hash::invocation::{KptStep, kptfile_text_step};
 use config_hash::yaml::breaks::UNICODE_BREAKS;
-use config_hash::yaml::{NodeId, Tree};
+use config_hash::yaml::NodeId;
 
 /// One text read: a file, or stdin (`path` None).
 #[derive(Debug)]
@@ -192,20 +192,20 @@ impl Package {
             let source = &self.sources[seg.source];
             let Some(path) = &source.path else { continue };
             let text = &source.text[seg.start..seg.end];
-            let Ok(tree) = Tree::parse(text) else {
+            let Ok(tree) = config_hash::yaml::parse(text) else {
                 continue;
             };
-            for doc in &tree.docs {
-                let root = doc.root;
+            for doc in tree.documents() {
+                let root = doc.root();
                 let is_list = tree
                     .get(root, "kind")
                     .and_then(|k| tree.str(k))
                     .is_some_and(|k| k.ends_with("List"));
                 let objects: Vec<NodeId> = if tree.is_seq(root) {
-                    tree.items(root).to_vec()
+                    tree.items(root).collect()
                 } else if is_list {
                     tree.get(root, "items")
-                        .map(|i| tree.items(i).to_vec())
+                        .map(|i| tree.items(i).collect())
                         .unwrap_or_default()
                 } else {
                     vec![root]
@@ -280,7 +280,8 @@ impl Package {
             if !source.text.contains("Kustomization") {
                 continue;
             }
-            let Ok(tree) = Tree::parse(source.text.trim_start_matches('\u{feff}')) else {
+            let Ok(tree) = config_hash::yaml::parse(source.text.trim_start_matches('\u{feff}'))
+            else {
                 continue;
             };
             let is_kustomization = |root| {
@@ -290,7 +291,7 @@ impl Package {
                         .and_then(|v| tree.str(v))
                         .is_some_and(|v| v.starts_with("kustomize.config.k8s.io/"))
             };
-            if tree.docs.iter().any(|d| is_kustomization(d.root)) {
+            if tree.documents().iter().any(|d| is_kustomization(d.root())) {
                 found.push(source.name());
             }
         }

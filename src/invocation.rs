@@ -93,9 +93,9 @@ impl Invocation {
 }
 
 fn read_text(text: &str, what: &str) -> Result<Config, Vec<ConfigError>> {
-    match Tree::parse(text) {
+    match crate::yaml::parse(text) {
         Ok(file) => {
-            let root = file.docs.first().map(|d| d.root);
+            let root = file.documents().first().map(|d| d.root());
             Config::from_function_config(&file, root)
         }
         Err(e) => Err(vec![ConfigError {
@@ -120,9 +120,9 @@ pub enum KptStep {
 /// The config-hash step of the Kptfile `text`, if its pipeline has one. `Err` is a
 /// message without the Kptfile's name.
 pub fn kptfile_text_step(text: &str) -> Result<Option<KptStep>, String> {
-    let tree = Tree::parse(text).map_err(|e| format!("not YAML: {e}"))?;
-    match tree.docs.first() {
-        Some(doc) => kptfile_step(&tree, doc.root),
+    let tree = crate::yaml::parse(text).map_err(|e| format!("not YAML: {e}"))?;
+    match tree.documents().first() {
+        Some(doc) => kptfile_step(&tree, doc.root()),
         None => Ok(None),
     }
 }
@@ -132,7 +132,7 @@ pub fn kptfile_step(tree: &Tree<'_>, root: NodeId) -> Result<Option<KptStep>, St
     let mutators = tree
         .get(root, "pipeline")
         .and_then(|p| tree.get(p, "mutators"))
-        .map(|m| tree.items(m).to_vec())
+        .map(|m| tree.items(m).collect::<Vec<_>>())
         .unwrap_or_default();
     let runs_us = |step| {
         ["exec", "image"].iter().any(|k| {
@@ -225,11 +225,11 @@ mod tests {
 
     #[test]
     fn flags_override_the_config_file_which_replaces_the_input_config() {
-        let input = Tree::parse(
+        let input = crate::yaml::parse(
             "apiVersion: v1\nkind: ConfigMap\ndata: {mode: env, granularity: object}\n",
         )
         .unwrap();
-        let node = input.docs[0].root;
+        let node = input.documents()[0].root();
         let mut inv = Invocation::default();
         let config = inv
             .configure(InputConfig::FunctionConfig(&input, node))

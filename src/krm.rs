@@ -26,13 +26,13 @@ impl std::fmt::Display for InputError {
     }
 }
 
-impl From<crate::yaml::YamlError> for InputError {
-    fn from(e: crate::yaml::YamlError) -> Self {
+impl From<crate::yaml::Error> for InputError {
+    fn from(e: crate::yaml::Error) -> Self {
         InputError {
-            line: e.line,
-            column: e.column,
-            message: e.message,
-            limit: e.limit,
+            line: e.line(),
+            column: e.column(),
+            message: e.kind().describe(),
+            limit: e.limit(),
         }
     }
 }
@@ -60,21 +60,21 @@ impl ResourceList {
                 limit: None,
             }
         };
-        let doc = match tree.docs.as_slice() {
+        let doc = match tree.documents() {
             [doc] => *doc,
             [] => return Err(at(0, "the input is empty; expected a ResourceList".into())),
             [_, second, ..] => {
                 return Err(at(
-                    tree.node(second.root).span.start(),
+                    tree.span(second.root()).start(),
                     "expected one ResourceList document, found several (a plain manifest stream is not a ResourceList)".into(),
                 ));
             }
         };
-        let root = doc.root;
+        let root = doc.root();
         let kind = tree.get(root, "kind").and_then(|k| tree.str(k));
         if !tree.is_map(root) || kind != Some("ResourceList") {
             return Err(at(
-                tree.node(root).span.start(),
+                tree.span(root).start(),
                 format!(
                     "expected kind: ResourceList, found {}",
                     kind.map_or("no kind".to_string(), |k| format!("kind: {k}"))
@@ -82,17 +82,17 @@ impl ResourceList {
             ));
         }
         let items = match tree.get(root, "items") {
-            Some(seq) if tree.is_seq(seq) => tree.items(seq).to_vec(),
+            Some(seq) if tree.is_seq(seq) => tree.items(seq).collect(),
             Some(n) if tree.is_null(n) => Vec::new(),
             Some(n) => {
                 return Err(at(
-                    tree.node(n).span.start(),
+                    tree.span(n).start(),
                     "items must be a list of resources".into(),
                 ));
             }
             None => {
                 return Err(at(
-                    tree.node(root).span.start(),
+                    tree.span(root).start(),
                     "the ResourceList has no items field".into(),
                 ));
             }
@@ -100,22 +100,20 @@ impl ResourceList {
         for &item in &items {
             if !tree.is_map(item) {
                 return Err(at(
-                    tree.node(item).span.start(),
+                    tree.span(item).start(),
                     "every item must be a resource (a mapping)".into(),
                 ));
             }
         }
         let results = tree
             .own_entries(root)
-            .iter()
-            .copied()
             .find(|&(k, _)| tree.str(k) == Some("results"));
         // The function writes `results` anew: an anchor defined in the old ones would
         // leave the aliases naming it with nothing to name.
         if let Some((k, v)) = results {
             if tree.subtree_has_anchor(k) || tree.subtree_has_anchor(v) {
                 return Err(at(
-                    tree.node(k).span.start(),
+                    tree.span(k).start(),
                     "results defines an anchor (&name) that aliases may use, and the function replaces results: write them without anchors".into(),
                 ));
             }
@@ -125,7 +123,7 @@ impl ResourceList {
             items,
             function_config: tree.get(root, "functionConfig"),
             results,
-            content_end: doc.content_end,
+            content_end: doc.content_end(),
         })
     }
 }
@@ -434,11 +432,11 @@ pub fn write_results(
     list: &ResourceList,
     splices: &mut Splices,
 ) -> Option<ResultsStyle> {
-    let end = TextEnd::at(tree.src, list.content_end);
+    let end = TextEnd::at(tree.src(), list.content_end);
     write_results_before(tree, list, end, splices)
 }
 
-pub use crate::yaml::edit::TextEnd;
+pub use crate::yaml::TextEnd;
 
 /// [`write_results`] for a tree of a rearranged copy of the text, whose end looks like
 /// `end` in the real text. The YAML layer's editor finds the place.
@@ -448,7 +446,7 @@ pub fn write_results_before(
     end: TextEnd,
     splices: &mut Splices,
 ) -> Option<ResultsStyle> {
-    let place = crate::yaml::edit::last_entry_to_fill(
+    let place = crate::yaml::last_entry_to_fill(
         tree,
         list.root,
         "results",
@@ -458,8 +456,8 @@ pub fn write_results_before(
         splices,
     )?;
     Some(match place {
-        crate::yaml::edit::FillPlace::Flow => ResultsStyle::Flow,
-        crate::yaml::edit::FillPlace::Block { eol, indent } => ResultsStyle::Block { eol, indent },
+        crate::yaml::FillPlace::Flow => ResultsStyle::Flow,
+        crate::yaml::FillPlace::Block { eol, indent } => ResultsStyle::Block { eol, indent },
     })
 }
 
@@ -514,7 +512,7 @@ mod tests {
     }
 
     fn write(src: &str) -> String {
-        let tree = Tree::parse(src).unwrap();
+        let tree = crate::yaml::parse(src).unwrap();
         let list = ResourceList::locate(&tree).unwrap();
         let mut splices = Splices::new();
         let style = write_results(&tree, &list, &mut splices).unwrap();

@@ -29,7 +29,7 @@ pub mod yaml;
 use chunks::Coarser;
 pub use invocation::Invocation;
 use krm::{InputError, KrmResult, ResourceId, ResourceList, Severity};
-use yaml::{Splices, Tree};
+use yaml::Splices;
 
 /// What a run produced.
 #[derive(Debug)]
@@ -66,7 +66,7 @@ pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
     if !out.resource_list {
         let body = strip_bom(input).1;
         let lf = yaml::breaks::lone_cr_as_lf(body);
-        let tree = Tree::parse(lf.as_deref().unwrap_or(body))?;
+        let tree = crate::yaml::parse(lf.as_deref().unwrap_or(body))?;
         ResourceList::locate(&tree)?;
     }
     Ok(out)
@@ -120,7 +120,7 @@ fn prepare_for<'a>(
     want: pipeline::Want,
 ) -> Result<Prepared<'a>, InputError> {
     let (bom, body) = strip_bom(input);
-    yaml::tree::check_characters(body)?;
+    yaml::check_characters(body)?;
     if let Some(lf) = yaml::breaks::lone_cr_as_lf(body) {
         let prepared = pipeline::prepare(&lf, bom, invocation, want)?;
         return Ok(prepared.rebase(body, bom));

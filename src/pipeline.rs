@@ -19,8 +19,7 @@ use crate::resolution::{
 };
 use crate::stamp::{self, ItemOutcome};
 use crate::suffix::{self, Decision, RenameId, Renames, Renaming};
-use crate::yaml::tree::InputStyle;
-use crate::yaml::{NodeId, Splices, Tree};
+use crate::yaml::{Context, NodeId, Splices, Tree};
 use crate::{Concluding, Prepared};
 
 /// Why an attempt stopped: the input cannot be read, or a chunk must be bigger.
@@ -259,7 +258,7 @@ impl<'t> Frame<'t> {
         body: &'t str,
         skeleton: Option<&'t str>,
         split: &Split,
-        style: InputStyle,
+        ctx: Context,
     ) -> Result<Frame<'t>, Stop> {
         let unusual = || {
             Stop::Coarser(Coarser::UnusualList {
@@ -269,7 +268,7 @@ impl<'t> Frame<'t> {
         };
         match (&split.frame, skeleton) {
             (Frame_::List { list: cut }, Some(text)) => {
-                let tree = Tree::parse_in(text, style, 0).map_err(|_| unusual())?;
+                let tree = Tree::parse(text, ctx).map_err(|_| unusual())?;
                 if !crate::stream::is_resource_list(&tree) {
                     return Err(Stop::Coarser(Coarser::PossibleResourceList));
                 }
@@ -288,7 +287,7 @@ impl<'t> Frame<'t> {
                 })
             }
             (Frame_::Whole, _) => {
-                let tree = Tree::parse_in(body, style, 0).map_err(InputError::from)?;
+                let tree = Tree::parse(body, ctx).map_err(InputError::from)?;
                 let list = if crate::stream::is_resource_list(&tree) {
                     Some(ResourceList::locate(&tree)?)
                 } else {
@@ -331,7 +330,7 @@ impl<'t> Frame<'t> {
         &self,
         body: &'t str,
         chunk: &Chunk,
-        style: InputStyle,
+        ctx: Context,
         f: impl FnOnce(&Tree<'t>, &[NodeId]) -> R,
     ) -> Result<R, Stop> {
         if let (Shape::Whole, Some(tree), Some(items)) =
@@ -339,7 +338,7 @@ impl<'t> Frame<'t> {
         {
             return Ok(f(tree, items));
         }
-        let tree = parse_chunk(body, chunk, style)?;
+        let tree = parse_chunk(body, chunk, ctx)?;
         let items = items_of(&tree, chunk)?;
         Ok(f(&tree, &items))
     }
@@ -368,13 +367,15 @@ fn attempt<'a>(
     split: Split,
 ) -> Result<Prepared<'a>, Stop> {
     let want_resolution = want == Want::Resolution;
-    let style = InputStyle::of(body);
+    // Every part of the input is read as the whole would be (JSON or YAML, its line
+    // endings), with the whole input's line numbers.
+    let ctx = Context::of(body);
     let coarser = split.coarser.clone();
     let skeleton = match split.frame {
         Frame_::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
         _ => None,
     };
-    let frame = Frame::read(body, skeleton.as_deref(), &split, style)?;
+    let frame = Frame::read(body, skeleton.as_deref(), &split, ctx)?;
 
     // The configuration. The Kptfile a ResourceList carries is read only when nothing
     // else configures the run, and only the chunks that can hold it are parsed for it.
@@ -387,7 +388,7 @@ fn attempt<'a>(
             .find(|&&item| is_package_kptfile(tree, item))
             .map_or(InputConfig::None, |&item| InputConfig::Kptfile(tree, item)),
         (None, _, _) => {
-            parsed_kptfile = kptfile_chunk(body, &split.chunks, style)?;
+            parsed_kptfile = kptfile_chunk(body, &split.chunks, ctx)?;
             match &parsed_kptfile {
                 Some((tree, item)) => InputConfig::Kptfile(tree, *item),
                 None => InputConfig::None,
@@ -403,7 +404,7 @@ fn attempt<'a>(
             split
                 .chunks
                 .par_iter()
-                .try_for_each(|chunk| frame.with_chunk(body, chunk, style, |_, _| ()))?;
+                .try_for_each(|chunk| frame.with_chunk(body, chunk, ctx, |_, _| ()))?;
             return Ok(finish_with_config_errors(
                 body, bom, &frame, errors, coarser,
             ));
@@ -422,7 +423,7 @@ fn attempt<'a>(
             if !chunks::may_matter_before_stamping(text, &prefilter) {
                 return Ok(Pass1::Unparsed);
             }
-            frame.with_chunk(body, chunk, style, |tree, items| {
+            frame.with_chunk(body, chunk, ctx, |tree, items| {
                 first_pass(tree, items, &config, &catalog, !frame.is_resource_list())
             })
         })
@@ -465,7 +466,7 @@ fn attempt<'a>(
                 if !busy && !everything && !want_resolution {
                     return Ok(Vec::new());
                 }
-                frame.with_chunk(body, chunk, style, |tree, items| {
+                frame.with_chunk(body, chunk, ctx, |tree, items| {
                     second_pass(tree, items, chunk.start, &shared)
                 })
             })
@@ -652,9 +653,8 @@ fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
 fn cut_at_items_key(tree: &Tree<'_>, root: NodeId, text: &str, cut: usize) -> bool {
     let Some(key_end) = tree
         .own_entries(root)
-        .iter()
-        .find(|&&(k, _)| tree.str(k) == Some("items"))
-        .map(|&(k, _)| tree.node(k).span.end())
+        .find(|&(k, _)| tree.str(k) == Some("items"))
+        .map(|(k, _)| tree.span(k).end())
     else {
         return false;
     };
@@ -677,13 +677,13 @@ fn cut_at_items_key(tree: &Tree<'_>, root: NodeId, text: &str, cut: usize) -> bo
 fn kptfile_chunk<'a>(
     body: &'a str,
     chunks: &[Chunk],
-    style: InputStyle,
+    ctx: Context,
 ) -> Result<Option<(Tree<'a>, NodeId)>, Stop> {
     for chunk in chunks {
         if !body[chunk.start..chunk.end].contains("Kptfile") {
             continue;
         }
-        let tree = parse_chunk(body, chunk, style)?;
+        let tree = parse_chunk(body, chunk, ctx)?;
         let items = items_of(&tree, chunk)?;
         if let Some(&item) = items.iter().find(|&&i| is_package_kptfile(&tree, i)) {
             return Ok(Some((tree, item)));
@@ -694,8 +694,8 @@ fn kptfile_chunk<'a>(
 
 /// Parses one chunk; a chunk that does not parse makes the whole input one chunk, which
 /// reports the error as the whole input's.
-fn parse_chunk<'a>(body: &'a str, chunk: &Chunk, style: InputStyle) -> Result<Tree<'a>, Stop> {
-    Tree::parse_in(&body[chunk.start..chunk.end], style, chunk.line_base).map_err(|_| {
+fn parse_chunk<'a>(body: &'a str, chunk: &Chunk, ctx: Context) -> Result<Tree<'a>, Stop> {
+    Tree::parse(&body[chunk.start..chunk.end], ctx.at_line(chunk.line_base)).map_err(|_| {
         Stop::Coarser(Coarser::ChunkUnreadable {
             line: chunk.line_base + 1,
         })
@@ -711,20 +711,20 @@ fn items_of(tree: &Tree<'_>, chunk: &Chunk) -> Result<Vec<NodeId>, Stop> {
     };
     match chunk.shape {
         Shape::Entries => {
-            let [doc] = tree.docs.as_slice() else {
+            let [doc] = tree.documents() else {
                 return Err(unreadable());
             };
-            if !tree.is_seq(doc.root) || tree.is_flow(doc.root) {
+            if !tree.is_seq(doc.root()) || tree.is_flow(doc.root()) {
                 return Err(unreadable());
             }
-            let items = tree.items(doc.root).to_vec();
+            let items: Vec<NodeId> = tree.items(doc.root()).collect();
             if items.is_empty() || !items.iter().all(|&i| tree.is_map(i)) {
                 return Err(unreadable());
             }
             Ok(items)
         }
-        Shape::Node => match tree.docs.as_slice() {
-            [doc] if tree.is_map(doc.root) => Ok(vec![doc.root]),
+        Shape::Node => match tree.documents() {
+            [doc] if tree.is_map(doc.root()) => Ok(vec![doc.root()]),
             _ => Err(unreadable()),
         },
         Shape::Documents => Ok(crate::stream::items(tree)),
@@ -1092,11 +1092,7 @@ items:
         let text = format!("\u{2029}{LIST}");
         let out = run(&text, &Invocation::default()).unwrap();
         assert!(out.output.contains("\nresults:\n"), "{}", out.output);
-        assert!(
-            crate::yaml::Tree::parse(&out.output).is_ok(),
-            "{}",
-            out.output
-        );
+        assert!(crate::yaml::parse(&out.output).is_ok(), "{}", out.output);
     }
 
     #[test]
@@ -1107,7 +1103,7 @@ items:
         let out = run(&text, &Invocation::default()).unwrap();
         assert!(out.output.contains("\nresults:\n"), "{}", out.output);
         let body = out.output.trim_start_matches('\u{feff}');
-        assert!(crate::yaml::Tree::parse(body).is_ok(), "{}", out.output);
+        assert!(crate::yaml::parse(body).is_ok(), "{}", out.output);
     }
 
     #[test]
@@ -1178,8 +1174,8 @@ items:
         let config = crate::config::Config::default();
         let catalog = crate::catalog::Catalog::builtin();
         let busy = |text: &str| {
-            let tree = crate::yaml::Tree::parse(text).unwrap();
-            let root = tree.docs[0].root;
+            let tree = crate::yaml::parse(text).unwrap();
+            let root = tree.documents()[0].root();
             super::first_pass(&tree, &[root], &config, &catalog, false).busy()
         };
         // Its content is in the index; only a rename (which reads every chunk) edits it.

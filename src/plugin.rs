@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 
 use crate::config::{CONFIG_API_VERSION, CONFIG_KIND};
-use crate::yaml::Tree;
 
 /// Where `kubectl kustomize --enable-alpha-plugins` looks for the ConfigHash plugin:
 /// `<plugin home>/config-hash.dev/v1alpha1/confighash/ConfigHash`, the plugin home being
@@ -36,13 +35,13 @@ pub fn plugin_path(
 
 /// True when `text` is a single ConfigHash object: the argument kustomize passes.
 pub fn is_plugin_config(text: &str) -> bool {
-    let Ok(tree) = Tree::parse(text) else {
+    let Ok(tree) = crate::yaml::parse(text) else {
         return false;
     };
-    let [doc] = tree.docs.as_slice() else {
+    let [doc] = tree.documents() else {
         return false;
     };
-    let field = |k: &str| tree.get(doc.root, k).and_then(|n| tree.str(n));
+    let field = |k: &str| tree.get(doc.root(), k).and_then(|n| tree.str(n));
     field("apiVersion") == Some(CONFIG_API_VERSION) && field("kind") == Some(CONFIG_KIND)
 }
 

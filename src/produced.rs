@@ -223,7 +223,7 @@ fn write_canonical(tree: &Tree<'_>, node: NodeId, out: &mut String, canon: &Cano
     } else if tree.is_seq(node) {
         out.push('[');
         let mut first = true;
-        for &v in tree.items(node).iter().filter(|v| !skip.contains(v)) {
+        for v in tree.items(node).filter(|v| !skip.contains(v)) {
             if !first {
                 out.push(',');
             }
@@ -246,8 +246,8 @@ mod tests {
     use crate::catalog::Catalog;
 
     fn made(src: &str) -> Vec<Made> {
-        let tree = Tree::parse(src).unwrap();
-        let item = tree.docs[0].root;
+        let tree = crate::yaml::parse(src).unwrap();
+        let item = tree.documents()[0].root();
         let id = ResourceId::of(&tree, item);
         let catalog = Catalog::builtin();
         catalog
@@ -324,10 +324,16 @@ mod tests {
 
     #[test]
     fn canonical_text_ignores_layout_order_and_quoting() {
-        let a = Tree::parse("b: [1, 'x']\na: {c: ~}\n").unwrap();
-        let b = Tree::parse("a:\n  c: null\nb:\n- \"1\"\n- x\n").unwrap();
-        assert_eq!(canonical(&a, a.docs[0].root), canonical(&b, b.docs[0].root));
-        let c = Tree::parse("a: {c: ~}\nb: [1, y]\n").unwrap();
-        assert_ne!(canonical(&a, a.docs[0].root), canonical(&c, c.docs[0].root));
+        let a = crate::yaml::parse("b: [1, 'x']\na: {c: ~}\n").unwrap();
+        let b = crate::yaml::parse("a:\n  c: null\nb:\n- \"1\"\n- x\n").unwrap();
+        assert_eq!(
+            canonical(&a, a.documents()[0].root()),
+            canonical(&b, b.documents()[0].root())
+        );
+        let c = crate::yaml::parse("a: {c: ~}\nb: [1, y]\n").unwrap();
+        assert_ne!(
+            canonical(&a, a.documents()[0].root()),
+            canonical(&c, c.documents()[0].root())
+        );
     }
 }

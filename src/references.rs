@@ -71,7 +71,7 @@ fn walk_into(
     use std::fmt::Write as _;
     let len = field.len();
     if tree.is_seq(node) {
-        for (i, &item) in tree.items(node).iter().enumerate() {
+        for (i, item) in tree.items(node).enumerate() {
             let _ = write!(field, "[{i}]");
             walk_into(tree, item, parent, path, field, out);
             field.truncate(len);
@@ -215,7 +215,7 @@ fn site_objects(
         let Some(seq) = tree.get(spec, list) else {
             continue;
         };
-        for (i, &c) in tree.items(seq).iter().enumerate() {
+        for (i, c) in tree.items(seq).enumerate() {
             // The first step is looked up here: most containers have no such field, and
             // need no path string.
             let (start, rest, mut base) = match steps.get(1) {
@@ -312,8 +312,7 @@ fn reference(
                 .get(node, "items")
                 .map(|items| {
                     tree.items(items)
-                        .iter()
-                        .filter_map(|&i| tree.get(i, "key").and_then(|k| tree.str(k)))
+                        .filter_map(|i| tree.get(i, "key").and_then(|k| tree.str(k)))
                         .map(str::to_string)
                         .collect()
                 })
@@ -413,8 +412,7 @@ pub fn site_refs(
                     .and_then(|p| tree.get(p, "resources"))
                     .is_some_and(|r| {
                         tree.items(r)
-                            .iter()
-                            .any(|&x| matches!(tree.str(x), Some(r) if r == resource || r == "*"))
+                            .any(|x| matches!(tree.str(x), Some(r) if r == resource || r == "*"))
                     });
                 if !granted {
                     continue;
@@ -462,9 +460,9 @@ mod tests {
     #[test]
     fn annotations_name_extra_dependencies_and_regexes_are_set_apart() {
         let src = "metadata:\n  annotations:\n    config-hash.dev/extra-secrets: ' a , other/b,'\n    secret.reloader.stakater.com/reload: 'c,db-.*'\n    wave.pusher.com/extra-configmaps: d\n";
-        let tree = Tree::parse(src).unwrap();
+        let tree = crate::yaml::parse(src).unwrap();
         let sites = crate::catalog::Catalog::builtin().annotation_sites;
-        let (refs, regexes) = find_annotations(&tree, tree.docs[0].root, &sites);
+        let (refs, regexes) = find_annotations(&tree, tree.documents()[0].root(), &sites);
         let got: Vec<(SourceKind, Option<&str>, &str, bool)> = refs
             .iter()
             .map(|r| (r.kind, r.namespace.as_deref(), r.name.as_str(), r.extra))
@@ -512,10 +510,10 @@ volumes:
     - configMap: {name: cm5}
     - secret: {name: sec4, items: [{key: y, path: y}]}
 "#;
-        let tree = Tree::parse(src).unwrap();
+        let tree = crate::yaml::parse(src).unwrap();
         let refs = find(
             &tree,
-            tree.docs[0].root,
+            tree.documents()[0].root(),
             "spec",
             &crate::catalog::Catalog::builtin().pod_sites,
         );

@@ -15,7 +15,6 @@ use crate::resolution::{
     reloader_keys_written,
 };
 use crate::suffix;
-use crate::yaml::edit::{column, dash_before};
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
@@ -354,15 +353,15 @@ fn write(
     let mut hash_written = false;
     if record.is_empty() && data.had_record {
         let entry = annotations_node.and_then(|a| {
-            tree.own_entries(a).iter().copied().find(|&(k, v)| {
+            tree.own_entries(a).find(|&(k, v)| {
                 tree.str(k) == Some(annotations::DATA_REFS) && tree.str(v).is_some()
             })
         });
         match entry {
             Some((k, v)) if stamp.annotation && !hash_there && !tree.is_alias(v) => {
-                let src = tree.src;
-                let start = tree.node(k).span.start();
-                let end = tree.node(v).span.end();
+                let src = tree.src();
+                let start = tree.span(k).start();
+                let end = tree.span(v).end();
                 let key = if src[start..].starts_with('"') {
                     double_quoted(&config.annotation_key)
                 } else {
@@ -559,10 +558,11 @@ fn job_name(
     for list in &CONTAINER_LISTS[..2] {
         for c in tree
             .get(pod.spec, list)
-            .map_or_else(Vec::new, |s| tree.items(s))
+            .into_iter()
+            .flat_map(|s| tree.items(s))
         {
             if let Some(env) = tree.get(c, "env") {
-                let items = tree.items(env);
+                let items: Vec<NodeId> = tree.items(env).collect();
                 stamped_nodes.extend(
                     env_indices(tree, env, &config.env_name)
                         .iter()
@@ -610,25 +610,14 @@ fn job_name(
 }
 
 /// Matches new block sequences to the indentation of the pod's `containers` list.
-fn with_seq_indent(tree: &Tree<'_>, spec: NodeId, mut layout: Layout) -> Layout {
-    let src = tree.src;
-    let found = tree.own_entries(spec).iter().find_map(|&(k, v)| {
-        (tree.str(k) == Some("containers") && !tree.is_flow(v))
-            .then(|| tree.items(v).first().map(|&first| (k, first)))
-            .flatten()
+fn with_seq_indent(tree: &Tree<'_>, spec: NodeId, layout: Layout) -> Layout {
+    let found = tree.own_entries(spec).find(|&(k, v)| {
+        tree.str(k) == Some("containers") && !tree.is_flow(v) && tree.items(v).next().is_some()
     });
-    if let Some((k, first)) = found {
-        let key_col = column(src, tree.node(k).span.start());
-        let start = tree.node(first).span.start();
-        if let Some(dash) = dash_before(src, start) {
-            let dash_col = column(src, dash);
-            layout.seq_indent = dash_col.saturating_sub(key_col);
-            if !src[dash..start].contains('\n') {
-                layout.item_gap = column(src, start).saturating_sub(dash_col).max(2);
-            }
-        }
+    match found {
+        Some((k, seq)) => layout.following_sequence(tree, k, seq),
+        None => layout,
     }
-    layout
 }
 
 /// Writes the hash (an equal value already there is left as written).
@@ -654,7 +643,9 @@ fn apply(
         set_annotations(ed, template, &pairs)?;
         // Init containers have run by the time an in-place update comes.
         for c in containers(ed.tree, spec)? {
-            if own(ed.tree, spec, "containers").is_some_and(|seq| ed.tree.items(seq).contains(&c)) {
+            if own(ed.tree, spec, "containers")
+                .is_some_and(|seq| ed.tree.items(seq).any(|i| i == c))
+            {
                 set_env_from_annotation(ed, c, &config.env_name, &config.annotation_key)?;
             }
         }
@@ -706,29 +697,24 @@ fn remove_annotations(
     if present.len() == 1 {
         return remove_annotation(ed, owner, present[0]);
     }
-    if present.len() > 1 && present.len() == tree.own_entries(ann).len() {
+    if present.len() > 1 && present.len() == tree.own_entries(ann).count() {
         let block = |m: NodeId| tree.is_map(m) && !tree.is_flow(m) && !tree.is_alias(m);
         let key_of = |map: NodeId, name: &str| {
             tree.own_entries(map)
-                .iter()
-                .find(|&&(k, _)| tree.str(k) == Some(name))
-                .map(|&(k, _)| k)
+                .find(|&(k, _)| tree.str(k) == Some(name))
+                .map(|(k, _)| k)
         };
         if let Some(meta) = tree
             .get(owner, "metadata")
             .filter(|&m| block(m) && block(ann))
         {
-            let from = if tree.own_entries(meta).len() == 1 {
+            let from = if tree.own_entries(meta).count() == 1 {
                 key_of(owner, "metadata")
             } else {
                 key_of(meta, "annotations")
             };
             if let Some((s, e)) = from.and_then(|from| {
-                whole_lines(
-                    tree.src,
-                    tree.node(from).span.start(),
-                    tree.node(ann).span.end(),
-                )
+                whole_lines(tree.src(), tree.span(from).start(), tree.span(ann).end())
             }) {
                 ed.splices.delete(s, e);
                 return Ok(());
@@ -775,7 +761,10 @@ fn keyed_stamp(tree: &Tree<'_>, template: NodeId, spec: NodeId, config: &Config)
     }
     if config.writes_env() {
         for list in &CONTAINER_LISTS[..2] {
-            for c in own(tree, spec, list).map_or_else(Vec::new, |s| tree.items(s)) {
+            for c in own(tree, spec, list)
+                .into_iter()
+                .flat_map(|s| tree.items(s))
+            {
                 let Some(env) = tree.get(c, "env") else {
                     continue;
                 };
@@ -821,23 +810,21 @@ fn remove_annotation(
     key: &str,
 ) -> Result<(), EditError> {
     let tree = ed.tree;
-    let src = tree.src;
+    let src = tree.src();
     let entry = |map: NodeId, name: &str| {
         tree.own_entries(map)
-            .iter()
-            .copied()
             .find(|&(k, _)| tree.str(k) == Some(name))
     };
     let block = |map: NodeId| tree.is_map(map) && !tree.is_flow(map) && !tree.is_alias(map);
     let whole = entry(template, "metadata").and_then(|(meta_key, meta)| {
         let (ann_key, ann) = entry(meta, "annotations")?;
-        let [(k, v)] = tree.own_entries(ann)[..] else {
+        let [(k, v)] = tree.own_entries(ann).collect::<Vec<_>>()[..] else {
             return None;
         };
         if !(block(meta) && block(ann)) || tree.str(k) != Some(key) {
             return None;
         }
-        let (from, region) = if tree.own_entries(meta).len() == 1 {
+        let (from, region) = if tree.own_entries(meta).count() == 1 {
             (meta_key, meta)
         } else {
             (ann_key, ann)
@@ -846,7 +833,7 @@ fn remove_annotation(
         if tree.subtree_has_anchor(from) || tree.subtree_has_anchor(region) {
             return None;
         }
-        whole_lines(src, tree.node(from).span.start(), tree.node(v).span.end())
+        whole_lines(src, tree.span(from).start(), tree.span(v).end())
     });
     match whole {
         Some((start, end)) => {
@@ -876,8 +863,6 @@ fn remove_env(ed: &mut Editor<'_, '_>, spec: NodeId, name: &str) -> Result<(), E
         let tree = ed.tree;
         let Some((key, seq)) = tree
             .own_entries(c)
-            .iter()
-            .copied()
             .find(|&(k, v)| tree.str(k) == Some("env") && tree.is_seq(v))
         else {
             continue;
@@ -888,24 +873,23 @@ fn remove_env(ed: &mut Editor<'_, '_>, spec: NodeId, name: &str) -> Result<(), E
         // it would change what the pod sees (and drop the reference it holds).
         let found: Vec<usize> = env_indices(tree, seq, name)
             .into_iter()
-            .filter(|&i| tree.get(tree.items(seq)[i], "valueFrom").is_none())
+            .filter(|&i| {
+                tree.get(tree.items(seq).nth(i).expect("in range"), "valueFrom")
+                    .is_none()
+            })
             .collect();
         if found.is_empty() {
             continue;
         }
-        let only = tree.items(seq).len() == 1
+        let only = tree.items(seq).count() == 1
             && !tree.is_flow(seq)
             && !tree.is_alias(seq)
             && !tree.subtree_has_anchor(key)
             && !tree.subtree_has_anchor(seq);
         let lines = only
             .then(|| {
-                let last = tree.items(seq)[0];
-                whole_lines(
-                    tree.src,
-                    tree.node(key).span.start(),
-                    tree.node(last).span.end(),
-                )
+                let last = tree.items(seq).next().expect("one item");
+                whole_lines(tree.src(), tree.span(key).start(), tree.span(last).end())
             })
             .flatten();
         match lines {
@@ -927,7 +911,7 @@ fn containers(tree: &Tree<'_>, spec: NodeId) -> Result<Vec<NodeId>, EditError> {
         for c in tree.items(seq) {
             if tree.is_alias(seq) || tree.is_alias(c) {
                 return Err(EditError::ThroughAlias {
-                    pos: tree.node(c).span.start(),
+                    pos: tree.span(c).start(),
                 });
             }
             if tree.is_map(c) {
@@ -940,9 +924,8 @@ fn containers(tree: &Tree<'_>, spec: NodeId) -> Result<Vec<NodeId>, EditError> {
 
 fn own(tree: &Tree<'_>, map: NodeId, key: &str) -> Option<NodeId> {
     tree.own_entries(map)
-        .iter()
-        .find(|&&(k, _)| tree.str(k) == Some(key))
-        .map(|&(_, v)| v)
+        .find(|&(k, _)| tree.str(k) == Some(key))
+        .map(|(_, v)| v)
 }
 
 /// The field paths (`...containers[0].env`) of env lists where env mode will add the
@@ -959,7 +942,7 @@ fn shifted_env_lists(
         let Some(seq) = own(tree, spec, list) else {
             continue;
         };
-        for (i, &c) in tree.items(seq).iter().enumerate() {
+        for (i, c) in tree.items(seq).enumerate() {
             let Some(env) = own(tree, c, "env") else {
                 continue;
             };
@@ -1043,9 +1026,8 @@ impl Shifted {
 /// are kept equal.
 fn env_indices(tree: &Tree<'_>, seq: NodeId, name: &str) -> Vec<usize> {
     tree.items(seq)
-        .iter()
         .enumerate()
-        .filter(|&(_, &i)| tree.get(i, "name").and_then(|n| tree.str(n)) == Some(name))
+        .filter(|&(_, i)| tree.get(i, "name").and_then(|n| tree.str(n)) == Some(name))
         .map(|(idx, _)| idx)
         .collect()
 }
@@ -1066,7 +1048,7 @@ fn set_env(
         // is one the pod has, and a `value` beside it is refused.
         if tree.get(var, "valueFrom").is_some() {
             return Err(EditError::WrongType {
-                pos: tree.node(var).span.start(),
+                pos: tree.span(var).start(),
                 field: format!("env {name}"),
                 expected: "a plain value, not valueFrom (rename envName or remove that variable)",
             });
@@ -1098,7 +1080,7 @@ fn set_env_from_annotation(
             .and_then(|p| tree.str(p));
         if reads != Some(path.as_str()) {
             return Err(EditError::WrongType {
-                pos: tree.node(var).span.start(),
+                pos: tree.span(var).start(),
                 field: format!("env {name}"),
                 expected: "valueFrom.fieldRef reading the hash annotation (remove that variable, or rename envName)",
             });
@@ -1129,15 +1111,15 @@ fn upsert_env(
                 return ed.insert_item(seq, entry);
             }
             for idx in found {
-                existing(ed, tree.items(seq)[idx])?;
+                existing(ed, tree.items(seq).nth(idx).expect("in range"))?;
             }
             Ok(())
         }
         Some(seq) if tree.is_alias(seq) => Err(EditError::ThroughAlias {
-            pos: tree.node(seq).span.start(),
+            pos: tree.span(seq).start(),
         }),
         Some(v) => Err(EditError::WrongType {
-            pos: tree.node(v).span.start(),
+            pos: tree.span(v).start(),
             field: "env".into(),
             expected: "a list",
         }),

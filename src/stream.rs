@@ -6,8 +6,8 @@ use crate::yaml::{NodeId, Tree};
 /// The resources of a multi-document stream, in order.
 pub fn items(tree: &Tree<'_>) -> Vec<NodeId> {
     let mut out = Vec::new();
-    for doc in &tree.docs {
-        let root = doc.root;
+    for doc in tree.documents() {
+        let root = doc.root();
         if !tree.is_map(root) {
             continue;
         }
@@ -15,7 +15,7 @@ pub fn items(tree: &Tree<'_>) -> Vec<NodeId> {
         let list_items = tree.get(root, "items").filter(|&i| tree.is_seq(i));
         match (kind, list_items) {
             (Some(k), Some(seq)) if k == "List" || k.ends_with("List") => {
-                out.extend(tree.items(seq).iter().copied().filter(|&i| tree.is_map(i)));
+                out.extend(tree.items(seq).filter(|&i| tree.is_map(i)));
             }
             _ => out.push(root),
         }
@@ -25,8 +25,8 @@ pub fn items(tree: &Tree<'_>) -> Vec<NodeId> {
 
 /// True when the text is one ResourceList document (what KRM orchestrators send).
 pub fn is_resource_list(tree: &Tree<'_>) -> bool {
-    matches!(tree.docs.as_slice(), [doc]
-        if tree.get(doc.root, "kind").and_then(|k| tree.str(k)) == Some("ResourceList"))
+    matches!(tree.documents(), [doc]
+        if tree.get(doc.root(), "kind").and_then(|k| tree.str(k)) == Some("ResourceList"))
 }
 
 #[cfg(test)]
@@ -36,7 +36,7 @@ mod tests {
     #[test]
     fn documents_and_lists_become_items() {
         let src = "a: 1\n---\n# only a comment\n---\nkind: List\nitems:\n- b: 2\n- c: 3\n";
-        let tree = Tree::parse(src).unwrap();
+        let tree = crate::yaml::parse(src).unwrap();
         assert_eq!(items(&tree).len(), 3);
         assert!(!is_resource_list(&tree));
     }

@@ -11,8 +11,8 @@ use crate::krm::{KrmResult, ResourceId, annotation, flag};
 use crate::naming::{self, ConfigKind, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN};
 use crate::references::{self, SourceKind};
 use crate::resolution::SourceEntry;
-use crate::yaml::tree::{NodeKind, Style};
-use crate::yaml::{Editor, Layout, NewValue, NodeId, Splices, Tree, scalar};
+pub use crate::yaml::replace_name;
+use crate::yaml::{Editor, Kind, Layout, NewValue, NodeId, Splices, Style, Tree};
 
 use SourceKind::Secret;
 
@@ -349,7 +349,7 @@ pub fn rename_object(
             )?;
             if tree.is_alias(name) {
                 return Err(crate::yaml::EditError::ThroughAlias {
-                    pos: tree.node(name).span.start(),
+                    pos: tree.span(name).start(),
                 });
             }
             replace_name(tree, name, new_name, &mut ed.splices);
@@ -473,7 +473,7 @@ pub fn rename_job(
         if let Some(node) = tree.get_path(item, &["metadata", "name"]) {
             if tree.is_alias(node) {
                 return Err(JobRenameError::Edit(crate::yaml::EditError::ThroughAlias {
-                    pos: tree.node(node).span.start(),
+                    pos: tree.span(node).start(),
                 }));
             }
             replace_name(tree, node, &new_name, &mut ed.splices);
@@ -579,15 +579,11 @@ fn not_a_string(tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
     if tree.is_null(node) {
         return Some("null");
     }
-    let NodeKind::Scalar {
-        value,
-        style: Style::Plain,
-        tagged: false,
-    } = &tree.node(tree.resolve(node)).kind
-    else {
+    let node = tree.resolve(node);
+    if tree.kind(node) != Kind::Scalar(Style::Plain) || tree.tag(node).is_some() {
         return None;
-    };
-    let s: &str = value;
+    }
+    let s = tree.str(node).unwrap_or("");
     let unsigned = s.strip_prefix(['-', '+']).unwrap_or(s);
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
@@ -643,13 +639,10 @@ fn hash_input<'t>(tree: &'t Tree<'_>, item: NodeId, kind: SourceKind) -> HashInp
 /// A value as kustomize's JSON encoding sees it: plain booleans, nulls and decimal
 /// integers are JSON literals; everything else is a string.
 fn hash_scalar<'t>(tree: &'t Tree<'_>, v: NodeId) -> HashScalar<'t> {
-    let node = tree.node(tree.resolve(v));
-    match &node.kind {
-        NodeKind::Scalar {
-            value,
-            style: Style::Plain,
-            tagged: false,
-        } => {
+    let v = tree.resolve(v);
+    let value = tree.str(v).unwrap_or("");
+    match tree.kind(v) {
+        Kind::Scalar(Style::Plain) if tree.tag(v).is_none() => {
             let s: &str = value;
             let decimal = |t: &str| {
                 let digits = t.strip_prefix('-').unwrap_or(t);
@@ -665,46 +658,9 @@ fn hash_scalar<'t>(tree: &'t Tree<'_>, v: NodeId) -> HashScalar<'t> {
                 t => HashScalar::Str(t),
             }
         }
-        NodeKind::Scalar { value, .. } => HashScalar::Str(value),
+        Kind::Scalar(_) => HashScalar::Str(value),
         _ => HashScalar::Literal("null"),
     }
-}
-
-/// Writes `new` over the scalar `node`, in a quoting style that keeps the document valid
-/// (JSON stays double-quoted) and keeps the name a string for every reader.
-pub fn replace_name(tree: &Tree<'_>, node: NodeId, new: &str, splices: &mut Splices) {
-    let n = tree.node(node);
-    let (text, end) = match &n.kind {
-        NodeKind::Scalar {
-            style: Style::SingleQuoted,
-            ..
-        } if !new.contains('\'') => (format!("'{new}'"), n.span.end()),
-        NodeKind::Scalar {
-            style: Style::Plain,
-            ..
-        } if scalar::plain_is_safe(new) => (new.to_string(), n.span.end()),
-        // A block scalar's span runs to the next token, over its last line break and any
-        // blank lines, which stay. Without properties it starts at its text (after the
-        // `|-` or `>-` line: a name has no line break), which becomes the new name as it
-        // is; with an `&anchor` or tag it starts at them, and the indicator goes too.
-        NodeKind::Scalar {
-            style: Style::Literal | Style::Folded,
-            ..
-        } => {
-            let start = n.span.start();
-            let end = start + tree.src[start..n.span.end()].trim_end().len();
-            let as_text = tree.content_start(node) == start && !new.contains(['\n', '\r']);
-            let text = if as_text || scalar::plain_is_safe(new) {
-                new.to_string()
-            } else {
-                scalar::double_quoted(new)
-            };
-            (text, end)
-        }
-        _ => (scalar::double_quoted(new), n.span.end()),
-    };
-    // Keep any `&anchor` (and tag): its aliases name the same object, renamed with it.
-    splices.replace(tree.content_start(node), end, text);
 }
 
 /// Warns about scalars of `item` that still carry an old name in fields that can name a
@@ -801,7 +757,7 @@ fn may_name_a_source(tree: &Tree<'_>, path: &[PathStep<'_>], builtin: bool) -> b
             let seq = path[last - 1].1;
             return i
                 .checked_sub(1)
-                .and_then(|p| tree.items(seq).get(p).copied())
+                .and_then(|p| tree.items(seq).nth(p))
                 .and_then(|flag| tree.str(flag))
                 .is_some_and(|flag| flag.starts_with('-') && says_config(flag));
         }
@@ -861,10 +817,10 @@ fn scan<'t>(tree: &'t Tree<'_>, item: NodeId, f: &mut dyn FnMut(NodeId, &[PathSt
             path.push((step, node));
         }
         let depth = path.len();
-        match &tree.node(node).kind {
-            NodeKind::Scalar { .. } => f(node, &path),
-            NodeKind::Map { .. } => {
-                for &(k, v) in tree.own_entries(node).iter().rev() {
+        match tree.kind(node) {
+            Kind::Scalar(_) => f(node, &path),
+            Kind::Map { .. } => {
+                for (k, v) in tree.own_entries(node).collect::<Vec<_>>().into_iter().rev() {
                     let Some(key) = tree.str(k) else { continue };
                     if depth == 0 && key == "metadata" {
                         if let Some(anns) = tree.get(v, "annotations") {
@@ -875,12 +831,18 @@ fn scan<'t>(tree: &'t Tree<'_>, item: NodeId, f: &mut dyn FnMut(NodeId, &[PathSt
                     stack.push((v, depth, Some(Step::Key(key))));
                 }
             }
-            NodeKind::Seq { .. } => {
-                for (i, &it) in tree.items(node).iter().enumerate().rev() {
+            Kind::Seq { .. } => {
+                for (i, it) in tree
+                    .items(node)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .enumerate()
+                    .rev()
+                {
                     stack.push((it, depth, Some(Step::Index(i))));
                 }
             }
-            NodeKind::Alias(_) => {}
+            Kind::Alias => {}
         }
     }
 }
@@ -891,8 +853,8 @@ mod tests {
     use crate::krm::ResourceId;
 
     fn decision(item: &str, config: &Config) -> Decision {
-        let tree = Tree::parse(item).unwrap();
-        let root = tree.docs[0].root;
+        let tree = crate::yaml::parse(item).unwrap();
+        let root = tree.documents()[0].root();
         let id = ResourceId::of(&tree, root);
         decide(&tree, root, &id, SourceKind::ConfigMap, config)
     }
@@ -982,8 +944,8 @@ mod tests {
     #[test]
     fn the_old_name_warning_names_the_field_and_skips_what_was_rewritten() {
         let src = "apiVersion: example.com/v1\nkind: Tool\nmetadata:\n  name: app\n  labels: {x: app}\n  annotations: {note: app}\nspec:\n  args: [--config, app, --host, app]\n  deep: {list: [{ref: app}]}\n";
-        let tree = Tree::parse(src).unwrap();
-        let root = tree.docs[0].root;
+        let tree = crate::yaml::parse(src).unwrap();
+        let root = tree.documents()[0].root();
         let id = ResourceId::of(&tree, root);
         let mut r = Renames::default();
         r.add(SourceKind::ConfigMap, &None, "app", "app", "app-5t7tcg6b9h");
@@ -1004,8 +966,8 @@ mod tests {
 
     /// The fields where an old name is asked about, of a Kubernetes kind and of another.
     fn asked(src: &str) -> Vec<String> {
-        let tree = Tree::parse(src).unwrap();
-        let root = tree.docs[0].root;
+        let tree = crate::yaml::parse(src).unwrap();
+        let root = tree.documents()[0].root();
         let id = ResourceId::of(&tree, root);
         let mut r = Renames::default();
         r.add(SourceKind::ConfigMap, &None, "web", "web", "web-5t7tcg6b9h");
@@ -1083,8 +1045,8 @@ mod tests {
     fn names_every_reader_takes_for_a_null_a_number_or_a_boolean_are_not_names() {
         let read = |v: &str| {
             let src = format!("name: {v}\n");
-            let tree = Tree::parse(&src).unwrap();
-            let node = tree.get(tree.docs[0].root, "name").unwrap();
+            let tree = crate::yaml::parse(&src).unwrap();
+            let node = tree.get(tree.documents()[0].root(), "name").unwrap();
             not_a_string(&tree, node)
         };
         for v in ["~", "null", "Null", ""] {

@@ -3,20 +3,20 @@
 //! and its `results` stay as they were, and an error exit leaves the items unchanged.
 
 use config_hash::krm::ResourceList;
-use config_hash::yaml::Tree;
+use config_hash::yaml::parse;
 use config_hash::{Invocation, Outcome};
 
 const BOM: &str = "\u{feff}";
 
 fn parses(text: &str) -> bool {
-    Tree::parse(text.strip_prefix(BOM).unwrap_or(text)).is_ok()
+    parse(text.strip_prefix(BOM).unwrap_or(text)).is_ok()
 }
 
 /// True when `text` is refused at a work limit only (README, "Limits"): a limit counts
 /// per text, and one that grew by the function's edits may pass a byte budget that the
 /// input kept within.
 fn past_a_limit(text: &str) -> bool {
-    Tree::parse(text.strip_prefix(BOM).unwrap_or(text)).is_err_and(|e| e.limit.is_some())
+    parse(text.strip_prefix(BOM).unwrap_or(text)).is_err_and(|e| e.limit().is_some())
 }
 
 /// `body` with `edits` applied (they are sorted and disjoint).
@@ -39,20 +39,19 @@ fn apply(body: &str, edits: &[(usize, usize, String)]) -> String {
 /// The text of each item of a ResourceList (trailing whitespace trimmed), and of its
 /// functionConfig.
 fn item_texts(text: &str) -> Option<(Vec<String>, Option<String>)> {
-    let tree = Tree::parse(text).ok()?;
+    let tree = parse(text).ok()?;
     let list = ResourceList::locate(&tree).ok()?;
     let text_of = |i| {
-        let span = tree.node(i).span;
+        let span = tree.span(i);
         text[span.start()..span.end()].trim_end().to_string()
     };
     // The functionConfig from its key: saphyr's span of an empty block scalar (`|`)
     // leaves out the indicator where more follows, and has it at the end of the text.
     let config = tree
         .own_entries(list.root)
-        .iter()
-        .find(|&&(k, _)| tree.str(k) == Some("functionConfig"))
-        .map(|&(k, v)| {
-            let (start, end) = (tree.node(k).span.start(), tree.node(v).span.end());
+        .find(|&(k, _)| tree.str(k) == Some("functionConfig"))
+        .map(|(k, v)| {
+            let (start, end) = (tree.span(k).start(), tree.span(v).end());
             text[start..end.max(start)].trim_end().to_string()
         });
     Some((list.items.iter().map(|&i| text_of(i)).collect(), config))

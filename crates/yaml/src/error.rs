@@ -251,3 +251,99 @@ impl std::fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Refuses characters YAML does not allow anywhere in a stream (not even in comments):
+/// C0 controls other than tab, LF and CR, DEL, C1 controls other than NEL, U+FFFE and
+/// U+FFFF, as go-yaml (kubectl, kustomize, kpt) refuses them. For a whole input before
+/// it is cut into parts: the error says which character and where, never the text
+/// around it.
+pub fn check_characters(src: &str) -> Result<(), Error> {
+    match first_refused_character(src) {
+        None => Ok(()),
+        Some((pos, c)) => {
+            let before = &src[..pos];
+            let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            let code = u32::from(c);
+            Err(Error::new(
+                ErrorKind::ControlCharacter { code },
+                pos,
+                line,
+                column,
+            ))
+        }
+    }
+}
+
+/// A character YAML refuses anywhere in a stream.
+fn refused(c: char) -> bool {
+    matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}')
+        || (('\u{80}'..='\u{9f}').contains(&c) && c != '\u{85}')
+        || c == '\u{fffe}'
+        || c == '\u{ffff}'
+}
+
+/// The first refused character and where it starts. This reads every byte of the input
+/// before anything else runs, so it looks at blocks of bytes at once: a block of
+/// printable ASCII, tabs and line breaks (nearly every block of a manifest) needs no
+/// character decoded; only a block holding another byte is read character by character.
+fn first_refused_character(src: &str) -> Option<(usize, char)> {
+    const BLOCK: usize = 64;
+    // Not printable ASCII, tab, LF or CR: a control character, DEL, or a byte of a
+    // character past ASCII.
+    let suspect = |b: u8| b >= 0x7f || (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r');
+    let bytes = src.as_bytes();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let end = (pos + BLOCK).min(bytes.len());
+        // No early exit: the compiler reads the whole block in vector registers.
+        if !bytes[pos..end]
+            .iter()
+            .fold(false, |any, &b| any | suspect(b))
+        {
+            pos = end;
+            continue;
+        }
+        // `pos` is a character boundary: blocks start at one, and a character that
+        // runs past the block's end moves the next block's start past it.
+        while pos < end {
+            if !suspect(bytes[pos]) {
+                pos += 1;
+                continue;
+            }
+            let c = src[pos..].chars().next()?;
+            if refused(c) {
+                return Some((pos, c));
+            }
+            pos += c.len_utf8();
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refused_characters_are_found_where_a_character_by_character_search_finds_them() {
+        // Every refused and allowed character class, at every offset around a block's
+        // edges, with multi-byte characters that straddle them.
+        let pieces = [
+            "a", "\t", "\n", "\r", " ", "\u{0}", "\u{7}", "\u{1f}", "\u{7f}", "\u{80}", "\u{85}",
+            "\u{9f}", "\u{a0}", "é", "\u{2028}", "\u{fffd}", "\u{fffe}", "\u{ffff}", "🚀",
+        ];
+        let slow = |s: &str| s.char_indices().find(|&(_, c)| refused(c));
+        for before in ["", "é", "🚀", "\u{85}"] {
+            for len in [0, 1, 2, 61, 62, 63, 64, 65, 127, 128, 129] {
+                let prefix = format!("{}{before}", "x".repeat(len));
+                for p in pieces {
+                    for tail in ["", "x", "\u{7}", "🚀🚀"] {
+                        let s = format!("{prefix}{p}{tail}");
+                        assert_eq!(first_refused_character(&s), slow(&s), "{s:?}");
+                    }
+                }
+            }
+        }
+    }
+}

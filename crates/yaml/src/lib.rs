@@ -5,12 +5,17 @@
 //!
 //! ```text
 //! Tree::parse(text, Context::of(whole))  ->  Tree: documents, nodes, spans
-//! Editor::new(&tree, layout)              ->  Splices  ->  edited text
+//! Editor::new(&tree, Layout::for_item())  ->  Splices  ->  edited text
 //! ```
+//!
+//! Offsets into the text are this crate's business: callers walk nodes by [`NodeId`],
+//! ask for positions for messages, and say what to change; the editor finds where.
 
 #![forbid(unsafe_code)]
 
+pub mod breaks;
 mod chars;
+pub mod edit;
 mod error;
 mod parse;
 pub mod scalar;
@@ -18,7 +23,8 @@ mod scan;
 pub mod splice;
 mod tree;
 
-pub use error::{Error, ErrorKind, Limit};
+pub use edit::{EditError, Editor, Layout, NewValue};
+pub use error::{Error, ErrorKind, Limit, check_characters};
 pub use scan::Style;
 pub use splice::{Checked, OverlapError, Splices};
 pub use tree::{Children, Data, Document, Entries, Kind, NodeId, Span, Tree};

@@ -746,6 +746,21 @@ impl<'a> Tree<'a> {
         }
     }
 
+    /// Where a mapping entry whose key is `k` starts: at the `?` of an explicit key,
+    /// else at the key.
+    pub fn entry_start(&self, k: NodeId) -> usize {
+        self.lead(k).unwrap_or_else(|| self.span(k).start())
+    }
+
+    /// Where the editor writes over a node: a block scalar without properties from its
+    /// first content line (its header stays), any other node from its span's start.
+    pub(crate) fn edit_start(&self, id: NodeId) -> usize {
+        match self.block_text_start(id) {
+            Some(text) if self.content_start(id) == self.span(id).start() => text,
+            _ => self.span(id).start(),
+        }
+    }
+
     /// True when `id` or anything written inside it (not through aliases) defines an
     /// anchor: removing its text would leave aliases naming nothing.
     pub fn subtree_has_anchor(&self, id: NodeId) -> bool {

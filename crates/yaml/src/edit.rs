@@ -1,9 +1,11 @@
-//! Structural edits (set, insert, remove an entry or item) expressed as splices that
-//! match the style of the surrounding text: block or flow, indentation, line endings.
+//! The editor: structural edits (set, insert, remove an entry or item; rewrite an
+//! entry; drop whole lines) expressed as splices that match the style of the
+//! surrounding text (block or flow, indentation, line endings), and the layout
+//! detection they follow. Every offset it computes comes from the tree's exact spans;
+//! nothing outside this crate does arithmetic on them.
 
-use super::tree::{InputStyle, NodeId, NodeKind, Style, Tree};
-use config_hash_yaml::Splices;
-use config_hash_yaml::scalar::{double_quoted, key as key_text};
+use crate::scalar::{double_quoted, key as key_text};
+use crate::{Kind, NodeId, Splices, Style, Tree};
 
 /// A value the function writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,17 +71,18 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The conventions of a whole text.
     pub fn detect(src: &str) -> Layout {
-        Layout::of_input(InputStyle::of(src))
+        Layout::of_context(crate::Context::of(src))
     }
 
-    fn of_input(style: InputStyle) -> Layout {
+    fn of_context(ctx: crate::Context) -> Layout {
         Layout {
-            eol: style.eol,
+            eol: ctx.eol(),
             seq_indent: 0,
             item_gap: 2,
             indent: 2,
-            json: style.json,
+            json: ctx.json(),
         }
     }
 
@@ -87,21 +90,14 @@ impl Layout {
     /// its first block mapping nested under a key. Per item, because an orchestrator
     /// gathers items from files that each have their own style.
     pub fn for_item(tree: &Tree<'_>, item: NodeId) -> Layout {
-        let mut layout = Layout::of_input(tree.whole());
-        layout.eol = eol_at(tree.src, tree.node(item).span.start(), layout.eol);
+        let mut layout = Layout::of_context(tree.context());
+        layout.eol = eol_at(tree.src(), tree.span(item).start(), layout.eol);
         // JSON when the item itself is written as JSON (a flow mapping whose first key
         // is double-quoted), not merely when the text starts with `{`: a `{a: 1}`
         // document is YAML, and the answer must not depend on whether the text is the
         // whole input or the item alone.
-        if let Some(&(first, _)) = tree.own_entries(item).first() {
-            layout.json = tree.is_flow(item)
-                && matches!(
-                    tree.node(first).kind,
-                    NodeKind::Scalar {
-                        style: Style::DoubleQuoted,
-                        ..
-                    }
-                );
+        if let Some((first, _)) = tree.own_entries(item).next() {
+            layout.json = tree.is_flow(item) && tree.style(first) == Some(Style::DoubleQuoted);
         }
         if let Some(indent) = first_indent(tree, item, 0) {
             layout.indent = indent;
@@ -110,16 +106,38 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// These conventions, with new block sequences laid out as the block sequence `seq`
+    /// under key `key` is: its dashes as far from the key, its items as far from their
+    /// dash (when on the dash's line).
+    pub fn following_sequence(mut self, tree: &Tree<'_>, key: NodeId, seq: NodeId) -> Layout {
+        let src = tree.src();
+        let Some(first) = tree.items(seq).next() else {
+            return self;
+        };
+        let key_col = column(src, tree.span(key).start());
+        let start = node(tree, first).span.start();
+        if let Some(dash) = dash_before(src, start) {
+            let dash_col = column(src, dash);
+            self.seq_indent = dash_col.saturating_sub(key_col);
+            if !src[dash..start].contains('\n') {
+                self.item_gap = column(src, start).saturating_sub(dash_col).max(2);
+            }
+        }
+        self
+    }
+}
+
 /// Columns between a key and the entries of the first block mapping under it, depth-first.
 fn first_indent(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<usize> {
     if depth > 64 {
         return None;
     }
-    let src = tree.src;
-    match &tree.node(node).kind {
-        NodeKind::Map { flow: false } => tree.own_entries(node).iter().find_map(|&(k, v)| {
-            if let (Some(&(first, _)), false) = (tree.own_entries(v).first(), tree.is_flow(v)) {
-                let (ks, fs) = (tree.node(k).span.start(), tree.entry_start(first));
+    let src = tree.src();
+    match tree.kind(node) {
+        Kind::Map { flow: false } => tree.own_entries(node).find_map(|(k, v)| {
+            if let (Some((first, _)), false) = (tree.own_entries(v).next(), tree.is_flow(v)) {
+                let (ks, fs) = (tree.span(k).start(), tree.entry_start(first));
                 let (kc, fc) = (column(src, ks), column(src, fs));
                 if fc > kc && src[ks..fs].contains('\n') {
                     return Some(fc - kc);
@@ -127,10 +145,9 @@ fn first_indent(tree: &Tree<'_>, node: NodeId, depth: usize) -> Option<usize> {
             }
             first_indent(tree, v, depth + 1)
         }),
-        NodeKind::Seq { flow: false } => tree
+        Kind::Seq { flow: false } => tree
             .items(node)
-            .iter()
-            .find_map(|&i| first_indent(tree, i, depth + 1)),
+            .find_map(|i| first_indent(tree, i, depth + 1)),
         _ => None,
     }
 }
@@ -174,21 +191,19 @@ impl<'t, 'a> Editor<'t, 'a> {
     }
 
     fn src(&self) -> &'a str {
-        self.tree.src
+        self.tree.src()
     }
 
     fn own_get(&self, map: NodeId, key: &str) -> Option<(NodeId, NodeId)> {
         self.tree
             .own_entries(map)
-            .iter()
-            .copied()
             .find(|&(k, _)| self.tree.str(k) == Some(key))
     }
 
     fn check_not_alias(&self, id: NodeId) -> Result<(), EditError> {
         if self.tree.is_alias(id) {
             Err(EditError::ThroughAlias {
-                pos: self.tree.node(id).span.start(),
+                pos: node(self.tree, id).span.start(),
             })
         } else {
             Ok(())
@@ -231,7 +246,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             {
                 // `key: *old`: writing over the alias leaves the anchor and its other uses
                 // alone.
-                let span = self.tree.node(v).span;
+                let span = node(self.tree, v).span;
                 self.splices
                     .replace(span.start(), span.end(), self.scalar_text_of(&value));
                 return Ok(());
@@ -242,7 +257,7 @@ impl<'t, 'a> Editor<'t, 'a> {
                     NewValue::Str(want) if self.reads_as_string(v, want) => {
                         return Ok(());
                     }
-                    NewValue::Raw(want) if matches!(&self.tree.node(v).kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value == want) =>
+                    NewValue::Raw(want) if matches!(&node(self.tree, v).kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value == want) =>
                     {
                         return Ok(());
                     }
@@ -253,7 +268,7 @@ impl<'t, 'a> Editor<'t, 'a> {
                     return Ok(());
                 }
                 return Err(EditError::WrongType {
-                    pos: self.tree.node(v).span.start(),
+                    pos: node(self.tree, v).span.start(),
                     field: (*seg).to_string(),
                     expected: "a string",
                 });
@@ -265,7 +280,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             }
             if !self.tree.is_map(v) {
                 return Err(EditError::WrongType {
-                    pos: self.tree.node(v).span.start(),
+                    pos: node(self.tree, v).span.start(),
                     field: (*seg).to_string(),
                     expected: "a mapping",
                 });
@@ -278,9 +293,9 @@ impl<'t, 'a> Editor<'t, 'a> {
     /// True when scalar `v` is `want` for every YAML reader: quoted, a block scalar,
     /// or plain text that no reader takes for a bool, null or number.
     fn reads_as_string(&self, v: NodeId, want: &str) -> bool {
-        match &self.tree.node(v).kind {
+        match &node(self.tree, v).kind {
             NodeKind::Scalar { value, style, .. } if *value == want => {
-                *style != Style::Plain || config_hash_yaml::scalar::plain_reads_as_string(value)
+                *style != Style::Plain || crate::scalar::plain_reads_as_string(value)
             }
             _ => false,
         }
@@ -289,18 +304,16 @@ impl<'t, 'a> Editor<'t, 'a> {
     /// Whether to write JSON into the flow collection `id`: in a JSON document, or where
     /// its keys (or its first map item's keys) are already double-quoted.
     fn json_style(&self, id: NodeId) -> bool {
-        let first_key = match &self.tree.node(id).kind {
-            NodeKind::Map { .. } => self.tree.own_entries(id).first().map(|e| e.0),
-            NodeKind::Seq { .. } => self
-                .tree
-                .items(id)
+        let first_key = match &node(self.tree, id).kind {
+            NodeKind::Map { .. } => own_entries(self.tree, id).first().map(|e| e.0),
+            NodeKind::Seq { .. } => items(self.tree, id)
                 .first()
-                .and_then(|&i| self.tree.own_entries(i).first().map(|e| e.0)),
+                .and_then(|&i| own_entries(self.tree, i).first().map(|e| e.0)),
             _ => None,
         };
         let quoted = |k: NodeId| {
             matches!(
-                self.tree.node(k).kind,
+                node(self.tree, k).kind,
                 NodeKind::Scalar {
                     style: Style::DoubleQuoted,
                     ..
@@ -309,7 +322,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         };
         // An empty collection follows the key it is the value of: `"metadata": {}`.
         let after_quoted_key = || {
-            let before = self.src()[..self.tree.node(id).span.start()].trim_end();
+            let before = self.src()[..node(self.tree, id).span.start()].trim_end();
             before
                 .strip_suffix(':')
                 .is_some_and(|b| b.trim_end().ends_with('"'))
@@ -332,7 +345,7 @@ impl<'t, 'a> Editor<'t, 'a> {
     }
 
     fn scalar_text(&self, id: NodeId) -> Option<&str> {
-        match &self.tree.node(id).kind {
+        match &node(self.tree, id).kind {
             NodeKind::Scalar { value, .. } => Some(value),
             _ => None,
         }
@@ -359,7 +372,7 @@ impl<'t, 'a> Editor<'t, 'a> {
                 _ => return Ok(()),
             }
         }
-        let entries = self.tree.own_entries(cur);
+        let entries = own_entries(self.tree, cur);
         let idxs: Vec<usize> = entries
             .iter()
             .enumerate()
@@ -373,7 +386,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         for &idx in &idxs {
             let (k, v) = entries[idx];
             if self.tree.subtree_has_anchor(k) || self.tree.subtree_has_anchor(v) {
-                return Err(anchored(self.tree.node(k).span.start()));
+                return Err(anchored(node(self.tree, k).span.start()));
             }
         }
         if self.tree.is_flow(cur) {
@@ -386,11 +399,11 @@ impl<'t, 'a> Editor<'t, 'a> {
             let (k, v) = entries[idx];
             if !self.removable_entry(k, v) {
                 return Err(EditError::Layout {
-                    pos: self.tree.node(k).span.start(),
+                    pos: node(self.tree, k).span.start(),
                     what: "only single-line entries can be removed",
                 });
             }
-            let ks = self.tree.node(k).span.start();
+            let ks = node(self.tree, k).span.start();
             let ls = line_start(src, ks);
             if !src[ls..ks].bytes().all(|b| b == b' ') {
                 return Err(EditError::Layout {
@@ -398,34 +411,34 @@ impl<'t, 'a> Editor<'t, 'a> {
                     what: "the entry shares its line with other content",
                 });
             }
-            let le = line_end(src, self.tree.node(v).span.end());
+            let le = line_end(src, node(self.tree, v).span.end());
             self.splices.delete(ls, after_eol(src, le));
         }
         Ok(())
     }
 
     fn removable_entry(&self, k: NodeId, v: NodeId) -> bool {
-        let (kn, vn) = (self.tree.node(k), self.tree.node(v));
+        let (kn, vn) = (node(self.tree, k), node(self.tree, v));
         let flow_scalar = |id: NodeId| {
             matches!(
-                &self.tree.node(id).kind,
+                &node(self.tree, id).kind,
                 NodeKind::Scalar { style, .. }
                     if !matches!(style, Style::Literal | Style::Folded)
             )
         };
         let nonempty = !matches!(&vn.kind, NodeKind::Scalar { value, style: Style::Plain, .. } if value.is_empty());
         flow_scalar(k)
-            && (flow_scalar(v) || matches!(vn.kind, NodeKind::Alias(_)))
+            && (flow_scalar(v) || matches!(vn.kind, NodeKind::Alias))
             && nonempty
             && vn.span.end() > kn.span.start()
     }
 
     /// True for `key: scalar` written on one line (the value not a block scalar).
     fn single_line_entry(&self, k: NodeId, v: NodeId) -> bool {
-        let (kn, vn) = (self.tree.node(k), self.tree.node(v));
+        let (kn, vn) = (node(self.tree, k), node(self.tree, v));
         let inline = |id: NodeId| {
             matches!(
-                &self.tree.node(id).kind,
+                &node(self.tree, id).kind,
                 NodeKind::Scalar { style, .. }
                     if !matches!(style, Style::Literal | Style::Folded)
             )
@@ -447,7 +460,7 @@ impl<'t, 'a> Editor<'t, 'a> {
         value: &NewValue,
     ) -> Result<(), EditError> {
         let src = self.src();
-        let vn = self.tree.node(v);
+        let vn = node(self.tree, v);
         if matches!(
             vn.kind,
             NodeKind::Scalar {
@@ -459,7 +472,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             // when the scalar is empty): writing over the span would keep the indicator
             // before the new value.
             return Err(EditError::Layout {
-                pos: self.tree.node(k).span.start(),
+                pos: node(self.tree, k).span.start(),
                 what: "the value is a block scalar (| or >); write it on one line",
             });
         }
@@ -516,7 +529,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             pos: vn.span.start(),
             what: "no ':' after the key",
         })?;
-        let col = column(src, self.tree.node(k).span.start());
+        let col = column(src, node(self.tree, k).span.start());
         let end = if empty { colon + 1 } else { vn.span.end() };
         self.layout.eol = eol_at(src, end, self.layout.eol);
         let text = self.block_value(value, col);
@@ -538,11 +551,11 @@ impl<'t, 'a> Editor<'t, 'a> {
         value: &NewValue,
     ) -> Result<(), EditError> {
         let src = self.src();
-        let entries = self.tree.own_entries(map);
-        let node = self.tree.node(map);
-        if !matches!(node.kind, NodeKind::Map { .. }) {
+        let entries = own_entries(self.tree, map);
+        let this = node(self.tree, map);
+        if !matches!(this.kind, NodeKind::Map { .. }) {
             return Err(EditError::WrongType {
-                pos: node.span.start(),
+                pos: this.span.start(),
                 field: key.to_string(),
                 expected: "a mapping",
             });
@@ -553,12 +566,12 @@ impl<'t, 'a> Editor<'t, 'a> {
                 flow_key(key, self.json_style(map)),
                 flow_value(value, self.json_style(map))
             );
-            self.insert_flow(node.span.start(), entries.first().map(|e| e.0), entry);
+            self.insert_flow(this.span.start(), entries.first().map(|e| e.0), entry);
             return Ok(());
         }
         let Some(&(first, _)) = entries.first() else {
             return Err(EditError::Layout {
-                pos: node.span.start(),
+                pos: this.span.start(),
                 what: "an empty block mapping",
             });
         };
@@ -574,7 +587,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             .rev()
             .find(|&&(k, v)| self.single_line_entry(k, v));
         if let Some(&(_, v)) = anchor {
-            let at = line_end(src, self.tree.node(v).span.end());
+            let at = line_end(src, node(self.tree, v).span.end());
             self.splices
                 .insert(at, format!("{eol}{}{entry}", spaces(col)));
         } else {
@@ -606,18 +619,18 @@ impl<'t, 'a> Editor<'t, 'a> {
     /// Adds `item` as the first item of a sequence.
     pub fn insert_item(&mut self, seq: NodeId, item: &NewValue) -> Result<(), EditError> {
         let src = self.src();
-        let node = self.tree.node(seq);
-        let NodeKind::Seq { flow } = &node.kind else {
+        let this = node(self.tree, seq);
+        let NodeKind::Seq { flow } = &this.kind else {
             return Err(EditError::WrongType {
-                pos: node.span.start(),
+                pos: this.span.start(),
                 field: String::new(),
                 expected: "a list",
             });
         };
-        let items = self.tree.items(seq);
+        let items = items(self.tree, seq);
         if *flow {
             self.insert_flow(
-                node.span.start(),
+                this.span.start(),
                 items.first().copied(),
                 flow_value(item, self.json_style(seq)),
             );
@@ -625,11 +638,11 @@ impl<'t, 'a> Editor<'t, 'a> {
         }
         let Some(&first) = items.first() else {
             return Err(EditError::Layout {
-                pos: node.span.start(),
+                pos: this.span.start(),
                 what: "an empty block sequence",
             });
         };
-        let first_start = self.tree.node(first).span.start();
+        let first_start = node(self.tree, first).span.start();
         let dash = self.item_dash(first)?;
         let dash_col = column(src, dash);
         self.layout.eol = eol_at(src, dash, self.layout.eol);
@@ -651,10 +664,10 @@ impl<'t, 'a> Editor<'t, 'a> {
     /// Removes items `idxs` (sorted, distinct) of a sequence; each must be a mapping of
     /// one-line entries, or any item of a flow sequence.
     pub fn remove_items(&mut self, seq: NodeId, idxs: &[usize]) -> Result<(), EditError> {
-        let items = self.tree.items(seq);
+        let items = items(self.tree, seq);
         for &idx in idxs {
             if self.tree.subtree_has_anchor(items[idx]) {
-                return Err(anchored(self.tree.node(items[idx]).span.start()));
+                return Err(anchored(node(self.tree, items[idx]).span.start()));
             }
         }
         if self.tree.is_flow(seq) {
@@ -673,7 +686,7 @@ impl<'t, 'a> Editor<'t, 'a> {
     /// The `-` of a block sequence's item, when only blanks and line breaks stand
     /// between it and the item (a comment there is a layout the splicer leaves alone).
     fn item_dash(&self, item: NodeId) -> Result<usize, EditError> {
-        let start = self.tree.node(item).span.start();
+        let start = node(self.tree, item).span.start();
         self.tree
             .lead(item)
             .filter(|&dash| {
@@ -690,7 +703,7 @@ impl<'t, 'a> Editor<'t, 'a> {
     /// Removes an item of a block sequence: a mapping of one-line entries.
     fn remove_block_item(&mut self, item: NodeId) -> Result<(), EditError> {
         let src = self.src();
-        let start = self.tree.node(item).span.start();
+        let start = node(self.tree, item).span.start();
         let dash = self.item_dash(item)?;
         let ls = line_start(src, dash);
         let layout_err = EditError::Layout {
@@ -700,15 +713,15 @@ impl<'t, 'a> Editor<'t, 'a> {
         if !src[ls..dash].bytes().all(|b| b == b' ') {
             return Err(layout_err);
         }
-        let last_end = match &self.tree.node(item).kind {
+        let last_end = match &node(self.tree, item).kind {
             NodeKind::Map { flow: false } => {
-                let entries = self.tree.own_entries(item);
+                let entries = own_entries(self.tree, item);
                 if !entries.iter().all(|&(k, v)| self.single_line_entry(k, v)) {
                     return Err(layout_err);
                 }
                 entries
                     .last()
-                    .map(|&(_, v)| self.tree.node(v).span.end())
+                    .map(|&(_, v)| node(self.tree, v).span.end())
                     .unwrap_or(start)
             }
             _ => return Err(layout_err),
@@ -776,6 +789,52 @@ impl<'t, 'a> Editor<'t, 'a> {
     }
 }
 
+/// Writes the string `new` over the scalar `id`, in a quoting style that keeps the document valid
+/// (JSON stays double-quoted) and keeps the name a string for every reader.
+pub fn replace_name(tree: &Tree<'_>, id: NodeId, new: &str, splices: &mut Splices) {
+    let n = node(tree, id);
+    let (text, end) = match &n.kind {
+        NodeKind::Scalar {
+            style: Style::SingleQuoted,
+            ..
+        } if !new.contains('\'') => (format!("'{new}'"), n.span.end()),
+        NodeKind::Scalar {
+            style: Style::Plain,
+            ..
+        } if crate::scalar::plain_is_safe(new) => (new.to_string(), n.span.end()),
+        // A block scalar's span runs to the next token, over its last line break and any
+        // blank lines, which stay. Without properties it starts at its text (after the
+        // `|-` or `>-` line: a name has no line break), which becomes the new name as it
+        // is; with an `&anchor` or tag it starts at them, and the indicator goes too.
+        NodeKind::Scalar {
+            style: Style::Literal | Style::Folded,
+            ..
+        } => {
+            let start = n.span.start();
+            let end = start + tree.src()[start..n.span.end()].trim_end().len();
+            let as_text = edit_content_start(tree, id) == start && !new.contains(['\n', '\r']);
+            let text = if as_text || crate::scalar::plain_is_safe(new) {
+                new.to_string()
+            } else {
+                double_quoted(new)
+            };
+            (text, end)
+        }
+        _ => (double_quoted(new), n.span.end()),
+    };
+    // Keep any `&anchor` (and tag): its aliases name the same object, renamed with it.
+    splices.replace(edit_content_start(tree, id), end, text);
+}
+
+/// Where a node's content starts after its properties (`&anchor`, `!tag`); for a block
+/// scalar without properties, at its first content line (see [`node`]).
+fn edit_content_start(tree: &Tree<'_>, id: NodeId) -> usize {
+    match tree.block_text_start(id) {
+        Some(text) if tree.content_start(id) == tree.span(id).start() => text,
+        _ => tree.content_start(id),
+    }
+}
+
 /// What the text looks like just before the end of a document.
 #[derive(Debug, Clone, Copy)]
 pub struct TextEnd {
@@ -817,7 +876,7 @@ pub fn last_entry_to_fill(
     end: TextEnd,
     splices: &mut Splices,
 ) -> Option<FillPlace> {
-    let src = tree.src;
+    let src = tree.src();
     let eol = end.eol;
     // A comment may follow a JSON key's `:` with no blank (`"items":#`: go-yaml reads it
     // so); after the text filled in there it needs one.
@@ -827,7 +886,7 @@ pub fn last_entry_to_fill(
             splices.insert(end, " ");
         }
     };
-    let entries = tree.own_entries(map);
+    let entries = own_entries(tree, map);
     if tree.is_flow(map) {
         if let Some((k, v)) = existing {
             match flow_value_place(tree, k, v) {
@@ -837,8 +896,8 @@ pub fn last_entry_to_fill(
             }
         } else if let Some(&(last_key, last)) = entries.last() {
             let first = entries[0].0;
-            let open = tree.node(map).span.start();
-            let gap = &src[open + 1..tree.node(first).span.start()];
+            let open = node(tree, map).span.start();
+            let gap = &src[open + 1..node(tree, first).span.start()];
             let sep = if gap.contains('\n') && gap.trim().is_empty() {
                 gap.to_string()
             } else {
@@ -870,9 +929,9 @@ pub fn last_entry_to_fill(
     // Block: remove any existing entry, then append at the end of the document.
     if let Some((k, _)) = existing {
         let idx = entries.iter().position(|&(ek, _)| ek == k).unwrap_or(0);
-        let start = line_start(src, entry_start(tree, k));
+        let start = line_start(src, tree.entry_start(k));
         let end = match entries.get(idx + 1) {
-            Some(&(next, _)) => line_start(src, entry_start(tree, next)),
+            Some(&(next, _)) => line_start(src, tree.entry_start(next)),
             None => content_end,
         };
         splices.delete(start, end);
@@ -883,7 +942,7 @@ pub fn last_entry_to_fill(
         .iter()
         .find(|&&(k, _)| tree.str(k) == Some("kind"))
         .or(entries.first())
-        .map_or(0, |&(k, _)| column(src, entry_start(tree, k)));
+        .map_or(0, |&(k, _)| column(src, tree.entry_start(k)));
     if end.needs_break {
         splices.insert(content_end, eol);
     }
@@ -892,14 +951,6 @@ pub fn last_entry_to_fill(
         eol: eol.to_string(),
         indent: " ".repeat(col),
     })
-}
-
-/// Where a mapping entry whose key is `k` starts: at its key, or at the `?` of an
-/// explicit key.
-fn entry_start(tree: &Tree<'_>, k: NodeId) -> usize {
-    tree.reader()
-        .lead(config_hash_yaml::NodeId::from_index(k))
-        .unwrap_or_else(|| tree.node(k).span.start())
 }
 
 /// Where the value of flow-mapping entry `k: v` is written.
@@ -916,9 +967,9 @@ enum FlowValue {
 /// written as nothing right after its `:` (its lead), or after its key when there is
 /// no `:`.
 fn flow_value_place(tree: &Tree<'_>, k: NodeId, v: NodeId) -> FlowValue {
-    let node = tree.node(v);
+    let this = node(tree, v);
     let nothing = matches!(
-        node.kind,
+        this.kind,
         NodeKind::Scalar {
             value: "",
             style: Style::Plain,
@@ -926,11 +977,11 @@ fn flow_value_place(tree: &Tree<'_>, k: NodeId, v: NodeId) -> FlowValue {
         }
     ) && !tree.has_anchor(v);
     if !nothing {
-        return FlowValue::Written(node.span.start(), node.span.end());
+        return FlowValue::Written(this.span.start(), this.span.end());
     }
-    match tree.reader().lead(config_hash_yaml::NodeId::from_index(v)) {
+    match tree.lead(v) {
         Some(colon) => FlowValue::AfterColon(colon + 1),
-        None => FlowValue::NoColon(tree.node(k).span.end()),
+        None => FlowValue::NoColon(node(tree, k).span.end()),
     }
 }
 
@@ -975,7 +1026,7 @@ fn flow_removals(
 ) -> Vec<(usize, usize)> {
     if idxs.len() == elems.len() {
         // Every element: empty the brackets, leaving no stray whitespace.
-        let span = tree.node(collection).span;
+        let span = node(tree, collection).span;
         return vec![(
             span.start() + 1,
             span.end().saturating_sub(1).max(span.start() + 1),
@@ -991,12 +1042,12 @@ fn flow_removals(
             last = idxs[i];
         }
         i += 1;
-        let start = tree.node(elems[first].0).span.start();
-        let end = tree.node(elems[last].1).span.end();
+        let start = node(tree, elems[first].0).span.start();
+        let end = node(tree, elems[last].1).span.end();
         out.push(if let Some(&(next, _)) = elems.get(last + 1) {
-            (start, tree.node(next).span.start())
+            (start, node(tree, next).span.start())
         } else if first > 0 {
-            (tree.node(elems[first - 1].1).span.end(), end)
+            (node(tree, elems[first - 1].1).span.end(), end)
         } else {
             (start, end)
         });
@@ -1011,7 +1062,7 @@ pub fn spaces(n: usize) -> String {
 /// Whether `c` ends a line as go-yaml reads YAML: LF (CRLF ends with it), and U+2028,
 /// U+2029 and NEL (a lone CR is read through an LF copy before any edit).
 fn is_break(c: char) -> bool {
-    c == '\n' || super::breaks::UNICODE_BREAKS.contains(&c)
+    c == '\n' || UNICODE_BREAKS.contains(&c)
 }
 
 /// Start of the line holding `pos`.
@@ -1063,9 +1114,83 @@ pub fn column(src: &str, pos: usize) -> usize {
 }
 
 /// The `-` that introduces the block sequence item starting at `item_start`.
-pub fn dash_before(src: &str, item_start: usize) -> Option<usize> {
+fn dash_before(src: &str, item_start: usize) -> Option<usize> {
     let before = src[..item_start].trim_end_matches([' ', '\t', '\r', '\n']);
     before.ends_with('-').then(|| before.len() - 1)
+}
+
+/// The characters go-yaml takes for line breaks besides CR and LF (NEL, LS, PS), in
+/// YAML text; in JSON text they are characters like any other.
+pub const UNICODE_BREAKS: [char; 3] = ['\u{85}', '\u{2028}', '\u{2029}'];
+
+/// A node as the editor writes over it: a block scalar without properties from its
+/// first content line (its header stays), anything else as [`Tree::span`] has it.
+#[derive(Debug, Clone, Copy)]
+struct Node<'t> {
+    span: Range,
+    kind: NodeKind<'t>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Range {
+    start: usize,
+    end: usize,
+}
+
+impl Range {
+    fn start(self) -> usize {
+        self.start
+    }
+
+    fn end(self) -> usize {
+        self.end
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum NodeKind<'t> {
+    Scalar {
+        value: &'t str,
+        style: Style,
+        tagged: bool,
+    },
+    Map {
+        flow: bool,
+    },
+    Seq {
+        flow: bool,
+    },
+    Alias,
+}
+
+fn node<'t>(tree: &'t Tree<'_>, id: NodeId) -> Node<'t> {
+    let span = tree.span(id);
+    let kind = match tree.kind(id) {
+        Kind::Scalar(style) => NodeKind::Scalar {
+            value: tree.str(id).unwrap_or(""),
+            style,
+            tagged: tree.tag(id).is_some(),
+        },
+        Kind::Map { flow } => NodeKind::Map { flow },
+        Kind::Seq { flow } => NodeKind::Seq { flow },
+        Kind::Alias => NodeKind::Alias,
+    };
+    let start = tree.edit_start(id);
+    Node {
+        span: Range {
+            start,
+            end: span.end().max(start),
+        },
+        kind,
+    }
+}
+
+fn own_entries(tree: &Tree<'_>, map: NodeId) -> Vec<(NodeId, NodeId)> {
+    tree.own_entries(map).collect()
+}
+
+fn items(tree: &Tree<'_>, seq: NodeId) -> Vec<NodeId> {
+    tree.items(seq).collect()
 }
 
 #[cfg(test)]
@@ -1073,8 +1198,8 @@ mod tests {
     use super::*;
 
     fn edit(src: &str, f: impl FnOnce(&mut Editor<'_, '_>, NodeId)) -> String {
-        let tree = Tree::parse(src).unwrap();
-        let root = tree.docs[0].root;
+        let tree = Tree::parse(src, crate::Context::of(src)).unwrap();
+        let root = tree.documents()[0].root();
         let mut ed = Editor::new(&tree, Layout::detect(src));
         f(&mut ed, root);
         let splices = std::mem::take(&mut ed.splices);
@@ -1231,8 +1356,8 @@ mod tests {
     #[test]
     fn refuses_to_edit_through_an_alias() {
         let src = "base: &b\n  x: 1\nuse: *b\n";
-        let tree = Tree::parse(src).unwrap();
-        let root = tree.docs[0].root;
+        let tree = Tree::parse(src, crate::Context::of(src)).unwrap();
+        let root = tree.documents()[0].root();
         let mut ed = Editor::new(&tree, Layout::detect(src));
         assert!(matches!(
             ed.set_string(root, &["use"], "k", "v"),

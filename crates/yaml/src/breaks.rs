@@ -1,16 +1,14 @@
 //! Lone CR line breaks: YAML (and go-yaml, which kubectl, kustomize and kpt read with)
-//! counts CR, LF and CRLF as line breaks; the parser and the editor here think in LF.
+//! counts CR, LF and CRLF as line breaks; the editor thinks in LF.
 //! A text with lone CRs is read through a copy with each lone CR turned into LF (the
 //! same length, so every offset holds), and the edits made against the copy are given
 //! back the original's line breaks.
 
-/// The characters go-yaml takes for line breaks besides CR and LF (NEL, LS, PS), in
-/// YAML text; in JSON text they are characters like any other.
-pub const UNICODE_BREAKS: [char; 3] = ['\u{85}', '\u{2028}', '\u{2029}'];
+pub use crate::edit::UNICODE_BREAKS;
 
 /// kubectl reads a text that starts with `{` or `[` as JSON.
 pub fn reads_as_json(src: &str) -> bool {
-    matches!(src.trim_start().as_bytes().first(), Some(b'{' | b'['))
+    crate::Context::of(src).json()
 }
 
 /// The text with every CR that does not start a CRLF replaced by LF, or `None` when
