@@ -4,7 +4,6 @@
 
 use crate::catalog::annotations;
 use crate::references::{CONTAINER_LISTS, SourceKind};
-use crate::yaml::scalar::double_quoted;
 use crate::yaml::{EditError, Editor, NodeId, Tree};
 
 /// The key that asks for the hash of the whole object instead of one key.
@@ -188,28 +187,7 @@ impl DataRefs {
                 continue;
             };
             match d.value_from {
-                Some((k, v)) => {
-                    let tree = ed.tree;
-                    let src = tree.src();
-                    let start = tree.span(k).start();
-                    // A block node's span may run on over blank and comment lines to
-                    // the next entry: those stay.
-                    let mut end = src[..tree.span(v).end()].trim_end().len().max(start);
-                    while let Some(nl) = src[start..end].rfind('\n') {
-                        let line = src[start + nl + 1..end].trim_start();
-                        if !line.starts_with('#') {
-                            break;
-                        }
-                        end = src[..start + nl].trim_end().len().max(start);
-                    }
-                    let key = if src[start..].starts_with('"') {
-                        "\"value\""
-                    } else {
-                        "value"
-                    };
-                    ed.splices
-                        .replace(start, end, format!("{key}: {}", double_quoted(hash)));
-                }
+                Some((k, v)) => ed.rewrite_entry(k, v, "value", hash),
                 None => ed.set_string(d.entry, &[], "value", hash)?,
             }
         }

@@ -15,8 +15,8 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use config_hash::invocation::{KptStep, kptfile_text_step};
-use config_hash::yaml::breaks::UNICODE_BREAKS;
 use config_hash::yaml::NodeId;
+use config_hash::yaml::breaks::UNICODE_BREAKS;
 
 /// One text read: a file, or stdin (`path` None).
 #[derive(Debug)]

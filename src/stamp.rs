@@ -15,7 +15,6 @@ use crate::resolution::{
     reloader_keys_written,
 };
 use crate::suffix;
-use crate::yaml::scalar::double_quoted;
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
 /// Counts for the summary result.
@@ -198,7 +197,7 @@ pub fn stamp_item(
         })
     };
     match written {
-        Ok(()) => out.splices = std::mem::take(&mut ed.splices),
+        Ok(()) => out.splices = ed.into_splices(),
         Err(None) => {}
         Err(Some(e)) => {
             out.counts.failed += 1;
@@ -359,16 +358,7 @@ fn write(
         });
         match entry {
             Some((k, v)) if stamp.annotation && !hash_there && !tree.is_alias(v) => {
-                let src = tree.src();
-                let start = tree.span(k).start();
-                let end = tree.span(v).end();
-                let key = if src[start..].starts_with('"') {
-                    double_quoted(&config.annotation_key)
-                } else {
-                    config.annotation_key.clone()
-                };
-                ed.splices
-                    .replace(start, end, format!("{key}: {}", double_quoted(hash)));
+                ed.rewrite_entry(k, v, &config.annotation_key, hash);
                 hash_written = true;
             }
             _ => remove_annotation(ed, template, annotations::DATA_REFS)?,
@@ -642,9 +632,9 @@ fn apply(
     if kind.restart == Restart::DownwardApi {
         set_annotations(ed, template, &pairs)?;
         // Init containers have run by the time an in-place update comes.
-        for c in containers(ed.tree, spec)? {
-            if own(ed.tree, spec, "containers")
-                .is_some_and(|seq| ed.tree.items(seq).any(|i| i == c))
+        for c in containers(ed.tree(), spec)? {
+            if own(ed.tree(), spec, "containers")
+                .is_some_and(|seq| ed.tree().items(seq).any(|i| i == c))
             {
                 set_env_from_annotation(ed, c, &config.env_name, &config.annotation_key)?;
             }
@@ -664,7 +654,7 @@ fn apply(
         set_annotations(ed, template, &others)?;
     }
     if env_allowed && config.writes_env() {
-        for c in containers(ed.tree, spec)? {
+        for c in containers(ed.tree(), spec)? {
             set_env(ed, c, &config.env_name, hash)?;
         }
     } else if env_allowed {
@@ -685,7 +675,7 @@ fn remove_annotations(
     owner: NodeId,
     keys: &[&str],
 ) -> Result<(), EditError> {
-    let tree = ed.tree;
+    let tree = ed.tree();
     let Some(ann) = tree.get_path(owner, &["metadata", "annotations"]) else {
         return Ok(());
     };
@@ -713,10 +703,7 @@ fn remove_annotations(
             } else {
                 key_of(meta, "annotations")
             };
-            if let Some((s, e)) = from.and_then(|from| {
-                whole_lines(tree.src(), tree.span(from).start(), tree.span(ann).end())
-            }) {
-                ed.splices.delete(s, e);
+            if from.is_some_and(|from| ed.delete_lines(from, ann)) {
                 return Ok(());
             }
         }
@@ -731,7 +718,7 @@ fn set_annotations(
     template: NodeId,
     pairs: &[(&str, &str)],
 ) -> Result<(), EditError> {
-    let tree = ed.tree;
+    let tree = ed.tree();
     let exists = tree
         .get_path(template, &["metadata", "annotations"])
         .is_some_and(|a| tree.is_map(a));
@@ -809,8 +796,7 @@ fn remove_annotation(
     template: NodeId,
     key: &str,
 ) -> Result<(), EditError> {
-    let tree = ed.tree;
-    let src = tree.src();
+    let tree = ed.tree();
     let entry = |map: NodeId, name: &str| {
         tree.own_entries(map)
             .find(|&(k, _)| tree.str(k) == Some(name))
@@ -833,34 +819,20 @@ fn remove_annotation(
         if tree.subtree_has_anchor(from) || tree.subtree_has_anchor(region) {
             return None;
         }
-        whole_lines(src, tree.span(from).start(), tree.span(v).end())
+        Some((from, v))
     });
     match whole {
-        Some((start, end)) => {
-            ed.splices.delete(start, end);
-            Ok(())
-        }
-        None => ed.remove(template, &["metadata", "annotations"], key),
+        Some((from, to)) if ed.delete_lines(from, to) => Ok(()),
+        _ => ed.remove(template, &["metadata", "annotations"], key),
     }
-}
-
-/// The lines from the one holding `from` to the one holding `to` (inclusive), as a byte
-/// range, when `from` starts its line (after indentation) and no comment is among them.
-fn whole_lines(src: &str, from: usize, to: usize) -> Option<(usize, usize)> {
-    let start = src[..from].rfind('\n').map_or(0, |i| i + 1);
-    // A block node's span may end at the start of the next line: back up to its text.
-    let to = src[..to].trim_end().len().max(from);
-    let end = src[to..].find('\n').map_or(src.len(), |i| to + i + 1);
-    let indent_only = src[start..from].bytes().all(|b| b == b' ');
-    (indent_only && !src[start..end].contains('#')).then_some((start, end))
 }
 
 /// Removes env var `name` from every container. When it is a container's only env
 /// var, the `env:` entry goes too (block style without comments), as it was before the
 /// function inserted it, rather than leaving `env:` empty (null).
 fn remove_env(ed: &mut Editor<'_, '_>, spec: NodeId, name: &str) -> Result<(), EditError> {
-    for c in containers(ed.tree, spec)? {
-        let tree = ed.tree;
+    for c in containers(ed.tree(), spec)? {
+        let tree = ed.tree();
         let Some((key, seq)) = tree
             .own_entries(c)
             .find(|&(k, v)| tree.str(k) == Some("env") && tree.is_seq(v))
@@ -886,15 +858,9 @@ fn remove_env(ed: &mut Editor<'_, '_>, spec: NodeId, name: &str) -> Result<(), E
             && !tree.is_alias(seq)
             && !tree.subtree_has_anchor(key)
             && !tree.subtree_has_anchor(seq);
-        let lines = only
-            .then(|| {
-                let last = tree.items(seq).next().expect("one item");
-                whole_lines(tree.src(), tree.span(key).start(), tree.span(last).end())
-            })
-            .flatten();
-        match lines {
-            Some((start, end)) => ed.splices.delete(start, end),
-            None => ed.remove_items(seq, &found)?,
+        match tree.items(seq).next() {
+            Some(last) if only && ed.delete_lines(key, last) => {}
+            _ => ed.remove_items(seq, &found)?,
         }
     }
     Ok(())
@@ -1043,7 +1009,7 @@ fn set_env(
         ("value".into(), NewValue::Str(hash.into())),
     ]);
     upsert_env(ed, container, name, &entry, |ed, var| {
-        let tree = ed.tree;
+        let tree = ed.tree();
         // Read as the API server reads it, through merge keys: a `valueFrom` merged in
         // is one the pod has, and a `value` beside it is refused.
         if tree.get(var, "valueFrom").is_some() {
@@ -1074,7 +1040,7 @@ fn set_env_from_annotation(
         ),
     ]);
     upsert_env(ed, container, name, &entry, |ed, var| {
-        let tree = ed.tree;
+        let tree = ed.tree();
         let reads = tree
             .get_path(var, &["valueFrom", "fieldRef", "fieldPath"])
             .and_then(|p| tree.str(p));
@@ -1099,7 +1065,7 @@ fn upsert_env(
     entry: &NewValue,
     mut existing: impl FnMut(&mut Editor<'_, '_>, NodeId) -> Result<(), EditError>,
 ) -> Result<(), EditError> {
-    let tree = ed.tree;
+    let tree = ed.tree();
     match own(tree, container, "env") {
         None => ed.insert_entry(container, "env", &NewValue::Seq(vec![entry.clone()])),
         Some(v) if tree.is_null(v) => {

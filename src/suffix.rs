@@ -352,7 +352,7 @@ pub fn rename_object(
                     pos: tree.span(name).start(),
                 });
             }
-            replace_name(tree, name, new_name, &mut ed.splices);
+            ed.replace_name(name, new_name);
         }
         ed.set_string(
             item,
@@ -366,7 +366,7 @@ pub fn rename_object(
         Ok::<(), crate::yaml::EditError>(())
     })();
     match edited {
-        Ok(()) => Ok(ed.splices),
+        Ok(()) => Ok(ed.into_splices()),
         Err(error) => {
             let (line, column) = tree.line_col(error.pos());
             Err(Box::new(
@@ -476,7 +476,7 @@ pub fn rename_job(
                     pos: tree.span(node).start(),
                 }));
             }
-            replace_name(tree, node, &new_name, &mut ed.splices);
+            ed.replace_name(node, &new_name);
         }
     }
     ed.set_string(

@@ -59,15 +59,15 @@ impl EditError {
 /// Text conventions of the document being edited.
 #[derive(Debug, Clone, Copy)]
 pub struct Layout {
-    pub eol: &'static str,
+    eol: &'static str,
     /// Columns between a key and the `-` of its block sequence (0 or 2, usually).
-    pub seq_indent: usize,
+    seq_indent: usize,
     /// Columns from a `-` to its item's content (2, or 4 in `-   name:` style).
-    pub item_gap: usize,
+    item_gap: usize,
     /// Columns from a key to the entries of the block mapping under it.
-    pub indent: usize,
+    indent: usize,
     /// The document is JSON: everything written is JSON too.
-    pub json: bool,
+    json: bool,
 }
 
 impl Layout {
@@ -176,9 +176,9 @@ pub fn anchored(pos: usize) -> EditError {
 
 /// An editor over one tree, writing into one set of splices.
 pub struct Editor<'t, 'a> {
-    pub tree: &'t Tree<'a>,
-    pub layout: Layout,
-    pub splices: Splices,
+    tree: &'t Tree<'a>,
+    layout: Layout,
+    splices: Splices,
 }
 
 impl<'t, 'a> Editor<'t, 'a> {
@@ -188,6 +188,21 @@ impl<'t, 'a> Editor<'t, 'a> {
             layout,
             splices: Splices::new(),
         }
+    }
+
+    /// The tree the edits are made against.
+    pub fn tree(&self) -> &'t Tree<'a> {
+        self.tree
+    }
+
+    /// The edits made, to apply to the tree's text.
+    pub fn into_splices(self) -> Splices {
+        self.splices
+    }
+
+    /// Writes the string `new` over the scalar `id` (see [`replace_name`]).
+    pub fn replace_name(&mut self, id: NodeId, new: &str) {
+        replace_name(self.tree, id, new, &mut self.splices);
     }
 
     fn src(&self) -> &'a str {
@@ -659,6 +674,48 @@ impl<'t, 'a> Editor<'t, 'a> {
         ) + &spaces(dash_col);
         self.splices.insert(dash, text);
         Ok(())
+    }
+
+    /// Writes the entry `k: v` of a mapping anew as `key: "value"`, in one splice over
+    /// its text (comments after it stay): the key double-quoted when `k` was (a JSON
+    /// document stays JSON), plain where that reads as the same string.
+    pub fn rewrite_entry(&mut self, k: NodeId, v: NodeId, key: &str, value: &str) {
+        let src = self.src();
+        let start = self.tree.span(k).start();
+        let mut end = src[..self.tree.span(v).end()].trim_end().len().max(start);
+        // Comment lines at the end of a block value stay.
+        while let Some(nl) = src[start..end].rfind('\n') {
+            let line = src[start + nl + 1..end].trim_start();
+            if !line.starts_with('#') {
+                break;
+            }
+            end = src[..start + nl].trim_end().len().max(start);
+        }
+        let key = if self.tree.style(k) == Some(Style::DoubleQuoted) {
+            double_quoted(key)
+        } else {
+            key_text(key).into_owned()
+        };
+        self.splices
+            .replace(start, end, format!("{key}: {}", double_quoted(value)));
+    }
+
+    /// Deletes the whole lines from the one holding `from` to the one holding the end of
+    /// `to` (an entry or item the function wrote, with what holds it), when `from` starts
+    /// its line after spaces and no comment is among those lines. False, and nothing
+    /// deleted, otherwise: the caller then removes less.
+    pub fn delete_lines(&mut self, from: NodeId, to: NodeId) -> bool {
+        let src = self.src();
+        let from = self.tree.span(from).start();
+        let to = src[..self.tree.span(to).end()].trim_end().len().max(from);
+        let start = src[..from].rfind('\n').map_or(0, |i| i + 1);
+        let end = src[to..].find('\n').map_or(src.len(), |i| to + i + 1);
+        let indent_only = src[start..from].bytes().all(|b| b == b' ');
+        if !indent_only || src[start..end].contains('#') {
+            return false;
+        }
+        self.splices.delete(start, end);
+        true
     }
 
     /// Removes items `idxs` (sorted, distinct) of a sequence; each must be a mapping of
