@@ -4,7 +4,7 @@
 use crate::catalog::annotations;
 use crate::findings::Finding;
 use crate::yaml::scalar::double_quoted;
-use crate::yaml::{NodeId, Splices, Tree};
+use crate::yaml::{Editor, Layout, NodeId, Splices, Tree};
 
 /// The input is not a ResourceList we can read; reported on stderr, exit 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,8 +45,6 @@ pub struct ResourceList {
     pub function_config: Option<NodeId>,
     /// The existing `results` entry (key, value), replaced on output.
     pub results: Option<(NodeId, NodeId)>,
-    /// Where the document's content ends.
-    pub content_end: usize,
 }
 
 impl ResourceList {
@@ -123,7 +121,6 @@ impl ResourceList {
             items,
             function_config: tree.get(root, "functionConfig"),
             results,
-            content_end: doc.content_end(),
         })
     }
 }
@@ -432,8 +429,7 @@ pub fn write_results(
     list: &ResourceList,
     splices: &mut Splices,
 ) -> Option<ResultsStyle> {
-    let end = TextEnd::at(tree.src(), list.content_end);
-    write_results_before(tree, list, end, splices)
+    write_results_before(tree, list, TextEnd::of(tree, list.root), splices)
 }
 
 pub use crate::yaml::TextEnd;
@@ -446,16 +442,10 @@ pub fn write_results_before(
     end: TextEnd,
     splices: &mut Splices,
 ) -> Option<ResultsStyle> {
-    let place = crate::yaml::last_entry_to_fill(
-        tree,
-        list.root,
-        "results",
-        list.results,
-        list.content_end,
-        end,
-        splices,
-    )?;
-    Some(match place {
+    let mut ed = Editor::new(tree, Layout::detect(tree.src()));
+    let place = ed.fill_last_entry(list.root, "results", list.results, end);
+    ed.into_splices().append_to(splices);
+    Some(match place? {
         crate::yaml::FillPlace::Flow => ResultsStyle::Flow,
         crate::yaml::FillPlace::Block { eol, indent } => ResultsStyle::Block { eol, indent },
     })

@@ -276,7 +276,9 @@ impl<'t> Frame<'t> {
                 // The cut must be where the frame's own `items` value was: a line that
                 // only looked like `items:` (inside a multi-line quoted scalar, say) would
                 // make chunks of text the whole input reads otherwise.
-                if !cut_at_items_key(&tree, list.root, text, cut.0) || !list.items.is_empty() {
+                if !tree.only_separators_after_key(list.root, "items", cut.0)
+                    || !list.items.is_empty()
+                {
                     return Err(unusual());
                 }
                 Ok(Frame {
@@ -349,12 +351,10 @@ impl<'t> Frame<'t> {
         let Some((s, e)) = self.cut else {
             return krm::write_results(tree, list, splices);
         };
-        // Skeleton offsets past the removed items move back by their length.
-        let to_body = |p: usize| if p >= s { p + (e - s) } else { p };
-        let end = krm::TextEnd::at(body, to_body(list.content_end));
+        let end = krm::TextEnd::of_cut(tree, list.root, body, s..e);
         let mut in_skeleton = Splices::new();
         let style = krm::write_results_before(tree, list, end, &mut in_skeleton);
-        in_skeleton.map_positions(to_body).append_to(splices);
+        in_skeleton.uncut(s..e).append_to(splices);
         style
     }
 }
@@ -644,31 +644,6 @@ fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
         duplicates,
         generated,
         busy,
-    }
-}
-
-/// Whether, in the frame's text (the input without its items), the root mapping's
-/// `items` key is followed by nothing but separators (`:`, `[`, blanks, a comment) up to
-/// `cut`, where the items were.
-fn cut_at_items_key(tree: &Tree<'_>, root: NodeId, text: &str, cut: usize) -> bool {
-    let Some(key_end) = tree
-        .own_entries(root)
-        .find(|&(k, _)| tree.str(k) == Some("items"))
-        .map(|(k, _)| tree.span(k).end())
-    else {
-        return false;
-    };
-    let Some(mut rest) = text.get(key_end..cut) else {
-        return false;
-    };
-    // A quoted key's span may end before its closing quote.
-    rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
-    loop {
-        rest = rest.trim_start_matches([' ', '\t', '\r', '\n', ':', '[']);
-        match rest.strip_prefix('#') {
-            Some(comment) => rest = comment.find('\n').map_or("", |i| &comment[i..]),
-            None => return rest.is_empty(),
-        }
     }
 }
 

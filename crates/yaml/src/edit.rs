@@ -901,7 +901,29 @@ pub struct TextEnd {
 }
 
 impl TextEnd {
-    pub fn at(src: &str, at: usize) -> TextEnd {
+    /// How the text of the document whose root is `root` ends.
+    pub fn of(tree: &Tree<'_>, root: NodeId) -> TextEnd {
+        TextEnd::at(tree.src(), content_end(tree, root))
+    }
+
+    /// How `whole` looks where the document whose root is `root` ends, when `tree` was
+    /// read from `whole` with the bytes `removed` cut out of it.
+    pub fn of_cut(
+        tree: &Tree<'_>,
+        root: NodeId,
+        whole: &str,
+        removed: std::ops::Range<usize>,
+    ) -> TextEnd {
+        let end = content_end(tree, root);
+        let end = if end >= removed.start {
+            end + removed.len()
+        } else {
+            end
+        };
+        TextEnd::at(whole, end)
+    }
+
+    fn at(src: &str, at: usize) -> TextEnd {
         TextEnd {
             needs_break: at > 0 && !src[..at].ends_with('\n'),
             eol: eol_at(src, at, Layout::detect(src).eol),
@@ -918,13 +940,49 @@ pub enum FillPlace {
     Block { eol: String, indent: String },
 }
 
+/// Where the content of the document whose root is `root` ends (the text's end when
+/// `root` is no document's root).
+fn content_end(tree: &Tree<'_>, root: NodeId) -> usize {
+    tree.documents()
+        .iter()
+        .find(|d| d.root() == root)
+        .map_or(tree.src().len(), |d| d.content_end())
+}
+
+impl Editor<'_, '_> {
+    /// Makes room for the entry `key` of the mapping `root` (a document's root) to be
+    /// filled in as the output is written: over the value of the existing entry
+    /// `existing` in flow style, or else as the last entry (a block mapping's existing
+    /// entry is removed first). `None` when a flow mapping has no entries to follow.
+    /// `end` says how the real text ends ([`TextEnd::of`], or [`TextEnd::of_cut`] when
+    /// the tree is of a rearranged copy of it).
+    pub fn fill_last_entry(
+        &mut self,
+        root: NodeId,
+        key: &str,
+        existing: Option<(NodeId, NodeId)>,
+        end: TextEnd,
+    ) -> Option<FillPlace> {
+        let content_end = content_end(self.tree, root);
+        last_entry_to_fill(
+            self.tree,
+            root,
+            key,
+            existing,
+            content_end,
+            end,
+            &mut self.splices,
+        )
+    }
+}
+
 /// Edits that make room for the entry `key` of the mapping `map` (a document's root,
 /// whose content ends at `content_end`) to be filled in as the output is written:
 /// over the value of the existing entry `existing` in flow style, or else as the last
 /// entry (a block mapping's existing entry is removed first). `None` when a flow
 /// mapping has no entries to follow. `end` says how the real text ends, when `tree` is
 /// a rearranged copy of it.
-pub fn last_entry_to_fill(
+fn last_entry_to_fill(
     tree: &Tree<'_>,
     map: NodeId,
     key: &str,

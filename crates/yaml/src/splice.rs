@@ -118,6 +118,13 @@ impl Splices {
         }
     }
 
+    /// These edits, made against a text from which the bytes `removed` were cut out,
+    /// moved to the text they were cut from.
+    pub fn uncut(self, removed: std::ops::Range<usize>) -> Splices {
+        let len = removed.len();
+        self.map_positions(|p| if p >= removed.start { p + len } else { p })
+    }
+
     /// Moves every edit through `f`, for edits made against a slice or a rearranged copy
     /// of the text they will be applied to.
     pub fn map_positions(mut self, f: impl Fn(usize) -> usize) -> Splices {

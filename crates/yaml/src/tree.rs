@@ -1011,6 +1011,31 @@ impl<'a> Tree<'a> {
         Some(node)
     }
 
+    /// Whether the entry `key` of the mapping `map` is followed by nothing but separators
+    /// (`:`, `[`, blanks, comments) up to `at`: where a caller cut out the text that was
+    /// the entry's value, the cut was right after the key.
+    pub fn only_separators_after_key(&self, map: NodeId, key: &str, at: usize) -> bool {
+        let Some(key_end) = self
+            .own_entries(map)
+            .find(|&(k, _)| self.str(k) == Some(key))
+            .map(|(k, _)| self.span(k).end())
+        else {
+            return false;
+        };
+        let Some(mut rest) = self.src.get(key_end..at) else {
+            return false;
+        };
+        // A quoted key's span may end before its closing quote.
+        rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+        loop {
+            rest = rest.trim_start_matches([' ', '\t', '\r', '\n', ':', '[']);
+            match rest.strip_prefix('#') {
+                Some(comment) => rest = comment.find('\n').map_or("", |i| &comment[i..]),
+                None => return rest.is_empty(),
+            }
+        }
+    }
+
     /// 1-based line and column (in characters) of a byte offset, counting the context's
     /// line base: for messages.
     pub fn line_col(&self, pos: usize) -> (usize, usize) {
