@@ -30,8 +30,9 @@ mod saphyr_reference;
 /// character of each later line, as kpt fn source shows; YAML 1.2 and the reader read it
 /// as a character); a tag running into a flow indicator (`{a: !!str,b: x}`: go-yaml v2
 /// and v3 read the tag `!!str,b`, as kubectl prints `a: x`; YAML 1.2 ends it at `,`); a
-/// block scalar as a document's root (go-yaml, as libyaml, indents its content at least
-/// one column, so a line at column 0 ends it; YAML 1.2 reads such a line as content).
+/// block scalar as a document's root, tagged or anchored or not (go-yaml, as libyaml,
+/// indents its content at least one column, so a line at column 0 ends it; YAML 1.2
+/// reads such a line as content).
 fn differs_by_dialect(text: &str) -> bool {
     let flow = text.contains(['{', '[']);
     Context::of(text).json()
@@ -53,10 +54,17 @@ fn differs_by_dialect(text: &str) -> bool {
 
 fn root_block_scalar(text: &str) -> bool {
     text.split(['\n', '\r']).any(|line| {
-        let line = line
+        let mut line = line
             .strip_prefix("---")
             .unwrap_or(line)
             .trim_start_matches([' ', '\t']);
+        // Past its properties (`!tag >`, `&anchor |`): the scalar is still the root.
+        while line.starts_with(['!', '&']) {
+            line = line
+                .split_once([' ', '\t'])
+                .map_or("", |(_, rest)| rest)
+                .trim_start_matches([' ', '\t']);
+        }
         line.starts_with(['|', '>'])
     })
 }
