@@ -474,6 +474,26 @@ pub mod annotations {
             "secretproviderclass.reloader.stakater.com/reload",
         ),
     ];
+    /// On a workload: `diff` lets it roll only with `--allow-protected`.
+    pub const PROTECTED: &str = "config-hash.dev/protected";
+    /// Helm's convention: a pod-template annotation holding a checksum of the config.
+    pub const CHECKSUM_PREFIX: &str = "checksum/";
+    /// Annotations (on the workload or its pod template) with which Reloader restarts a
+    /// workload when what it reads changes: `true` for the first group, a list of names
+    /// for the second.
+    pub const RELOADER_ON: &[&str] = &[
+        "reloader.stakater.com/auto",
+        "reloader.stakater.com/search",
+        "configmap.reloader.stakater.com/auto",
+        "secret.reloader.stakater.com/auto",
+    ];
+    pub const RELOADER_LISTS: &[&str] = &[
+        "configmap.reloader.stakater.com/reload",
+        "secret.reloader.stakater.com/reload",
+        "secretproviderclass.reloader.stakater.com/reload",
+    ];
+    /// wave's opt-in (`"true"`), on the workload.
+    pub const WAVE: &str = "wave.pusher.com/update-on-config-change";
     /// Objects that are never deployed (function configs, the Kptfile): neither a source
     /// nor a target.
     pub const LOCAL_CONFIG: &str = "config.kubernetes.io/local-config";

@@ -73,6 +73,35 @@ pub enum Command {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// Show what rolls between two renders, before merge: for every workload whose stamp
+    /// changes, which ConfigMaps and Secrets changed and which of the keys its pods see
+    /// (key names, never values); workloads added and removed; objects renamed. Both
+    /// sides are stamped first, in memory, with the configuration a run on each would
+    /// use (flags, -c, a kpt package's Kptfile, a ResourceList's functionConfig), so
+    /// rendered and unrendered manifests compare alike. Exit status: 0 whether or not
+    /// anything rolls; 3 when a gate (--max-rolls, protected workloads) fails; 1 when
+    /// AFTER cannot be read or stamped; 2 a usage error.
+    Diff {
+        /// The manifests before the change: a file, a directory, or - for stdin.
+        #[arg(value_name = "BEFORE")]
+        before: PathBuf,
+        /// The manifests after the change: a file, a directory, or - for stdin.
+        #[arg(value_name = "AFTER")]
+        after: PathBuf,
+        /// Output format: table (a terminal, a CI log), markdown (a pull-request comment,
+        /// a job summary), json (tools; the schema is in the documentation).
+        #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
+        format: DiffFormat,
+        /// Fail (exit 3) when more than N workloads roll.
+        #[arg(long, value_name = "N")]
+        max_rolls: Option<usize>,
+        /// Let workloads annotated config-hash.dev/protected: "true" roll; without it, a
+        /// protected workload that rolls fails the diff (exit 3).
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
+        allow_protected: bool,
+        #[command(flatten)]
+        flags: ConfigFlags,
+    },
     /// Print a shell completion script: `config-hash completions bash >
     /// /etc/bash_completion.d/config-hash` (zsh: a file named _config-hash on $fpath;
     /// fish: ~/.config/fish/completions/config-hash.fish).
@@ -94,6 +123,16 @@ pub enum Shell {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DiffFormat {
+    /// A readable table.
+    Table,
+    /// Markdown, for a pull-request comment or a CI job summary.
+    Markdown,
+    /// JSON: {"version": 1, "rolls": [...], ...}.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum GraphFormat {
     /// A readable table.
     Table,
@@ -103,8 +142,8 @@ pub enum GraphFormat {
     Dot,
 }
 
-/// What a run reads and how it is configured: shared by a run and `graph`, so both
-/// resolve names the same way.
+/// What a run reads and how it is configured: shared by a run, `graph` and `audit`, so
+/// they resolve names the same way.
 #[derive(Debug, Args)]
 pub struct ConfigArgs {
     /// Manifest files or directories to read instead of stdin (a directory: every
@@ -114,6 +153,13 @@ pub struct ConfigArgs {
     /// pipeline runs config-hash gives its configuration (configMap: or configPath:).
     #[arg(value_name = "PATH")]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub flags: ConfigFlags,
+}
+
+/// How a run is configured, besides what it reads: the same for every command.
+#[derive(Debug, Args)]
+pub struct ConfigFlags {
     /// A functionConfig file: `kind: ConfigHash` (fields under spec) or a ConfigMap
     /// (fields under data).
     #[arg(short, long, value_name = "FILE")]
@@ -217,7 +263,7 @@ fn install_time(value: &str) -> Result<String, String> {
     config_hash::config::InstallTime::parse_list(value).map(|_| value.to_string())
 }
 
-impl ConfigArgs {
+impl ConfigFlags {
     /// The flags as typed configuration overrides.
     pub fn overrides(&self) -> Overrides {
         Overrides {

@@ -564,6 +564,12 @@ impl Finding {
         )
     }
 
+    /// Whether it says whether, and how, a changed stamp reaches the pods (what `diff`
+    /// shows beside a workload that rolls).
+    pub fn about_rolling(&self) -> bool {
+        matches!(self, Finding::Missing(_) | Finding::ImmutableTemplate)
+    }
+
     /// Whether an object got a hashed name.
     pub fn is_rename(&self) -> bool {
         matches!(self, Finding::Renamed { .. } | Finding::JobRenamed { .. })

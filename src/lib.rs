@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod chunks;
 pub mod config;
 pub mod data_refs;
+pub mod diff;
 pub mod extension;
 pub mod findings;
 pub mod graph;
@@ -21,6 +22,7 @@ pub mod plugin;
 pub mod produced;
 pub mod references;
 pub mod resolution;
+pub mod rollout;
 pub mod stamp;
 pub mod stream;
 pub mod suffix;
@@ -105,6 +107,15 @@ pub fn prepare_with_edits<'a>(
 /// every name reference, exactly as stamping resolves them under the same invocation.
 pub fn resolve(input: &str, invocation: &Invocation) -> Result<resolution::Resolution, InputError> {
     prepare_for(input, invocation, pipeline::Want::Resolution).map(|p| p.resolution)
+}
+
+/// A run that keeps its resolution ([`Prepared::resolution`]) beside its results: what
+/// `diff` and `audit` read, so that they see exactly what stamping does.
+pub fn resolve_run<'a>(
+    input: &'a str,
+    invocation: &Invocation,
+) -> Result<Prepared<'a>, InputError> {
+    prepare_for(input, invocation, pipeline::Want::Resolution)
 }
 
 /// The dependency graph of a ResourceList or manifest stream: a view of [`resolve`].

@@ -8,6 +8,7 @@ mod host;
 mod input;
 mod install;
 mod report;
+mod review;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ use hints::{generator_list, kustomize_function, mistyped_subcommand, stdin_is_a_
 use host::Host;
 use report::{Report, findings_on_stderr, summary};
 
-/// `--check` found something out of date.
+/// `--check` found something out of date; a gate of `diff` or `audit --fail` failed.
 const EXIT_STALE: u8 = 3;
 /// A usage error: what clap exits with for an unknown flag or a bad value.
 const EXIT_USAGE: u8 = 2;
@@ -39,6 +40,23 @@ fn main() -> ExitCode {
         }
         Some(cli::Command::InstallHelmPlugin { plugins_dir }) => install::helm_plugin(plugins_dir),
         Some(cli::Command::Graph { format, config }) => graph(format, &config),
+        Some(cli::Command::Diff {
+            before,
+            after,
+            format,
+            max_rolls,
+            allow_protected,
+            flags,
+        }) => review::diff(
+            &before,
+            &after,
+            format,
+            config_hash::diff::Gates {
+                max_rolls,
+                allow_protected,
+            },
+            &flags,
+        ),
         Some(cli::Command::Completions { shell }) => completions(shell),
         Some(cli::Command::Man) => man(),
         None => run(&cli.run),
@@ -133,10 +151,14 @@ struct Read {
 }
 
 /// Reads the key, the config file (`-c`, a kpt package's Kptfile step, or the kustomize
-/// plugin's file) and the input. `in_place`: the PATHs are files to write back, never a
-/// plugin's config.
-fn read_invocation(args: &cli::ConfigArgs, in_place: bool) -> Result<Read, ExitCode> {
-    if let Some(code) = mistyped_subcommand(&args.files) {
+/// plugin's file) and the input. `manifests`: the PATHs are manifests (files to write
+/// back, one side of a diff), never a plugin's config.
+fn read_invocation(
+    files: &[PathBuf],
+    args: &cli::ConfigFlags,
+    manifests: bool,
+) -> Result<Read, ExitCode> {
+    if let Some(code) = mistyped_subcommand(files) {
         return Err(code);
     }
     let hash_key = read_key(args.key_file.as_deref()).map_err(fail)?;
@@ -154,15 +176,15 @@ fn read_invocation(args: &cli::ConfigArgs, in_place: bool) -> Result<Read, ExitC
         invocation.config_text = Some(input::read_file(path).map_err(fail)?);
         skip.push(path.clone());
     } else {
-        let (config, configs) = input::kpt_config(&args.files).map_err(fail)?;
+        let (config, configs) = input::kpt_config(files).map_err(fail)?;
         invocation.config_text = config;
         skip = configs;
     }
     // kustomize runs a legacy exec plugin with one argument: its config file.
-    let mut paths = args.files.as_slice();
+    let mut paths = files;
     let mut plugin = false;
     if let [one] = paths {
-        if invocation.config_text.is_none() && !in_place && one.is_file() {
+        if invocation.config_text.is_none() && !manifests && one.is_file() {
             let text = input::read_file(one).map_err(fail)?;
             if config_hash::plugin::is_plugin_config(&text) {
                 invocation.config_text = Some(text);
@@ -203,7 +225,7 @@ fn read_invocation(args: &cli::ConfigArgs, in_place: bool) -> Result<Read, ExitC
 }
 
 fn run(args: &cli::RunArgs) -> ExitCode {
-    let read = match read_invocation(&args.config, args.in_place) {
+    let read = match read_invocation(&args.config.files, &args.config.flags, args.in_place) {
         Ok(read) => read,
         Err(code) => return code,
     };
@@ -412,7 +434,7 @@ fn check(
 }
 
 fn graph(format: cli::GraphFormat, args: &cli::ConfigArgs) -> ExitCode {
-    let read = match read_invocation(args, false) {
+    let read = match read_invocation(&args.files, &args.flags, false) {
         Ok(read) => read,
         Err(code) => return code,
     };

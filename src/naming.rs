@@ -101,6 +101,16 @@ pub fn suffix_of_digest(digest: &[u8]) -> String {
         .collect()
 }
 
+/// The name before a hashed-name suffix (`-` and 10 characters of kustomize's
+/// alphabet), when `name` ends with one. A name of ten letters without vowels or 0, 1
+/// and 3 is no English word, so a real name is rarely taken for one.
+pub fn strip_kustomize_suffix(name: &str) -> Option<&str> {
+    let (stem, suffix) = name.rsplit_once('-')?;
+    let alphabet =
+        |c: u8| matches!(c, b'2' | b'4'..=b'9' | b'b'..=b'd' | b'f'..=b'h' | b'k' | b'm' | b't');
+    (!stem.is_empty() && suffix.len() == SUFFIX_LEN && suffix.bytes().all(alphabet)).then_some(stem)
+}
+
 /// One hex digit of the digest as kustomize spells it: it swaps 0, 1, 3, a and e for
 /// letters so a suffix never parses as a number and cannot spell words with vowels.
 fn suffix_char(nibble: u8) -> char {
@@ -483,6 +493,10 @@ mod tests {
             let value = i.to_string();
             let suffix = kustomize_suffix(&config_map(Some(strs(&[("k", &value)]))));
             assert_eq!(suffix.len(), SUFFIX_LEN);
+            assert_eq!(
+                strip_kustomize_suffix(&format!("web-{suffix}")),
+                Some("web")
+            );
             assert!(
                 suffix.chars().all(|c| "2456789bcdfghkmt".contains(c)),
                 "{suffix}"

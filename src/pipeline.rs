@@ -133,6 +133,8 @@ struct ItemReport {
     stamp: Option<Box<ItemOutcome>>,
     /// Name references outside pod specs, for views.
     names: Vec<Resolved>,
+    /// What a workload's manifest says about rolling, for views.
+    marks: Option<Box<resolution::Marks>>,
 }
 
 impl ItemReport {
@@ -213,6 +215,7 @@ impl Gathered {
                 // Under the name it has in the output, as the results say.
                 resolution.items.push(ItemResolution {
                     id: renamed.unwrap_or_else(|| id.clone()),
+                    marks: r.marks.take(),
                     workload,
                     names: std::mem::take(&mut r.names),
                 });
@@ -456,6 +459,19 @@ fn attempt<'a>(
     };
     let everything = !renames.is_empty();
     let stamping = stamp::Finish::new(duplicates, index.unreadable());
+    let renamed_sources: Vec<resolution::RenamedSource> = if want_resolution {
+        renamed_list
+            .iter()
+            .map(|((kind, ns, _), r)| resolution::RenamedSource {
+                kind: *kind,
+                namespace: ns.clone(),
+                base: r.base.clone(),
+                name: r.new_name.clone(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut gathered = Gathered::new(renames.len(), want_resolution, stamping);
     // In batches of chunks, each batch's reports gathered before the next starts.
     for (chunks, busy) in split.chunks.chunks(BATCH).zip(busy.chunks(BATCH)) {
@@ -496,11 +512,27 @@ fn attempt<'a>(
     // follows.
     results.extend(renamed_list.into_iter().zip(&pointed).filter_map(
         |(((kind, ns, _), r), &n)| {
-            let source = index.take(&(kind, ns, r.new_name.clone()))?;
+            let key = (kind, ns, r.new_name.clone());
+            // Views keep the index: the result gets a copy.
+            let source = if want_resolution {
+                Box::new(index.get(&key)?.clone())
+            } else {
+                index.take(&key)?
+            };
             Some(suffix::renamed_result(*source, r, n))
         },
     ));
-    drop(index);
+    let resolution = match resolution {
+        Some(mut r) => {
+            r.sources = index;
+            r.renamed = renamed_sources;
+            Some(r)
+        }
+        None => {
+            drop(index);
+            None
+        }
+    };
     if generated > 0 {
         results.push(suffix::generated_result(generated));
     }
@@ -865,6 +897,15 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
         report.names = resolution::resolve_names(tree, item, &id, catalog, resolver);
     }
     if let Some(kind) = catalog.workload(&id.api_version, &id.kind) {
+        if shared.record {
+            report.marks = Some(Box::new(crate::rollout::marks(
+                tree,
+                item,
+                &id,
+                kind,
+                shared.config,
+            )));
+        }
         let ctx = resolution::Context {
             config: shared.config,
             catalog,

@@ -20,10 +20,13 @@ pub type SourceKey = (SourceKind, Option<String>, String);
 /// What the hash needs of one ConfigMap or Secret, owned, so that the tree it came from
 /// can be dropped (large inputs are parsed one chunk at a time). Kept small: a large
 /// input holds one per source.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SourceEntry {
     pub id: ResourceId,
     pub ignored: bool,
+    /// Its name changes with its content (a config-hash or kustomize hashed name), so
+    /// the workloads that read it roll by that alone (what `audit` asks).
+    pub hashed_name: bool,
     pub content: Result<Content, ContentError>,
     /// The file the orchestrator read it from, for results.
     file: Option<Box<(String, Option<String>)>>,
@@ -38,6 +41,18 @@ fn ignored(tree: &Tree<'_>, item: NodeId) -> bool {
         .any(|key| flag(tree, item, key))
 }
 
+/// Whether an object's name changes with its content: config-hash's hashed name (its
+/// base name recorded, or asked for) or kustomize's (asked for, or the 10 characters of
+/// kustomize's alphabet a generator appends, as a rendered kustomization holds them).
+fn hashed_name(tree: &Tree<'_>, item: NodeId, name: &str) -> bool {
+    use crate::catalog::annotations::{BASE_NAME, NAME_SUFFIX, NEEDS_HASH};
+    let annotation = |key| crate::krm::annotation(tree, item, key);
+    annotation(BASE_NAME).is_some()
+        || annotation(NAME_SUFFIX) == Some("true")
+        || annotation(NEEDS_HASH) == Some("true")
+        || crate::naming::strip_kustomize_suffix(name).is_some()
+}
+
 /// Who makes a produced source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Producer {
@@ -50,6 +65,7 @@ impl SourceEntry {
     /// Reads what the hash needs of one ConfigMap or Secret.
     pub fn read(tree: &Tree<'_>, item: NodeId, id: ResourceId, kind: SourceKind) -> SourceEntry {
         SourceEntry {
+            hashed_name: hashed_name(tree, item, &id.name),
             id,
             ignored: ignored(tree, item),
             content: hashing::content(tree, item, kind),
@@ -67,6 +83,7 @@ impl SourceEntry {
         runtime: bool,
     ) -> SourceEntry {
         SourceEntry {
+            hashed_name: hashed_name(tree, item, &made.id.name),
             id: made.id,
             ignored: ignored(tree, item),
             content: made.content,
@@ -156,6 +173,11 @@ impl SourceIndex {
 
     pub fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
         self.by_id.get(key).map(|e| &**e)
+    }
+
+    /// Every source, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&SourceKey, &SourceEntry)> {
+        self.by_id.iter().map(|(k, e)| (k, &**e))
     }
 
     /// Takes an entry out, for its result once nothing reads it any more.
@@ -353,6 +375,9 @@ impl Read {
 /// every view (`graph`, `--check`) shows.
 #[derive(Debug, Default)]
 pub struct WorkloadResolution {
+    /// The hash stamping computed (`None` when it stamps nothing), kept for views that
+    /// compare two renders; never shown.
+    pub stamp: Option<String>,
     /// Every reference in order: whole-object (`__data`) ones, the pod spec's, then the
     /// annotations'.
     pub references: Vec<Resolved>,
@@ -713,10 +738,59 @@ pub fn resolve_names(
     out
 }
 
+/// What a workload's own manifest says about rolling, read where it is resolved: what
+/// `diff`'s gates and `audit` ask of it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Marks {
+    /// The name it is known by across renders: the base name of a Job with a hashed name,
+    /// else its name.
+    pub base_name: String,
+    /// Annotated `config-hash.dev/protected: "true"`: it rolls only when allowed.
+    pub protected: bool,
+    /// What already rolls it when what it reads changes, as the manifest stands.
+    pub triggers: Vec<Trigger>,
+}
+
+/// A way a workload is already made to roll when its ConfigMaps or Secrets change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Trigger {
+    /// config-hash's stamp (annotation or env var) is in its pod template.
+    Stamp,
+    /// A Helm-style `checksum/*` annotation on its pod template.
+    Checksum,
+    /// Reloader's annotations (`reloader.stakater.com/*`, or an explicit reload list).
+    Reloader,
+    /// wave's `wave.pusher.com/update-on-config-change`.
+    Wave,
+}
+
+impl Trigger {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Trigger::Stamp => "config-hash",
+            Trigger::Checksum => "checksum",
+            Trigger::Reloader => "reloader",
+            Trigger::Wave => "wave",
+        }
+    }
+}
+
+/// Where a renamed ConfigMap or Secret came from, for views that compare two renders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenamedSource {
+    pub kind: SourceKind,
+    pub namespace: Option<String>,
+    pub base: String,
+    /// Its name in the output.
+    pub name: String,
+}
+
 /// One item as resolved, under its name in the output.
 #[derive(Debug)]
 pub struct ItemResolution {
     pub id: ResourceId,
+    /// For a workload: what its manifest says about rolling.
+    pub marks: Option<Box<Marks>>,
     /// What its pod template reads, when it is a workload (without its findings, which
     /// are results).
     pub workload: Option<WorkloadResolution>,
@@ -730,4 +804,9 @@ pub struct ItemResolution {
 #[derive(Debug, Default)]
 pub struct Resolution {
     pub items: Vec<ItemResolution>,
+    /// Every ConfigMap and Secret under its name in the output: what `diff` compares,
+    /// key by key (values stay in memory; no view prints one).
+    pub sources: SourceIndex,
+    /// The ConfigMaps and Secrets given hashed names, in input order.
+    pub renamed: Vec<RenamedSource>,
 }

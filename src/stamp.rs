@@ -122,7 +122,7 @@ pub fn stamp_item(
     let spec_path = kind.spec_field();
     let shifted = shifted_env_lists(tree, pod.spec, &spec_path, env_lists(kind, config), config);
     let mut data = DataRefs::find(tree, pod.spec, pod.template, &spec_path);
-    let resolution =
+    let mut resolution =
         resolution::resolve_workload(tree, item, id, kind, pod, ctx, &mut data, &|field| {
             shifted.output_field(field)
         });
@@ -138,6 +138,7 @@ pub fn stamp_item(
         tree,
         with_seq_indent(tree, pod.spec, Layout::for_item(tree, item)),
     );
+    let mut stamped = None;
     let written = if failed {
         out.counts.failed += 1;
         Err(None)
@@ -167,6 +168,7 @@ pub fn stamp_item(
             }
             pod_hash(reads, ctx.resolver.index, config)
         });
+        stamped.clone_from(&hash);
         // Write.
         write(
             &mut ed,
@@ -197,7 +199,12 @@ pub fn stamp_item(
         })
     };
     match written {
-        Ok(()) => out.splices = ed.into_splices(),
+        Ok(()) => {
+            out.splices = ed.into_splices();
+            if ctx.record {
+                resolution.stamp = stamped;
+            }
+        }
         Err(None) => {}
         Err(Some(e)) => {
             out.counts.failed += 1;
@@ -206,7 +213,6 @@ pub fn stamp_item(
     }
     // The resolution's findings come first, as they were found before anything was
     // written; a Job's new name applies to them too.
-    let mut resolution = resolution;
     let mut notes = std::mem::take(&mut resolution.notes);
     notes.append(&mut out.notes);
     out.notes = notes;

@@ -11,6 +11,11 @@
 //!   contain, for input the function cannot read; stdout must then be empty, and there
 //!   is no idempotence re-run (there is no output to run on).
 //!
+//! A case may instead hold `args` (one command-line argument per line, such as `diff`,
+//! `before.yaml`, `after.yaml`): the binary runs with them in the case directory, stdin
+//! empty, and its stdout is compared with `expected-stdout` (and its exit status with
+//! `exit-code`); a report is not run again on itself.
+//!
 //! `UPDATE_GOLDEN=1 cargo test --test golden` rewrites `expected.*` and `exit-code` from
 //! what the binary does now. A run that fails with no stdout becomes a stderr case: its
 //! `expected-stderr` is kept if present, else written with the whole stderr (trim it to
@@ -122,8 +127,58 @@ fn read_exit_code(path: &Path) -> Result<i32, String> {
     }
 }
 
+/// A case that runs a command on files of its directory (see the module comment).
+fn check_command_case(dir: &Path, update: bool) -> Result<(), String> {
+    let args =
+        fs::read_to_string(dir.join("args")).map_err(|e| format!("cannot read args: {e}"))?;
+    let args: Vec<&str> = args.lines().filter(|l| !l.is_empty()).collect();
+    let out = Command::new(BIN)
+        .args(&args)
+        .current_dir(dir)
+        .env_remove("CONFIG_HASH_KEY")
+        .env_remove("CONFIG_HASH_KEY_FILE")
+        .env_remove("CONFIG_HASH_ON_MISSING")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run: {e}"))?;
+    let code = out.status.code().unwrap_or(-1);
+    let (expected_path, code_path) = (dir.join("expected-stdout"), dir.join("exit-code"));
+    if update {
+        fs::write(&expected_path, &out.stdout).map_err(|e| e.to_string())?;
+        if code == 0 {
+            let _ = fs::remove_file(&code_path);
+        } else {
+            fs::write(&code_path, format!("{code}\n")).map_err(|e| e.to_string())?;
+        }
+    }
+    let mut problems = Vec::new();
+    let want_code = read_exit_code(&code_path)?;
+    if code != want_code {
+        problems.push(format!(
+            "exit code {code} (expected {want_code}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ));
+    }
+    let expected = fs::read(&expected_path)
+        .map_err(|_| "has no expected-stdout; run with UPDATE_GOLDEN=1 to create it".to_string())?;
+    if out.stdout != expected {
+        problems.push(format!(
+            "stdout differs from expected-stdout; {}",
+            first_difference(&expected, &out.stdout)
+        ));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n    "))
+    }
+}
+
 /// Runs (or, when updating, regenerates) one case; `Err` describes every failure in it.
 fn check_case(dir: &Path, update: bool) -> Result<(), String> {
+    if dir.join("args").is_file() {
+        return check_command_case(dir, update);
+    }
     let (input_path, ext) = match (
         dir.join("input.yaml").is_file(),
         dir.join("input.json").is_file(),

@@ -1,0 +1,99 @@
+//! The review commands' edge: `diff` reads both sides as a run reads its input, stamps
+//! each in memory through the library, and prints the comparison; the gates set the
+//! exit status.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use config_hash::diff::{self, Gates, Side};
+use config_hash::krm::Severity;
+
+use crate::host::Host;
+use crate::report::{Report, findings_on_stderr};
+use crate::{EXIT_STALE, Read, cli, read_invocation, unreadable, usage, write_stdout};
+
+/// One side as a run on it would read it: `-` is stdin.
+fn read_side(path: &Path, flags: &cli::ConfigFlags) -> Result<Read, ExitCode> {
+    let files: Vec<PathBuf> = if path == Path::new("-") {
+        Vec::new()
+    } else {
+        vec![path.to_path_buf()]
+    };
+    read_invocation(&files, flags, true)
+}
+
+/// `config-hash diff BEFORE AFTER`.
+pub fn diff(
+    before: &Path,
+    after: &Path,
+    format: cli::DiffFormat,
+    gates: Gates,
+    flags: &cli::ConfigFlags,
+) -> ExitCode {
+    if before == Path::new("-") && after == Path::new("-") {
+        return usage("BEFORE and AFTER cannot both be - (stdin holds one of them)");
+    }
+    let (b, a) = match (read_side(before, flags), read_side(after, flags)) {
+        (Ok(b), Ok(a)) => (b, a),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let report = Report {
+        host: Host::detect(false),
+        quiet: false,
+        bad_flag: !a.invocation.overrides.problems().is_empty(),
+    };
+    let mut pb = match config_hash::resolve_run(b.package.joined(), &b.invocation) {
+        Ok(p) => p,
+        Err(e) => return unreadable(&b.package, &e),
+    };
+    let mut pa = match config_hash::resolve_run(a.package.joined(), &a.invocation) {
+        Ok(p) => p,
+        Err(e) => return unreadable(&a.package, &e),
+    };
+    // AFTER is what will be applied: its warnings and errors are reported as a run
+    // reports them, and an error fails the diff as it would fail the run.
+    findings_on_stderr(&mut pa, &a.package, report.host);
+    if pa.exit_code != 0 {
+        return report.failure();
+    }
+    // BEFORE is what is there now: an error in it (a reference that was missing) is
+    // no reason not to review the fix.
+    if pb.exit_code != 0 {
+        let errors = pb
+            .results
+            .iter()
+            .filter(|r| r.severity == Severity::Error)
+            .count();
+        eprintln!(
+            "warning: BEFORE ({}) has {errors} error(s) a run would fail on; it is compared as it resolves",
+            before.display()
+        );
+    }
+    pb.results.retain(|r| r.severity != Severity::Info);
+    let d = diff::compare(
+        &Side {
+            resolution: &pb.resolution,
+            results: &pb.results,
+        },
+        &Side {
+            resolution: &pa.resolution,
+            results: &pa.results,
+        },
+    );
+    let failures = d.gate_failures(gates);
+    let text = match format {
+        cli::DiffFormat::Table => diff::render_table(&d, &failures),
+        cli::DiffFormat::Markdown => diff::render_markdown(&d, &failures),
+        cli::DiffFormat::Json => diff::render_json(&d, gates, &failures),
+    };
+    if let Err(code) = write_stdout(&text) {
+        return code;
+    }
+    if failures.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    for f in &failures {
+        eprintln!("error: gate failed: {}", f.message());
+    }
+    ExitCode::from(EXIT_STALE)
+}
