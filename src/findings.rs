@@ -76,6 +76,19 @@ pub enum SpecFixed {
     Plain,
 }
 
+/// What in a workload's own spec keeps a changed stamp from rolling its pods now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    /// `updateStrategy.type: OnDelete` (a StatefulSet or DaemonSet).
+    OnDelete,
+    /// A paused Deployment.
+    Paused,
+    /// A StatefulSet whose partition holds back every replica.
+    Partition { partition: u64, replicas: u64 },
+    /// A CronJob: its Jobs get the change from the next schedule on.
+    NextSchedule,
+}
+
 /// How `graph` words a status (the type is resolution's; its words are said here).
 impl Status {
     /// As `graph`'s table and DOT say it.
@@ -178,6 +191,15 @@ pub enum Finding {
     ReloaderListed { key: String, names: String },
     /// A Job's pod template cannot change: it needs a hashed name to roll.
     ImmutableTemplate,
+    /// The workload is stamped, but its spec keeps a changed stamp from rolling it now.
+    Held(Held),
+    /// An optional reference names an object that is not in the input and that nothing in
+    /// it makes: hashed as absent, so a copy made outside the build never rolls the pods.
+    AbsentUnproduced {
+        kind: SourceKind,
+        name: String,
+        field: String,
+    },
     /// The hashed name of a Job is too long.
     JobNameTooLong { new_name: String },
     /// A Job got a hashed name (the result's resource is the new name).
@@ -292,6 +314,8 @@ impl Finding {
             | ReloaderByHand { .. }
             | ReloaderListed { .. }
             | ImmutableTemplate
+            | Held(_)
+            | AbsentUnproduced { .. }
             | JobRenamed { .. }
             | Renamed { .. }
             | Summary { .. }
@@ -447,6 +471,37 @@ impl Finding {
                 f,
                 "{id}: a {kind}'s pod template cannot change once it exists, so applying a changed hash fails with \"field is immutable\" unless the old {kind} is deleted first; annotate it {NAME_SUFFIX}: \"true\" to give it a hashed name instead, so that a change makes a new {kind}"
             ),
+            Held(self::Held::OnDelete) => write!(
+                f,
+                "{id}: updateStrategy.type is OnDelete, so a changed stamp replaces no pod: each pod gets the new configuration only when it is deleted; delete the pods one at a time (kubectl delete pod), or use updateStrategy.type RollingUpdate to roll on every change"
+            ),
+            Held(self::Held::Paused) => write!(
+                f,
+                "{id}: the {kind} is paused (spec.paused: true), so a changed stamp starts no rollout until it is resumed (kubectl rollout resume {}/{})",
+                kind.to_lowercase(),
+                id.name
+            ),
+            Held(self::Held::Partition {
+                partition,
+                replicas,
+            }) => write!(
+                f,
+                "{id}: updateStrategy.rollingUpdate.partition is {partition} and replicas {replicas}, so a changed stamp updates no pod (only ordinals at or above the partition are updated); lower the partition to roll them"
+            ),
+            Held(self::Held::NextSchedule) => write!(
+                f,
+                "{id}: a CronJob's change reaches the Jobs it starts from its next scheduled run on; a Job running now keeps the old configuration (to run one now: kubectl create job --from=cronjob/{} NAME)",
+                id.name
+            ),
+            AbsentUnproduced {
+                kind: k,
+                name,
+                field,
+            } => write!(
+                f,
+                "{id}: {field} names {} {name:?}, which is optional, not in the input, and made by nothing in it: it is hashed as absent, so if it is made or changed outside this build the pods do not roll; add it to the input (or, if an install step makes it, declare it with installTime)",
+                k.as_str()
+            ),
             JobNameTooLong { new_name } => write!(
                 f,
                 "{id}: not stamped: the hashed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or remove {NAME_SUFFIX}",
@@ -567,7 +622,13 @@ impl Finding {
     /// Whether it says whether, and how, a changed stamp reaches the pods (what `diff`
     /// shows beside a workload that rolls).
     pub fn about_rolling(&self) -> bool {
-        matches!(self, Finding::Missing(_) | Finding::ImmutableTemplate)
+        matches!(
+            self,
+            Finding::Missing(_)
+                | Finding::ImmutableTemplate
+                | Finding::Held(_)
+                | Finding::AbsentUnproduced { .. }
+        )
     }
 
     /// Whether an object got a hashed name.

@@ -628,7 +628,23 @@ pub fn resolve_workload(
                 m.elsewhere = elsewhere.flatten();
                 out.report_missing(tree, item, m, config);
             }
-            None => {}
+            None => {
+                // Once per object: a pod may name it in several places.
+                let said = reads
+                    .get(&(r.kind, shown.clone()))
+                    .is_some_and(|read| !read.present);
+                if !said {
+                    out.notes.push(Note::Result(
+                        KrmResult::new(Finding::AbsentUnproduced {
+                            kind: r.kind,
+                            name: shown.clone(),
+                            field: field.clone(),
+                        })
+                        .about(tree, item)
+                        .at_field(field.clone()),
+                    ));
+                }
+            }
         }
         let read = reads.entry((r.kind, shown.clone())).or_insert(Read {
             kind: r.kind,

@@ -4,6 +4,7 @@
 
 use crate::catalog::{Restart, WorkloadKind, annotations};
 use crate::config::Config;
+use crate::findings::Held;
 use crate::krm::{ResourceId, flag};
 use crate::resolution::{Marks, PodTemplate, Trigger};
 use crate::yaml::{NodeId, Tree};
@@ -95,4 +96,131 @@ fn triggers(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind, config: &Config)
         out.push(Trigger::Wave);
     }
     out
+}
+
+/// What in a stamped workload's spec keeps a changed stamp from rolling it now.
+pub fn held(tree: &Tree<'_>, item: NodeId, id: &ResourceId) -> Option<Held> {
+    let group = crate::catalog::group_of(&id.api_version);
+    let str_at = |path: &[&str]| tree.get_path(item, path).and_then(|n| tree.str(n));
+    let num_at = |path: &[&str]| str_at(path).and_then(|s| s.parse::<u64>().ok());
+    let apps = matches!(group, "apps" | "extensions");
+    match id.kind.as_str() {
+        "StatefulSet" | "DaemonSet" if apps => {
+            if str_at(&["spec", "updateStrategy", "type"]) == Some("OnDelete") {
+                return Some(Held::OnDelete);
+            }
+            if id.kind != "StatefulSet" {
+                return None;
+            }
+            // The API server defaults replicas to 1.
+            let replicas = num_at(&["spec", "replicas"]).unwrap_or(1);
+            let partition = num_at(&["spec", "updateStrategy", "rollingUpdate", "partition"])?;
+            (replicas > 0 && partition >= replicas).then_some(Held::Partition {
+                partition,
+                replicas,
+            })
+        }
+        "Deployment" if apps => {
+            (str_at(&["spec", "paused"]) == Some("true")).then_some(Held::Paused)
+        }
+        "CronJob" if group == "batch" => Some(Held::NextSchedule),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held_of(text: &str) -> Option<Held> {
+        let tree = crate::yaml::parse(text).unwrap();
+        let item = tree.documents()[0].root();
+        held(&tree, item, &ResourceId::of(&tree, item))
+    }
+
+    #[test]
+    fn a_partition_holds_back_every_replica_only_at_or_above_their_count() {
+        let sts = |spec: &str| {
+            held_of(&format!(
+                "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: s}}\nspec: {spec}\n"
+            ))
+        };
+        let partition = |partition, replicas| {
+            Some(Held::Partition {
+                partition,
+                replicas,
+            })
+        };
+        assert_eq!(
+            sts("{replicas: 3, updateStrategy: {rollingUpdate: {partition: 3}}}"),
+            partition(3, 3)
+        );
+        assert_eq!(
+            sts("{replicas: 3, updateStrategy: {rollingUpdate: {partition: 5}}}"),
+            partition(5, 3)
+        );
+        assert_eq!(
+            sts("{replicas: 3, updateStrategy: {rollingUpdate: {partition: 2}}}"),
+            None
+        );
+        // replicas defaults to 1; none to hold back when scaled to zero.
+        assert_eq!(
+            sts("{updateStrategy: {rollingUpdate: {partition: 1}}}"),
+            partition(1, 1)
+        );
+        assert_eq!(
+            sts("{replicas: 0, updateStrategy: {rollingUpdate: {partition: 1}}}"),
+            None
+        );
+        // Not a number the API server takes: nothing is said.
+        assert_eq!(
+            sts("{replicas: 1, updateStrategy: {rollingUpdate: {partition: '25%'}}}"),
+            None
+        );
+        assert_eq!(
+            sts("{updateStrategy: {type: OnDelete, rollingUpdate: {partition: 0}}}"),
+            Some(Held::OnDelete)
+        );
+    }
+
+    #[test]
+    fn only_the_kinds_that_hold_back_a_roll_are_said_to() {
+        let of = |api: &str, kind: &str, spec: &str| {
+            held_of(&format!(
+                "apiVersion: {api}\nkind: {kind}\nmetadata: {{name: w}}\nspec: {spec}\n"
+            ))
+        };
+        assert_eq!(
+            of("apps/v1", "Deployment", "{paused: true}"),
+            Some(Held::Paused)
+        );
+        assert_eq!(of("apps/v1", "Deployment", "{paused: false}"), None);
+        assert_eq!(
+            of(
+                "extensions/v1beta1",
+                "DaemonSet",
+                "{updateStrategy: {type: OnDelete}}"
+            ),
+            Some(Held::OnDelete)
+        );
+        // A Deployment has no OnDelete; another group's kind of the same name is not ours.
+        assert_eq!(
+            of(
+                "apps/v1",
+                "Deployment",
+                "{updateStrategy: {type: OnDelete}}"
+            ),
+            None
+        );
+        assert_eq!(
+            of(
+                "example.com/v1",
+                "StatefulSet",
+                "{updateStrategy: {type: OnDelete}}"
+            ),
+            None
+        );
+        assert_eq!(of("batch/v1", "CronJob", "{}"), Some(Held::NextSchedule));
+        assert_eq!(of("batch/v1", "Job", "{}"), None);
+    }
 }

@@ -201,6 +201,12 @@ pub fn stamp_item(
     match written {
         Ok(()) => {
             out.splices = ed.into_splices();
+            // Stamped: say when the workload's own spec keeps the stamp from rolling it.
+            if stamped.is_some() {
+                if let Some(held) = crate::rollout::held(tree, item, id) {
+                    out.notes.push(stamp.about(Finding::Held(held)));
+                }
+            }
             if ctx.record {
                 resolution.stamp = stamped;
             }
