@@ -102,6 +102,22 @@ pub enum Command {
         #[command(flatten)]
         flags: ConfigFlags,
     },
+    /// List every workload that reads a ConfigMap or Secret and has nothing that rolls it
+    /// when that changes: no config-hash stamp, no checksum/* pod-template annotation, no
+    /// Reloader or wave annotation, and no hashed name on what it reads. Reads manifests
+    /// as they are (a chart's render, a directory; files, directories or stdin), with the
+    /// same configuration as a run. Exit status: 0; 3 with --fail when a workload is
+    /// listed; 1 when the input cannot be read; 2 a usage error.
+    Audit {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = AuditFormat::Table)]
+        format: AuditFormat,
+        /// Exit 3 when a workload has no roll trigger.
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
+        fail: bool,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
     /// Print a shell completion script: `config-hash completions bash >
     /// /etc/bash_completion.d/config-hash` (zsh: a file named _config-hash on $fpath;
     /// fish: ~/.config/fish/completions/config-hash.fish).
@@ -129,6 +145,14 @@ pub enum DiffFormat {
     /// Markdown, for a pull-request comment or a CI job summary.
     Markdown,
     /// JSON: {"version": 1, "rolls": [...], ...}.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AuditFormat {
+    /// A readable table.
+    Table,
+    /// JSON: {"version": 1, "untriggered": [...], "reading": N}.
     Json,
 }
 

@@ -5,6 +5,7 @@
 //! `main.rs` touches stdin, stdout and the exit status.
 #![forbid(unsafe_code)]
 
+pub mod audit;
 pub mod catalog;
 pub mod chunks;
 pub mod config;

@@ -57,6 +57,11 @@ fn main() -> ExitCode {
             },
             &flags,
         ),
+        Some(cli::Command::Audit {
+            format,
+            fail,
+            config,
+        }) => review::audit(format, fail, &config),
         Some(cli::Command::Completions { shell }) => completions(shell),
         Some(cli::Command::Man) => man(),
         None => run(&cli.run),

@@ -427,7 +427,8 @@ fn attempt<'a>(
                 return Ok(Pass1::Unparsed);
             }
             frame.with_chunk(body, chunk, ctx, |tree, items| {
-                first_pass(tree, items, &config, &catalog, !frame.is_resource_list())
+                let stream = !frame.is_resource_list();
+                first_pass(tree, items, &config, &catalog, stream, want_resolution)
             })
         })
         .collect::<Result<_, Stop>>()?;
@@ -739,13 +740,15 @@ fn items_of(tree: &Tree<'_>, chunk: &Chunk) -> Result<Vec<NodeId>, Stop> {
     }
 }
 
-/// Pass 1 over the items of one tree; `stream`: they are plain manifests.
+/// Pass 1 over the items of one tree; `stream`: they are plain manifests; `views`: the
+/// resolution is kept, with what only views read.
 fn first_pass(
     tree: &Tree<'_>,
     items: &[NodeId],
     config: &Config,
     catalog: &Catalog,
     stream: bool,
+    views: bool,
 ) -> Pass1 {
     let mut sources = Vec::new();
     let mut lookalikes = Vec::new();
@@ -763,7 +766,10 @@ fn first_pass(
             || catalog.has_name_sites(&id.api_version, &id.kind);
         if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
             let decision = suffix::decide(tree, item, &id, kind, config);
-            let entry = Box::new(SourceEntry::read(tree, item, id, kind));
+            let mut entry = Box::new(SourceEntry::read(tree, item, id, kind));
+            if views {
+                entry.hashed_name = resolution::hashed_name(tree, item, &entry.id.name);
+            }
             sources.push(SourceSeen {
                 kind,
                 entry,
@@ -776,9 +782,15 @@ fn first_pass(
         {
             for p in catalog.producers_for(&id.api_version, &id.kind) {
                 for made in crate::produced::read(tree, item, &id, p) {
+                    let kind = made.kind;
+                    let mut entry =
+                        Box::new(SourceEntry::produced(tree, item, &id, made, p.runtime));
+                    if views {
+                        entry.hashed_name = resolution::hashed_name(tree, item, &entry.id.name);
+                    }
                     sources.push(SourceSeen {
-                        kind: made.kind,
-                        entry: Box::new(SourceEntry::produced(tree, item, &id, made, p.runtime)),
+                        kind,
+                        entry,
                         decision: Decision::Keep,
                     });
                 }
@@ -1192,7 +1204,7 @@ items:
         let busy = |text: &str| {
             let tree = crate::yaml::parse(text).unwrap();
             let root = tree.documents()[0].root();
-            super::first_pass(&tree, &[root], &config, &catalog, false).busy()
+            super::first_pass(&tree, &[root], &config, &catalog, false, false).busy()
         };
         // Its content is in the index; only a rename (which reads every chunk) edits it.
         assert!(!busy(

@@ -25,7 +25,8 @@ pub struct SourceEntry {
     pub id: ResourceId,
     pub ignored: bool,
     /// Its name changes with its content (a config-hash or kustomize hashed name), so
-    /// the workloads that read it roll by that alone (what `audit` asks).
+    /// the workloads that read it roll by that alone (what `audit` asks). Read only for
+    /// views (see [`hashed_name`]): stamping never asks.
     pub hashed_name: bool,
     pub content: Result<Content, ContentError>,
     /// The file the orchestrator read it from, for results.
@@ -44,7 +45,7 @@ fn ignored(tree: &Tree<'_>, item: NodeId) -> bool {
 /// Whether an object's name changes with its content: config-hash's hashed name (its
 /// base name recorded, or asked for) or kustomize's (asked for, or the 10 characters of
 /// kustomize's alphabet a generator appends, as a rendered kustomization holds them).
-fn hashed_name(tree: &Tree<'_>, item: NodeId, name: &str) -> bool {
+pub fn hashed_name(tree: &Tree<'_>, item: NodeId, name: &str) -> bool {
     use crate::catalog::annotations::{BASE_NAME, NAME_SUFFIX, NEEDS_HASH};
     let annotation = |key| crate::krm::annotation(tree, item, key);
     annotation(BASE_NAME).is_some()
@@ -65,7 +66,7 @@ impl SourceEntry {
     /// Reads what the hash needs of one ConfigMap or Secret.
     pub fn read(tree: &Tree<'_>, item: NodeId, id: ResourceId, kind: SourceKind) -> SourceEntry {
         SourceEntry {
-            hashed_name: hashed_name(tree, item, &id.name),
+            hashed_name: false,
             id,
             ignored: ignored(tree, item),
             content: hashing::content(tree, item, kind),
@@ -83,7 +84,7 @@ impl SourceEntry {
         runtime: bool,
     ) -> SourceEntry {
         SourceEntry {
-            hashed_name: hashed_name(tree, item, &made.id.name),
+            hashed_name: false,
             id: made.id,
             ignored: ignored(tree, item),
             content: made.content,

@@ -1,6 +1,6 @@
 //! The review commands' edge: `diff` reads both sides as a run reads its input, stamps
 //! each in memory through the library, and prints the comparison; the gates set the
-//! exit status.
+//! exit status. `audit` reads its input as `graph` does.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -96,4 +96,47 @@ pub fn diff(
         eprintln!("error: gate failed: {}", f.message());
     }
     ExitCode::from(EXIT_STALE)
+}
+
+/// `config-hash audit [PATH...]`.
+pub fn audit(format: cli::AuditFormat, fail_on_any: bool, args: &cli::ConfigArgs) -> ExitCode {
+    let read = match read_invocation(&args.files, &args.flags, false) {
+        Ok(read) => read,
+        Err(code) => return code,
+    };
+    let prepared = match config_hash::resolve_run(read.package.joined(), &read.invocation) {
+        Ok(p) => p,
+        Err(e) => return unreadable(&read.package, &e),
+    };
+    // The configuration must be right; what stamping would say about the manifests is
+    // not the audit's business (a missing Secret is listed as not in the input).
+    let config_errors: Vec<&config_hash::krm::KrmResult> = prepared
+        .results
+        .iter()
+        .filter(|r| matches!(*r.finding, config_hash::findings::Finding::Config(_)))
+        .collect();
+    if !config_errors.is_empty() {
+        for line in config_hash::findings::stderr_lines(&prepared.results) {
+            eprintln!("{line}");
+        }
+        let bad_flag = !read.invocation.overrides.problems().is_empty();
+        return if bad_flag {
+            ExitCode::from(crate::EXIT_USAGE)
+        } else {
+            ExitCode::FAILURE
+        };
+    }
+    let found = config_hash::audit::audit(&prepared.resolution);
+    let text = match format {
+        cli::AuditFormat::Table => config_hash::audit::render_table(&found),
+        cli::AuditFormat::Json => config_hash::audit::render_json(&found),
+    };
+    if let Err(code) = write_stdout(&text) {
+        return code;
+    }
+    if fail_on_any && !found.untriggered.is_empty() {
+        ExitCode::from(EXIT_STALE)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

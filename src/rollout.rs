@@ -98,6 +98,17 @@ fn triggers(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind, config: &Config)
     out
 }
 
+/// Whether a roll trigger means anything for the workload: a bare Pod cannot roll (its
+/// spec is fixed), and a CronJob's pods start afresh at every run, reading what the
+/// ConfigMaps and Secrets hold then.
+pub fn can_roll(id: &ResourceId) -> bool {
+    let group = crate::catalog::group_of(&id.api_version);
+    !matches!(
+        (group, id.kind.as_str()),
+        ("", "Pod") | ("batch", "CronJob")
+    )
+}
+
 /// What in a stamped workload's spec keeps a changed stamp from rolling it now.
 pub fn held(tree: &Tree<'_>, item: NodeId, id: &ResourceId) -> Option<Held> {
     let group = crate::catalog::group_of(&id.api_version);

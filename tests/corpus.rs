@@ -784,6 +784,94 @@ fn external_secrets_examples_resolve_their_targets() {
     assert_eq!(external, targets.len());
 }
 
+/// The rendered charts and release manifests, beside the repository.
+fn rendered() -> Need {
+    Need::Dir(
+        rendered_dir(),
+        "the shared rendered charts, ../shared/rendered beside the repository",
+    )
+}
+
+/// `audit` on real files: (workload, what it reads with no trigger) as one line each.
+fn audited(files: &[PathBuf]) -> (Vec<String>, usize) {
+    let text: Vec<String> = files
+        .iter()
+        .map(|f| fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display())))
+        .collect();
+    let joined = text.join("\n---\n");
+    let prepared = config_hash::resolve_run(&joined, &config_hash::Invocation::default())
+        .expect("the file reads");
+    let found = config_hash::audit::audit(&prepared.resolution);
+    let lines = found
+        .untriggered
+        .iter()
+        .map(|f| {
+            let reads: Vec<String> = f
+                .reads
+                .iter()
+                .map(|u| {
+                    let absent = if u.in_input { "" } else { " (absent)" };
+                    format!("{} {}{absent}", u.kind.as_str(), u.name)
+                })
+                .collect();
+            format!("{}: {}", f.workload, reads.join(", "))
+        })
+        .collect();
+    (lines, found.reading)
+}
+
+fn audit_pins_what_real_manifests_lack() {
+    let r = |f: &str| rendered_dir().join(f);
+    let c = |f: &str| corpus_dir().join(f);
+    // A hook Job makes the admission Secret at install time: nothing rolls the
+    // controller when it is renewed.
+    assert_eq!(
+        audited(&[r("03-ingress-nginx.yaml")]),
+        (
+            vec![
+                "Deployment ingress-nginx/ingress-ingress-nginx-controller: Secret ingress-ingress-nginx-admission (absent)".to_string()
+            ],
+            1
+        )
+    );
+    // The chart's checksum/* annotations are a trigger.
+    assert_eq!(audited(&[r("01-grafana.yaml")]), (vec![], 1));
+    // The operator reads its admission Secret untriggered; the rest have checksums, and
+    // the chart's test Pod cannot roll at all, so it is not listed.
+    let (kps, reading) = audited(&[r("11-kube-prometheus-stack.yaml")]);
+    assert_eq!(
+        kps,
+        [
+            "Deployment monitoring/kps-kube-prometheus-stack-operator: Secret kps-kube-prometheus-stack-admission (absent)"
+        ]
+    );
+    assert_eq!(reading, 2);
+    assert_eq!(
+        audited(&[r("22-tekton-pipeline.yaml")]).0,
+        [
+            "Deployment tekton-pipelines/tekton-pipelines-controller: ConfigMap config-logging, ConfigMap config-registry-cert",
+            "Deployment tekton-pipelines/tekton-events-controller: ConfigMap config-logging, ConfigMap config-registry-cert",
+        ]
+    );
+    // Plain manifests from project examples.
+    assert_eq!(
+        audited(&[c(
+            "fluent__fluentd-kubernetes-daemonset/fluentd-daemonset-logentries.yaml"
+        )])
+        .0,
+        ["DaemonSet kube-system/fluentd: ConfigMap fluentd-logentries"]
+    );
+    let hello = "kubernetes-sigs__kustomize/examples/helloWorld";
+    assert_eq!(
+        audited(&[
+            c(&format!("{hello}/configMap.yaml")),
+            c(&format!("{hello}/deployment.yaml"))
+        ])
+        .0,
+        ["Deployment the-deployment: ConfigMap the-map"]
+    );
+}
+
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(corpus_manifests_round_trip, corpus()),
@@ -794,5 +882,6 @@ fn main() -> std::process::ExitCode {
             corpus()
         ),
         trial!(external_secrets_examples_resolve_their_targets, corpus()),
+        trial!(audit_pins_what_real_manifests_lack, corpus(), rendered()),
     ])
 }
