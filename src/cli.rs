@@ -17,7 +17,8 @@ use config_hash::config::{Granularity, Mode, OnMissing, Overrides, RuntimeReload
 ///
 /// Exit status: 0 success (warnings allowed); 1 an error result, or input that cannot
 /// be read; 2 a usage error (an unknown flag, a bad flag value); 3 (with --check)
-/// something is out of date.
+/// something is out of date, a gate of `diff` failed, or `audit --fail` listed a
+/// workload.
 ///
 /// Environment: CONFIG_HASH_ON_MISSING (warn, error or ignore) is --on-missing for
 /// hosts where flags are hard to reach (CI, a Helm or kustomize plugin); the flag wins.

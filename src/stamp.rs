@@ -168,7 +168,9 @@ pub fn stamp_item(
             }
             pod_hash(reads, ctx.resolver.index, config)
         });
-        stamped.clone_from(&hash);
+        if ctx.record {
+            stamped.clone_from(&hash);
+        }
         // Write.
         write(
             &mut ed,
@@ -202,7 +204,7 @@ pub fn stamp_item(
         Ok(()) => {
             out.splices = ed.into_splices();
             // Stamped: say when the workload's own spec keeps the stamp from rolling it.
-            if stamped.is_some() {
+            if !reads.is_empty() {
                 if let Some(held) = crate::rollout::held(tree, item, id) {
                     out.notes.push(stamp.about(Finding::Held(held)));
                 }
