@@ -197,3 +197,39 @@ fn diff_reads_stdin_for_one_side_and_refuses_it_for_both() {
     let out = config_hash(&["diff", before.str()], &[]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+#[test]
+fn diff_takes_its_configuration_as_a_run_does_from_the_kptfile_flags_and_config_file() {
+    // The Deployment reads only the key `password` of the Secret: under granularity
+    // key, a change to `username` rolls nothing; under granularity object it rolls it.
+    let before = TempDir::copy_of("diff-before", "basic");
+    let after = TempDir::copy_of("diff-after", "basic");
+    after.edit("secret.yaml", "username: web", "username: someone-else");
+    let rolled = |args: &[&str]| {
+        let mut all = vec!["diff", before.str(), after.str(), "--format", "json"];
+        all.extend_from_slice(args);
+        let out = config_hash(&all, &[]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        rolls(&String::from_utf8_lossy(&out.stdout))
+    };
+    assert!(rolled(&[]).is_empty());
+    let object = vec![("Deployment web".to_string(), vec!["username".to_string()])];
+    assert_eq!(rolled(&["--granularity", "object"]), object);
+    let elsewhere = TempDir::new("diff-config");
+    let config = elsewhere.write(
+        "config-hash.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {granularity: object}\n",
+    );
+    assert_eq!(rolled(&["-c", &config]), object);
+    // A kpt package's Kptfile configures each side, as a run on it.
+    for dir in [&before, &after] {
+        dir.edit(
+            "Kptfile",
+            "    - exec: config-hash\n",
+            "    - exec: config-hash\n      configMap: {granularity: object}\n",
+        );
+    }
+    assert_eq!(rolled(&[]), object);
+    // The flag wins over the Kptfile, as in a run.
+    assert!(rolled(&["--granularity", "key"]).is_empty());
+}
