@@ -74,9 +74,12 @@ pub enum Command {
         #[command(flatten)]
         config: ConfigArgs,
     },
-    /// Show what rolls between two renders, before merge: for every workload whose stamp
-    /// changes, which ConfigMaps and Secrets changed and which of the keys its pods see
-    /// (key names, never values); workloads added and removed; objects renamed. Both
+    /// Show what rolls between two renders, and which ConfigMap and Secret keys make it
+    /// roll (names, never values).
+    ///
+    /// For every workload whose stamp changes: which ConfigMaps and Secrets changed and
+    /// which of the keys its pods see (key names, never values); workloads added and
+    /// removed; objects renamed; and what says whether the roll happens. Both
     /// sides are stamped first, in memory, with the configuration a run on each would
     /// use (flags, -c, a kpt package's Kptfile, a ResourceList's functionConfig), so
     /// rendered and unrendered manifests compare alike. Exit status: 0 whether or not
@@ -103,9 +106,11 @@ pub enum Command {
         #[command(flatten)]
         flags: ConfigFlags,
     },
-    /// List every workload that reads a ConfigMap or Secret and has nothing that rolls it
-    /// when that changes: no config-hash stamp, no checksum/* pod-template annotation, no
-    /// Reloader or wave annotation, and no hashed name on what it reads. Reads manifests
+    /// List the workloads that read a ConfigMap or Secret and have nothing that rolls
+    /// them when it changes.
+    ///
+    /// A roll trigger is a config-hash stamp, a checksum/* pod-template annotation, a
+    /// Reloader or wave annotation, or a hashed name on what it reads. Reads manifests
     /// as they are (a chart's render, a directory; files, directories or stdin), with the
     /// same configuration as a run. Exit status: 0; 3 with --fail when a workload is
     /// listed; 1 when the input cannot be read; 2 a usage error.
