@@ -605,8 +605,36 @@ fn md_object(kind: &str, ns: &Option<String>, name: &str, was: &Option<String>) 
     out
 }
 
-/// Markdown for a pull-request comment or a CI job summary.
+/// GitHub refuses a comment of more than 65,536 characters: the Markdown stays under it,
+/// with room for what a workflow puts around it.
+const MARKDOWN_BUDGET: usize = 60_000;
+
+/// `text` cut at a line end to fit [`MARKDOWN_BUDGET`], saying how much was left out. The
+/// headline and failed gates come first, so they are never cut.
+fn within_budget(text: String) -> String {
+    if text.len() <= MARKDOWN_BUDGET {
+        return text;
+    }
+    let mut end = MARKDOWN_BUDGET;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = text[..end].rfind('\n').map_or(0, |i| i + 1);
+    let left_out = text[end..].lines().count();
+    let mut out = text[..end].to_string();
+    let _ = write!(
+        out,
+        "\n_{left_out} more line(s) left out to fit a comment: `config-hash diff --format table` or `--format json` lists everything._\n"
+    );
+    out
+}
+
+/// Markdown for a pull-request comment or a CI job summary, cut to fit a comment.
 pub fn render_markdown(d: &Diff, failures: &[GateFailure]) -> String {
+    within_budget(markdown(d, failures))
+}
+
+fn markdown(d: &Diff, failures: &[GateFailure]) -> String {
     let mut out = format!("### config-hash: {}\n", md(&headline(d)));
     if !failures.is_empty() {
         out.push('\n');
@@ -753,4 +781,101 @@ pub fn render_json(d: &Diff, gates: Gates, failures: &[GateFailure]) -> String {
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_cannot_change_the_layout_of_a_markdown_comment() {
+        // A cell ends at '|', even inside code; HTML and links render; a line break ends
+        // the table.
+        assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code("FEATURE_FLAGS"), "`FEATURE_FLAGS`");
+        assert_eq!(code("x`y"), "x\\`y");
+        assert_eq!(md("<img src=x>"), "&lt;img src=x&gt;");
+        assert_eq!(md("[a](http://x)"), "\\[a\\](http://x)");
+        assert_eq!(md("a\nb"), "a b");
+        assert_eq!(md("*_~#"), "\\*\\_\\~\\#");
+    }
+
+    #[test]
+    fn markdown_fits_a_comment_and_says_what_it_left_out() {
+        let roll = |i: usize| Roll {
+            workload: ResourceId {
+                kind: "Deployment".into(),
+                name: format!("workload-{i:05}"),
+                ..ResourceId::default()
+            },
+            name_before: None,
+            protected: false,
+            sources: vec![SourceChange {
+                kind: SourceKind::ConfigMap,
+                namespace: None,
+                name: "shared".into(),
+                name_before: None,
+                change: Change::Changed,
+                keys: vec!["LOG_LEVEL".into()],
+            }],
+            findings: Vec::new(),
+        };
+        let d = Diff {
+            rolls: (0..5000).map(roll).collect(),
+            ..Diff::default()
+        };
+        let failures = d.gate_failures(Gates {
+            max_rolls: Some(10),
+            allow_protected: false,
+        });
+        let text = render_markdown(&d, &failures);
+        assert!(text.len() < 65_536, "{}", text.len());
+        assert!(text.starts_with("### config-hash: 5000 workload(s) roll"));
+        assert!(text.contains("**Gate failed:** 5000 workload(s) roll"));
+        assert!(text.contains("`workload-00000`"));
+        assert!(!text.contains("`workload-04999`"));
+        let full = markdown(&d, &failures);
+        let kept = text.lines().count() - 2;
+        let note = format!("\n_{} more line(s) left out", full.lines().count() - kept);
+        assert!(text.contains(&note), "{}", &text[text.len() - 200..]);
+        // A small diff is left whole.
+        let small = Diff {
+            rolls: vec![roll(1)],
+            ..Diff::default()
+        };
+        assert_eq!(render_markdown(&small, &[]), markdown(&small, &[]));
+    }
+
+    #[test]
+    fn gates_fail_past_the_limit_and_on_a_protected_roll_unless_allowed() {
+        let roll = |name: &str, protected| Roll {
+            workload: ResourceId {
+                kind: "Deployment".into(),
+                name: name.into(),
+                ..ResourceId::default()
+            },
+            name_before: None,
+            protected,
+            sources: Vec::new(),
+            findings: Vec::new(),
+        };
+        let d = Diff {
+            rolls: vec![roll("a", false), roll("b", true)],
+            ..Diff::default()
+        };
+        let at = |max_rolls, allow_protected| {
+            d.gate_failures(Gates {
+                max_rolls,
+                allow_protected,
+            })
+            .iter()
+            .map(GateFailure::id)
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(at(None, true), Vec::<&str>::new());
+        assert_eq!(at(Some(2), true), Vec::<&str>::new());
+        assert_eq!(at(Some(1), true), ["max-rolls"]);
+        assert_eq!(at(Some(0), false), ["max-rolls", "protected"]);
+        assert_eq!(at(None, false), ["protected"]);
+    }
 }
