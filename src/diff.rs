@@ -3,7 +3,7 @@
 //! ConfigMaps and Secrets, and which of the keys each pod sees, changed. It names keys,
 //! never values: values are compared in memory and nothing derived from one is kept.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use crate::krm::{KrmResult, ResourceId};
@@ -204,14 +204,28 @@ fn workloads(r: &Resolution) -> BTreeMap<WorkloadKey, WorkloadSide<'_>> {
     out
 }
 
-/// The name a source keeps across renders: the base of its hashed name.
-fn base_of<'a>(r: &'a Resolution, kind: SourceKind, ns: &Option<String>, name: &'a str) -> &'a str {
-    r.renamed
-        .iter()
-        .find(|x| x.kind == kind && &x.namespace == ns && x.name == name)
-        .map(|x| x.base.as_str())
-        .or_else(|| crate::naming::strip_kustomize_suffix(name))
-        .unwrap_or(name)
+/// The name each renamed source keeps across renders (the base of its hashed name), by
+/// kind, namespace and name: looked up once per reference, so a table, not a scan.
+struct Bases<'a>(HashMap<(SourceKind, &'a Option<String>, &'a str), &'a str>);
+
+impl<'a> Bases<'a> {
+    fn of(r: &'a Resolution) -> Self {
+        Bases(
+            r.renamed
+                .iter()
+                .map(|x| ((x.kind, &x.namespace, x.name.as_str()), x.base.as_str()))
+                .collect(),
+        )
+    }
+
+    /// The base of a hashed name: config-hash's (as renamed), else kustomize's suffix cut.
+    fn base(&self, kind: SourceKind, ns: &'a Option<String>, name: &'a str) -> &'a str {
+        self.0
+            .get(&(kind, ns, name))
+            .copied()
+            .or_else(|| crate::naming::strip_kustomize_suffix(name))
+            .unwrap_or(name)
+    }
 }
 
 /// The keys a read lets the pod see, with what each holds (compared, never shown).
@@ -231,23 +245,25 @@ fn seen<'a>(
 }
 
 fn source_changes(
-    before: &Resolution,
+    (before, bases_b): (&Resolution, &Bases<'_>),
     b: &[Read],
-    after: &Resolution,
+    (after, bases_a): (&Resolution, &Bases<'_>),
     a: &[Read],
 ) -> Vec<SourceChange> {
     type SourceAt = (SourceKind, Option<String>, String);
-    let by_base = |r: &Resolution, reads: &[Read]| -> BTreeMap<SourceAt, usize> {
+    let by_base = |bases: &Bases<'_>, reads: &'_ [Read]| -> BTreeMap<SourceAt, usize> {
         reads
             .iter()
             .enumerate()
             .map(|(i, read)| {
-                let base = base_of(r, read.kind, &read.namespace, &read.name).to_string();
+                let base = bases
+                    .base(read.kind, &read.namespace, &read.name)
+                    .to_string();
                 ((read.kind, read.namespace.clone(), base), i)
             })
             .collect()
     };
-    let (bb, ab) = (by_base(before, b), by_base(after, a));
+    let (bb, ab) = (by_base(bases_b, b), by_base(bases_a, a));
     let all: BTreeSet<&SourceAt> = bb.keys().chain(ab.keys()).collect();
     let mut out = Vec::new();
     for at in all {
@@ -314,20 +330,34 @@ fn source_changes(
     out
 }
 
-/// The findings of the after side about a workload that say whether it really rolls.
-fn findings_about(results: &[KrmResult], id: &ResourceId) -> Vec<KrmResult> {
-    results
-        .iter()
-        .filter(|r| r.resource.as_ref() == Some(id) && r.finding.about_rolling())
-        .cloned()
-        .collect()
+/// A side's findings that say whether a workload really rolls, by workload: gathered
+/// once, so each workload's are a look-up.
+struct Findings<'a>(HashMap<&'a ResourceId, Vec<&'a KrmResult>>);
+
+impl<'a> Findings<'a> {
+    fn of(results: &'a [KrmResult]) -> Self {
+        let mut by: HashMap<&ResourceId, Vec<&KrmResult>> = HashMap::new();
+        for r in results.iter().filter(|r| r.finding.about_rolling()) {
+            if let Some(id) = &r.resource {
+                by.entry(id).or_default().push(r);
+            }
+        }
+        Findings(by)
+    }
+
+    fn about(&self, id: &ResourceId) -> Vec<KrmResult> {
+        self.0
+            .get(id)
+            .map(|list| list.iter().map(|r| (*r).clone()).collect())
+            .unwrap_or_default()
+    }
 }
 
-fn lone(w: &WorkloadSide<'_>, results: &[KrmResult]) -> Lone {
+fn lone(w: &WorkloadSide<'_>, findings: &Findings<'_>) -> Lone {
     Lone {
         workload: w.id.clone(),
         reads: w.reads.iter().map(|r| (r.kind, r.shown.clone())).collect(),
-        findings: findings_about(results, w.id),
+        findings: findings.about(w.id),
     }
 }
 
@@ -335,10 +365,12 @@ fn lone(w: &WorkloadSide<'_>, results: &[KrmResult]) -> Lone {
 pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
     let (b, a) = (before.resolution, after.resolution);
     let (wb, wa) = (workloads(b), workloads(a));
+    let (bases_b, bases_a) = (Bases::of(b), Bases::of(a));
+    let (findings_b, findings_a) = (Findings::of(before.results), Findings::of(after.results));
     let mut diff = Diff::default();
     for (key, w) in &wa {
         let Some(old) = wb.get(key) else {
-            diff.added.push(lone(w, after.results));
+            diff.added.push(lone(w, &findings_a));
             continue;
         };
         if old.stamp == w.stamp {
@@ -349,8 +381,8 @@ pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
             workload: w.id.clone(),
             name_before: (old.id.name != w.id.name).then(|| old.id.name.clone()),
             protected: old.protected || w.protected,
-            sources: source_changes(b, old.reads, a, w.reads),
-            findings: findings_about(after.results, w.id),
+            sources: source_changes((b, &bases_b), old.reads, (a, &bases_a), w.reads),
+            findings: findings_a.about(w.id),
         });
         if old.id.name != w.id.name {
             diff.renamed.push(Renamed {
@@ -363,24 +395,25 @@ pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
     }
     for (key, w) in &wb {
         if !wa.contains_key(key) {
-            diff.removed.push(lone(w, before.results));
+            diff.removed.push(lone(w, &findings_b));
         }
     }
     // ConfigMaps and Secrets with a hashed name that changed with their content.
-    let named =
-        |r: &Resolution| -> BTreeMap<(SourceKind, Option<String>, String), BTreeSet<String>> {
-            let mut out: BTreeMap<_, BTreeSet<String>> = BTreeMap::new();
-            for ((kind, ns, name), _) in r.sources.iter() {
-                let base = base_of(r, *kind, ns, name);
-                if base != name {
-                    out.entry((*kind, ns.clone(), base.to_string()))
-                        .or_default()
-                        .insert(name.clone());
-                }
+    let named = |r: &Resolution,
+                 bases: &Bases<'_>|
+     -> BTreeMap<(SourceKind, Option<String>, String), BTreeSet<String>> {
+        let mut out: BTreeMap<_, BTreeSet<String>> = BTreeMap::new();
+        for ((kind, ns, name), _) in r.sources.iter() {
+            let base = bases.base(*kind, ns, name);
+            if base != name {
+                out.entry((*kind, ns.clone(), base.to_string()))
+                    .or_default()
+                    .insert(name.clone());
             }
-            out
-        };
-    let (nb, na) = (named(b), named(a));
+        }
+        out
+    };
+    let (nb, na) = (named(b, &bases_b), named(a, &bases_a));
     for (key, after_names) in &na {
         let Some(before_names) = nb.get(key) else {
             continue;
