@@ -10,7 +10,8 @@ use crate::krm::{KrmResult, ResourceId};
 use crate::references::{Keys, SourceKind};
 use crate::resolution::{Read, Resolution, SourceIndex};
 
-/// One side of a diff: its resolution and the results of stamping it.
+/// One side of a diff: its resolution and the results of stamping it (only the AFTER
+/// side's are shown: they say what happens to what is applied).
 pub struct Side<'a> {
     pub resolution: &'a Resolution,
     pub results: &'a [KrmResult],
@@ -357,7 +358,11 @@ fn lone(w: &WorkloadSide<'_>, findings: &Findings<'_>) -> Lone {
     Lone {
         workload: w.id.clone(),
         reads: w.reads.iter().map(|r| (r.kind, r.shown.clone())).collect(),
-        findings: findings.about(w.id),
+        findings: findings
+            .about(w.id)
+            .into_iter()
+            .filter(|r| r.finding.about_new_pods())
+            .collect(),
     }
 }
 
@@ -366,7 +371,7 @@ pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
     let (b, a) = (before.resolution, after.resolution);
     let (wb, wa) = (workloads(b), workloads(a));
     let (bases_b, bases_a) = (Bases::of(b), Bases::of(a));
-    let (findings_b, findings_a) = (Findings::of(before.results), Findings::of(after.results));
+    let findings_a = Findings::of(after.results);
     let mut diff = Diff::default();
     for (key, w) in &wa {
         let Some(old) = wb.get(key) else {
@@ -395,7 +400,8 @@ pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
     }
     for (key, w) in &wb {
         if !wa.contains_key(key) {
-            diff.removed.push(lone(w, &findings_b));
+            // What stamping said of what is going away says nothing of what comes.
+            diff.removed.push(lone(w, &Findings(HashMap::new())));
         }
     }
     // ConfigMaps and Secrets with a hashed name that changed with their content.

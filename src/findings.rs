@@ -631,6 +631,13 @@ impl Finding {
         )
     }
 
+    /// Whether it says something about the pods of a workload that is new (what `diff`
+    /// shows beside an added workload): that they will not start, or read an object
+    /// nothing in the input makes. Whether a changed stamp rolls means nothing there.
+    pub fn about_new_pods(&self) -> bool {
+        matches!(self, Finding::Missing(_) | Finding::AbsentUnproduced { .. })
+    }
+
     /// Whether an object got a hashed name.
     pub fn is_rename(&self) -> bool {
         matches!(self, Finding::Renamed { .. } | Finding::JobRenamed { .. })

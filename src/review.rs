@@ -42,7 +42,7 @@ pub fn diff(
         quiet: false,
         bad_flag: !a.invocation.overrides.problems().is_empty(),
     };
-    let mut pb = match config_hash::resolve_run(b.package.joined(), &b.invocation) {
+    let pb = match config_hash::resolve_run(b.package.joined(), &b.invocation) {
         Ok(p) => p,
         Err(e) => return unreadable(&b.package, &e),
     };
@@ -69,7 +69,6 @@ pub fn diff(
             before.display()
         );
     }
-    pb.results.retain(|r| r.severity != Severity::Info);
     let d = diff::compare(
         &Side {
             resolution: &pb.resolution,
