@@ -1,0 +1,353 @@
+//! Where reviewers are, end to end with the real tools: the pre-commit hook
+//! (`.pre-commit-hooks.yaml`, run by the real pre-commit from PyPI on a temporary git
+//! repository), the GitHub Action's script (`action/diff.sh`, run against two local
+//! revisions as the Action runs it on a pull request), and the Argo CD config
+//! management plugin (`examples/argocd-cmp/plugin.yaml`, whose init and generate
+//! commands run on the example application as the plugin's sidecar runs them).
+
+#[macro_use]
+mod common;
+
+use common::harness::Need;
+use common::{BINARY, TempDir, path_with_binary, repo_root};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use yaml_serde::Value;
+
+/// A ConfigMap two Deployments read, each through one key. The values are spelled so
+/// that a test can see whether any of them leaks into an output.
+const MANIFESTS: &str = "\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app-config
+data:
+  LOG_LEVEL: value-of-log-level-1
+  GREETING: value-of-greeting-1
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        env:
+        - name: LOG_LEVEL
+          valueFrom:
+            configMapKeyRef: {name: app-config, key: LOG_LEVEL}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: greeter
+spec:
+  selector:
+    matchLabels: {app: greeter}
+  template:
+    metadata:
+      labels: {app: greeter}
+    spec:
+      containers:
+      - name: greeter
+        image: nginx
+        env:
+        - name: GREETING
+          valueFrom:
+            configMapKeyRef: {name: app-config, key: GREETING}
+";
+
+fn git(dir: &Path, args: &[&str]) -> Output {
+    common::run(Command::new("git").args(args).current_dir(dir))
+}
+
+/// A fresh git repository with a committer, so commits work on any machine.
+fn git_repo(label: &str) -> TempDir {
+    let dir = TempDir::new(label);
+    git(dir.path(), &["init", "--quiet"]);
+    git(dir.path(), &["config", "user.email", "test@example.com"]);
+    git(dir.path(), &["config", "user.name", "test"]);
+    git(dir.path(), &["config", "commit.gpgsign", "false"]);
+    dir
+}
+
+fn commit_all(dir: &Path, message: &str) {
+    git(dir, &["add", "--all"]);
+    git(dir, &["commit", "--quiet", "-m", message]);
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn pre_commit() -> PathBuf {
+    repo_root().join("target/tools/pre-commit/bin/pre-commit")
+}
+
+/// `pre-commit try-repo <this repository> config-hash-check --files FILE` in `dir`:
+/// the hook as a user's `.pre-commit-config.yaml` runs it, built by pre-commit with
+/// cargo (`language: rust`). pre-commit's cache and cargo's build directory are kept
+/// under target/, so only the first run on a machine builds from scratch.
+fn run_hook(dir: &Path, file: &str) -> Output {
+    Command::new(pre_commit())
+        .args([
+            "try-repo",
+            repo_root().to_str().unwrap(),
+            "config-hash-check",
+        ])
+        .args(["--files", file])
+        .current_dir(dir)
+        .env(
+            "PRE_COMMIT_HOME",
+            repo_root().join("target/tools/pre-commit-home"),
+        )
+        .env(
+            "CARGO_TARGET_DIR",
+            repo_root().join("target/pre-commit-build"),
+        )
+        .env_remove("CONFIG_HASH_KEY")
+        .env_remove("CONFIG_HASH_KEY_FILE")
+        .output()
+        .expect("run pre-commit")
+}
+
+fn pre_commit_hook_fails_on_a_stale_manifest_and_passes_once_stamped() {
+    let repo = git_repo("pre-commit");
+    repo.write("app.yaml", MANIFESTS);
+    git(repo.path(), &["add", "app.yaml"]);
+
+    let stale = run_hook(repo.path(), "app.yaml");
+    assert_eq!(stale.status.code(), Some(1), "{}", text(&stale));
+    assert!(
+        text(&stale).contains("out of date: Deployment web"),
+        "{}",
+        text(&stale)
+    );
+
+    common::run(
+        Command::new(BINARY)
+            .args(["--in-place", "app.yaml"])
+            .current_dir(repo.path()),
+    );
+    let stamped = run_hook(repo.path(), "app.yaml");
+    assert!(stamped.status.success(), "{}", text(&stamped));
+    assert!(text(&stamped).contains("Passed"), "{}", text(&stamped));
+
+    // A value a pod reads changes: the manifest is stale again.
+    repo.edit("app.yaml", "value-of-log-level-1", "value-of-log-level-2");
+    let edited = run_hook(repo.path(), "app.yaml");
+    assert_eq!(edited.status.code(), Some(1), "{}", text(&edited));
+    assert!(
+        text(&edited).contains("out of date: Deployment web"),
+        "{}",
+        text(&edited)
+    );
+}
+
+/// `action/diff.sh` in `repo` against `base`, as action.yml runs it.
+fn run_action(repo: &TempDir, env: &[(&str, &str)]) -> (Output, String, Option<serde_json::Value>) {
+    let runner = TempDir::new("action-runner");
+    let summary = runner.path().join("summary.md");
+    let outputs = runner.path().join("outputs");
+    let output = Command::new("bash")
+        .arg(repo_root().join("action/diff.sh"))
+        .current_dir(repo.path())
+        .env("PATH", path_with_binary())
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", &outputs)
+        .env("RUNNER_TEMP", runner.path())
+        .env_remove("CONFIG_HASH_KEY")
+        .env_remove("CONFIG_HASH_KEY_FILE")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run action/diff.sh");
+    let summary = fs::read_to_string(&summary).unwrap_or_default();
+    let json = fs::read_to_string(&outputs).ok().and_then(|o| {
+        let path = o.lines().find_map(|l| l.strip_prefix("json="))?.to_string();
+        Some(
+            serde_json::from_str(&fs::read_to_string(path).ok()?).expect("the JSON output is JSON"),
+        )
+    });
+    (output, summary, json)
+}
+
+fn action_script_shows_what_rolls_between_two_revisions_and_gates() {
+    let repo = git_repo("action");
+    fs::create_dir(repo.path().join("deploy")).expect("create deploy/");
+    repo.write("deploy/app.yaml", MANIFESTS);
+    commit_all(repo.path(), "base");
+    repo.edit(
+        "deploy/app.yaml",
+        "value-of-log-level-1",
+        "value-of-log-level-2",
+    );
+    commit_all(repo.path(), "head: one key of the ConfigMap changes");
+
+    // Read as files, and rendered by a command: the same answer.
+    for env in [
+        vec![("INPUT_BASE", "HEAD~1"), ("INPUT_PATH", "deploy")],
+        vec![
+            ("INPUT_BASE", "HEAD~1"),
+            ("INPUT_RENDER", "cat deploy/app.yaml"),
+        ],
+    ] {
+        let (output, summary, json) = run_action(&repo, &env);
+        assert!(output.status.success(), "{env:?}: {}", text(&output));
+        assert!(summary.contains("web"), "{env:?}: {summary}");
+        assert!(summary.contains("LOG_LEVEL"), "{env:?}: {summary}");
+        assert!(summary.contains("app-config"), "{env:?}: {summary}");
+        // Only the workload that sees the changed key rolls.
+        assert!(!summary.contains("greeter"), "{env:?}: {summary}");
+        let json = json
+            .expect("the JSON's path is in GITHUB_OUTPUT")
+            .to_string();
+        assert!(json.contains("LOG_LEVEL"), "{json}");
+        for leaked in ["value-of-log-level", "value-of-greeting"] {
+            for (what, out) in [
+                ("summary", &summary),
+                ("json", &json),
+                ("log", &text(&output)),
+            ] {
+                assert!(
+                    !out.contains(leaked),
+                    "{env:?}: a value is in the {what}: {out}"
+                );
+            }
+        }
+    }
+
+    // The gate fails the step, and the summary still says why.
+    let (output, summary, _) = run_action(
+        &repo,
+        &[
+            ("INPUT_BASE", "HEAD~1"),
+            ("INPUT_PATH", "deploy"),
+            ("INPUT_ARGS", "--max-rolls 0"),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
+    assert!(summary.contains("web"), "{summary}");
+
+    // The working tree is left as it was: no worktree stays behind.
+    let worktrees =
+        String::from_utf8_lossy(&git(repo.path(), &["worktree", "list"]).stdout).into_owned();
+    assert_eq!(worktrees.lines().count(), 1, "{worktrees}");
+}
+
+/// The command and arguments of `spec.<step>` in the plugin's plugin.yaml.
+fn plugin_step(step: &str) -> Vec<String> {
+    let path = repo_root().join("examples/argocd-cmp/plugin.yaml");
+    let plugin: Value = yaml_serde::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_sequence()
+            .unwrap_or_else(|| panic!("spec.{step} of plugin.yaml"))
+            .iter()
+            .map(|s| s.as_str().expect("a string").to_string())
+            .collect()
+    };
+    let mut words = strings(&plugin["spec"][step]["command"]);
+    words.extend(strings(&plugin["spec"][step]["args"]));
+    words
+}
+
+/// Runs the plugin's init then generate in `app`, with the environment Argo CD gives
+/// a plugin (the application's name and destination namespace).
+fn run_plugin(app: &Path) -> Output {
+    let run = |words: Vec<String>| {
+        Command::new(&words[0])
+            .args(&words[1..])
+            .current_dir(app)
+            .env("PATH", path_with_binary())
+            .env("ARGOCD_APP_NAME", "web")
+            .env("ARGOCD_APP_NAMESPACE", "shop")
+            .env_remove("CONFIG_HASH_KEY")
+            .env_remove("CONFIG_HASH_KEY_FILE")
+            .output()
+            .expect("run the plugin's command")
+    };
+    let init = run(plugin_step("init"));
+    common::assert_success(&init, "the plugin's init");
+    run(plugin_step("generate"))
+}
+
+fn web_hash(render: &Output) -> String {
+    let stream = String::from_utf8_lossy(&render.stdout).into_owned();
+    let web = stream
+        .split("\n---\n")
+        .map(|doc| yaml_serde::from_str::<Value>(doc).expect("the render is YAML"))
+        .find(|doc| doc["kind"] == "Deployment")
+        .expect("the render holds the Deployment");
+    common::pod_template(&web)["metadata"]["annotations"]["config-hash.dev/hash"]
+        .as_str()
+        .expect("the Deployment is stamped")
+        .to_string()
+}
+
+fn argocd_plugin_generates_stamped_manifests_for_the_example_application() {
+    let app = TempDir::new("argocd-cmp");
+    common::copy_dir(&repo_root().join("examples/argocd-cmp/app"), app.path());
+
+    let render = run_plugin(app.path());
+    common::assert_success(&render, "the plugin's generate");
+    let hash = web_hash(&render);
+    // What Argo CD applies is up to date for config-hash --check.
+    let check = common::run_with_stdin(Command::new(BINARY).arg("--check"), render.stdout.clone());
+    assert!(check.status.success(), "{}", text(&check));
+
+    // A key the pod reads rolls it; one it does not read does not.
+    app.edit("configmap.yaml", "GREETING: hello", "GREETING: bonjour");
+    assert_eq!(web_hash(&run_plugin(app.path())), hash);
+    app.edit("configmap.yaml", "LOG_LEVEL: info", "LOG_LEVEL: debug");
+    assert_ne!(web_hash(&run_plugin(app.path())), hash);
+
+    // The application's .config-hash.yaml says onMissing: error, so a missing
+    // ConfigMap fails the sync, naming it.
+    app.edit("kustomization.yaml", "- configmap.yaml\n", "");
+    let missing = run_plugin(app.path());
+    assert!(!missing.status.success(), "{}", text(&missing));
+    assert!(text(&missing).contains("web-config"), "{}", text(&missing));
+
+    // A render that fails fails the plugin: Argo CD never gets an empty render.
+    app.edit(
+        "kustomization.yaml",
+        "- deployment.yaml\n",
+        "- deployment.yaml\n- gone.yaml\n",
+    );
+    let broken = run_plugin(app.path());
+    assert!(!broken.status.success(), "{}", text(&broken));
+    assert!(broken.stdout.is_empty(), "{}", text(&broken));
+}
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(vec![
+        trial!(
+            pre_commit_hook_fails_on_a_stale_manifest_and_passes_once_stamped,
+            Need::File(
+                pre_commit(),
+                "pre-commit; run .ci/setup-pre-commit.sh".to_string()
+            ),
+            Need::tool("git"),
+            Need::tool("cargo")
+        ),
+        trial!(
+            action_script_shows_what_rolls_between_two_revisions_and_gates,
+            Need::tool("git")
+        ),
+        trial!(
+            argocd_plugin_generates_stamped_manifests_for_the_example_application,
+            Need::tool("kubectl")
+        ),
+    ])
+}
