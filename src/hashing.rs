@@ -574,6 +574,8 @@ mod tests {
             }
         );
         assert!(!shown.contains("s3cret"), "{shown}");
+        // What it shows instead: how long the key is, so a user can tell a key was read.
+        assert_eq!(format!("{key:?}"), "HashKey(<10 bytes, redacted>)");
         assert!(HashKey::new(Vec::new()).is_none());
     }
 
@@ -600,6 +602,47 @@ mod tests {
             ("a", Origin::BinaryData, "5"),
         ]);
         assert_ne!(entries, different);
+    }
+
+    #[test]
+    fn entries_are_sorted_and_a_later_value_for_a_key_replaces_an_earlier_one() {
+        let e = Entries::from_pairs(vec![
+            ("b", Origin::Data, "1"),
+            ("a", Origin::BinaryData, "2"),
+            ("b", Origin::Data, "3"),
+            ("c", Origin::Data, ""),
+        ]);
+        assert_eq!(e.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(e.len(), 3);
+        assert!(!e.is_empty());
+        assert_eq!(e.get("a"), Some((Origin::BinaryData, &b"2"[..])));
+        assert_eq!(e.get("b"), Some((Origin::Data, &b"3"[..])));
+        assert_eq!(e.get("c"), Some((Origin::Data, &b""[..])));
+        assert!(e.contains_key("c") && !e.contains_key("d"));
+        let none = Entries::from_pairs(Vec::<(&str, Origin, &str)>::new());
+        assert!(none.is_empty());
+        assert_eq!(none.len(), 0);
+    }
+
+    /// The API server defaults a Secret's type when it is unset, and a YAML null is
+    /// unset: `type: ~` hashes as `Opaque`, not as a type named "~" or "null".
+    #[test]
+    fn a_null_secret_type_is_opaque() {
+        let opaque = parse_content("data: {k: aGk=}\ntype: Opaque\n", SourceKind::Secret);
+        assert_eq!(opaque.secret_type, "Opaque");
+        for t in ["", "type: ~\n", "type: null\n", "type:\n"] {
+            let got = parse_content(&format!("data: {{k: aGk=}}\n{t}"), SourceKind::Secret);
+            assert_eq!(got, opaque, "{t:?}");
+        }
+        let tls = parse_content("type: kubernetes.io/tls\n", SourceKind::Secret);
+        assert_eq!(tls.secret_type, "kubernetes.io/tls");
+        let list = Tree::parse("type: [a]\n").unwrap();
+        assert_eq!(
+            content(&list, list.docs[0].root, SourceKind::Secret),
+            Err(ContentError::NotAString {
+                field: "type".into()
+            })
+        );
     }
 
     #[test]
