@@ -483,6 +483,83 @@ mod tests {
         assert!(!sites[0].regex);
     }
 
+    /// `find` gives what the pod sees (its hash); `find_all` also the names that give
+    /// it no content (an image pull Secret), which renaming rewrites all the same.
+    #[test]
+    fn find_reads_what_the_pod_sees_and_find_all_every_name() {
+        let src = "containers:\n- name: app\n  envFrom: [{secretRef: {name: env}}]\nimagePullSecrets:\n- name: pull\n";
+        let tree = Tree::parse(src).unwrap();
+        let sites = Catalog::builtin().pod_sites;
+        let names = |refs: Vec<Reference>| refs.into_iter().map(|r| r.name).collect::<Vec<_>>();
+        let root = tree.docs[0].root;
+        assert_eq!(names(find(&tree, root, "spec", &sites)), ["env"]);
+        assert_eq!(
+            names(find_all(&tree, root, "spec", &sites)),
+            ["env", "pull"]
+        );
+    }
+
+    /// A name field holding a list or a mapping is reported by its path; a string name,
+    /// and a reference object that is not a mapping, are not.
+    #[test]
+    fn names_that_are_lists_or_mappings_are_reported_by_field() {
+        let src = "containers:\n- name: app\n  envFrom:\n  - configMapRef: {name: [a]}\n  - configMapRef: {name: ok}\n  - configMapRef: [name]\nvolumes:\n- name: v\n  secret: {secretName: {x: y}}\n";
+        let tree = Tree::parse(src).unwrap();
+        let sites = Catalog::builtin().pod_sites;
+        assert_eq!(
+            unreadable_names(&tree, tree.docs[0].root, "spec", &sites),
+            [
+                "spec.containers[0].envFrom[0].configMapRef.name",
+                "spec.volumes[0].secret.secretName"
+            ]
+        );
+    }
+
+    /// A cluster-scoped object's name without a namespace names an object in any
+    /// namespace; with one (a StorageClass's `secretNamespace`), in that namespace; a
+    /// namespaced object's names are in its own namespace.
+    #[test]
+    fn only_a_cluster_scoped_name_without_a_namespace_is_in_any_namespace() {
+        let catalog = Catalog::builtin();
+        let refs = |src: &str| {
+            let tree = Tree::parse(src).unwrap();
+            let root = tree.docs[0].root;
+            let id = ResourceId::of(&tree, root);
+            site_refs(&tree, root, &id, &catalog)
+                .into_iter()
+                .map(|r| {
+                    (
+                        tree.str(r.node).unwrap().to_string(),
+                        r.namespace,
+                        r.any_namespace,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let rule = "rules:\n- resources: [secrets]\n  resourceNames: [s]\n";
+        assert_eq!(
+            refs(&format!(
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: r}}\n{rule}"
+            )),
+            [("s".to_string(), None, true)]
+        );
+        assert_eq!(
+            refs(&format!(
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {{name: r, namespace: ns}}\n{rule}"
+            )),
+            [("s".to_string(), Some("ns".to_string()), false)]
+        );
+        assert_eq!(
+            refs(
+                "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: sc}\nparameters: {secretName: a, secretNamespace: ns, adminSecretName: b}\n"
+            ),
+            [
+                ("a".to_string(), Some("ns".to_string()), false),
+                ("b".to_string(), None, true)
+            ]
+        );
+    }
+
     #[test]
     fn finds_every_reference_type_with_its_keys() {
         let src = r#"
