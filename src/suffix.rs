@@ -1173,6 +1173,38 @@ mod tests {
         );
     }
 
+    /// An annotation that may name `namespace/name` (nginx's auth-secret) is rewritten
+    /// only when the namespace is the object's own: a Secret of that name in another
+    /// namespace is another object.
+    #[test]
+    fn a_namespaced_annotation_reference_is_rewritten_in_its_own_namespace_only() {
+        let ingress = |value: &str| {
+            format!(
+                "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: i\n  namespace: shop\n  annotations:\n    nginx.ingress.kubernetes.io/auth-secret: {value}\n"
+            )
+        };
+        let mut r = Renames::default();
+        let shop = Some("shop".to_string());
+        r.add(SourceKind::Secret, &shop, "auth", "auth", "auth-2b4m8f9gh7");
+        let rewritten = |src: &str| {
+            let tree = Tree::parse(src).unwrap();
+            let root = tree.docs[0].root;
+            let id = ResourceId::of(&tree, root);
+            let mut splices = Splices::default();
+            let (nodes, pointed, _) =
+                rewrite_references(&tree, root, &id, &Catalog::builtin(), &r, &mut splices);
+            assert_eq!(nodes.len(), pointed.len());
+            splices.apply(src).unwrap()
+        };
+        for (value, after) in [
+            ("auth", "auth-2b4m8f9gh7"),
+            ("shop/auth", "shop/auth-2b4m8f9gh7"),
+            ("other/auth", "other/auth"),
+        ] {
+            assert_eq!(rewritten(&ingress(value)), ingress(after), "{value}");
+        }
+    }
+
     #[test]
     fn names_every_reader_takes_for_a_null_a_number_or_a_boolean_are_not_names() {
         let read = |v: &str| {
