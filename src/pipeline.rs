@@ -1046,6 +1046,16 @@ items:
             out.output
                 .contains(&format!("configMapRef: {{name: {new_name}}}"))
         );
+        // The item edits are the whole change to the items: applied to the input, they
+        // give the output up to its results.
+        let mut edits = out.item_edits.clone();
+        assert!(!edits.is_empty());
+        edits.sort_by_key(|&(start, _, _)| std::cmp::Reverse(start));
+        let mut edited = LIST.to_string();
+        for (start, end, text) in edits {
+            edited.replace_range(start..end, &text);
+        }
+        assert_eq!(out.output.split("results:").next(), Some(edited.as_str()));
         // Both items were edited, so both are stale before the run and neither after.
         let stale: Vec<String> = out.stale.iter().map(ToString::to_string).collect();
         assert_eq!(stale, ["ConfigMap cfg", "Deployment web"]);
