@@ -1097,6 +1097,28 @@ items:
         );
     }
 
+    /// `--debug` says why chunks were bigger than one item, also when the run stops at
+    /// configuration errors.
+    #[test]
+    fn why_chunks_were_coarser_reaches_the_outcome() {
+        let shared = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n  data: &d {A: '1'}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n  data: *d\n";
+        let bad_config = format!(
+            "{shared}functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c}}\n  data: {{mode: sometimes}}\n"
+        );
+        for (input, exit_code) in [(shared, 0), (bad_config.as_str(), 1)] {
+            let out = run(input, &Invocation::default()).unwrap();
+            assert_eq!(out.exit_code, exit_code, "{:?}", out.results);
+            assert!(
+                matches!(
+                    out.coarser[..],
+                    [crate::chunks::Coarser::SharedAnchor { .. }]
+                ),
+                "{:?}",
+                out.coarser
+            );
+        }
+    }
+
     #[test]
     fn graph_resolves_base_names_like_stamping() {
         // After a render with suffixes, a new Deployment reads the base name.
