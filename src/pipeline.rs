@@ -1119,6 +1119,38 @@ items:
         }
     }
 
+    /// With a namespace for objects written without one, a workload placed there shows
+    /// its references as it names them (without a namespace), as it reads in the input;
+    /// a workload written with its own namespace keeps it.
+    #[test]
+    fn references_of_a_placed_workload_read_as_written() {
+        let stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {A: '1'}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: placed}\nspec: {template: {spec: {containers: [{name: c, envFrom: [{configMapRef: {name: cfg}}]}]}}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: own, namespace: prod}\nspec: {template: {spec: {containers: [{name: c, envFrom: [{configMapRef: {name: cfg}}]}]}}}\n";
+        let mut invocation = Invocation::default();
+        invocation.overrides.namespace = Some("prod".into());
+        let resolution = crate::resolve(stream, &invocation).unwrap();
+        let namespaces: Vec<(&str, Option<&str>, crate::resolution::Status)> = resolution
+            .items
+            .iter()
+            .flat_map(|item| {
+                let refs = &item.workload.as_ref().unwrap().references;
+                refs.iter().map(|r| {
+                    (
+                        item.id.name.as_str(),
+                        r.namespace.as_deref(),
+                        r.status.clone(),
+                    )
+                })
+            })
+            .collect();
+        assert_eq!(
+            namespaces,
+            [
+                ("placed", None, crate::resolution::Status::Found),
+                ("own", Some("prod"), crate::resolution::Status::Found)
+            ]
+        );
+    }
+
     #[test]
     fn graph_resolves_base_names_like_stamping() {
         // After a render with suffixes, a new Deployment reads the base name.
