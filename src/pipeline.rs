@@ -1097,6 +1097,15 @@ items:
         );
     }
 
+    /// A JSON ResourceList is cut into its items like a YAML one, each read alone.
+    #[test]
+    fn a_json_resource_list_is_read_item_by_item() {
+        let json = "{\"apiVersion\": \"config.kubernetes.io/v1\", \"kind\": \"ResourceList\", \"items\": [\n{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"a\"}, \"data\": {\"A\": \"1\"}},\n{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"b\"}}\n]}\n";
+        let out = run(json, &Invocation::default()).unwrap();
+        assert_eq!(out.exit_code, 0, "{:?}", out.results);
+        assert!(out.coarser.is_empty(), "{:?}", out.coarser);
+    }
+
     /// `--debug` says why chunks were bigger than one item, also when the run stops at
     /// configuration errors.
     #[test]
