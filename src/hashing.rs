@@ -636,9 +636,9 @@ mod tests {
         }
         let tls = parse_content("type: kubernetes.io/tls\n", SourceKind::Secret);
         assert_eq!(tls.secret_type, "kubernetes.io/tls");
-        let list = Tree::parse("type: [a]\n").unwrap();
+        let list = crate::yaml::parse("type: [a]\n").unwrap();
         assert_eq!(
-            content(&list, list.docs[0].root, SourceKind::Secret),
+            content(&list, list.documents()[0].root(), SourceKind::Secret),
             Err(ContentError::NotAString {
                 field: "type".into()
             })

@@ -488,10 +488,10 @@ mod tests {
     #[test]
     fn find_reads_what_the_pod_sees_and_find_all_every_name() {
         let src = "containers:\n- name: app\n  envFrom: [{secretRef: {name: env}}]\nimagePullSecrets:\n- name: pull\n";
-        let tree = Tree::parse(src).unwrap();
+        let tree = crate::yaml::parse(src).unwrap();
         let sites = Catalog::builtin().pod_sites;
         let names = |refs: Vec<Reference>| refs.into_iter().map(|r| r.name).collect::<Vec<_>>();
-        let root = tree.docs[0].root;
+        let root = tree.documents()[0].root();
         assert_eq!(names(find(&tree, root, "spec", &sites)), ["env"]);
         assert_eq!(
             names(find_all(&tree, root, "spec", &sites)),
@@ -504,10 +504,10 @@ mod tests {
     #[test]
     fn names_that_are_lists_or_mappings_are_reported_by_field() {
         let src = "containers:\n- name: app\n  envFrom:\n  - configMapRef: {name: [a]}\n  - configMapRef: {name: ok}\n  - configMapRef: [name]\nvolumes:\n- name: v\n  secret: {secretName: {x: y}}\n";
-        let tree = Tree::parse(src).unwrap();
+        let tree = crate::yaml::parse(src).unwrap();
         let sites = Catalog::builtin().pod_sites;
         assert_eq!(
-            unreadable_names(&tree, tree.docs[0].root, "spec", &sites),
+            unreadable_names(&tree, tree.documents()[0].root(), "spec", &sites),
             [
                 "spec.containers[0].envFrom[0].configMapRef.name",
                 "spec.volumes[0].secret.secretName"
@@ -522,8 +522,8 @@ mod tests {
     fn only_a_cluster_scoped_name_without_a_namespace_is_in_any_namespace() {
         let catalog = Catalog::builtin();
         let refs = |src: &str| {
-            let tree = Tree::parse(src).unwrap();
-            let root = tree.docs[0].root;
+            let tree = crate::yaml::parse(src).unwrap();
+            let root = tree.documents()[0].root();
             let id = ResourceId::of(&tree, root);
             site_refs(&tree, root, &id, &catalog)
                 .into_iter()

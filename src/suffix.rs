@@ -1121,8 +1121,8 @@ mod tests {
     #[test]
     fn a_new_name_is_written_in_a_style_that_reads_back_as_it() {
         let renamed = |src: &str, new: &str| {
-            let tree = Tree::parse(src).unwrap();
-            let node = tree.get(tree.docs[0].root, "name").unwrap();
+            let tree = crate::yaml::parse(src).unwrap();
+            let node = tree.get(tree.documents()[0].root(), "name").unwrap();
             let mut splices = Splices::default();
             replace_name(&tree, node, new, &mut splices);
             splices.apply(src).unwrap()
@@ -1154,8 +1154,8 @@ mod tests {
     #[test]
     fn a_cluster_role_leaves_what_kustomize_renames_to_kustomize() {
         let src = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules:\n- resources: [configmaps]\n  resourceNames: [gen, own]\n";
-        let tree = Tree::parse(src).unwrap();
-        let root = tree.docs[0].root;
+        let tree = crate::yaml::parse(src).unwrap();
+        let root = tree.documents()[0].root();
         let id = ResourceId::of(&tree, root);
         let (cm, ns) = (SourceKind::ConfigMap, Some("a".to_string()));
         let mut r = Renames::default();
@@ -1187,8 +1187,8 @@ mod tests {
         let shop = Some("shop".to_string());
         r.add(SourceKind::Secret, &shop, "auth", "auth", "auth-2b4m8f9gh7");
         let rewritten = |src: &str| {
-            let tree = Tree::parse(src).unwrap();
-            let root = tree.docs[0].root;
+            let tree = crate::yaml::parse(src).unwrap();
+            let root = tree.documents()[0].root();
             let id = ResourceId::of(&tree, root);
             let mut splices = Splices::default();
             let (nodes, pointed, _) =
