@@ -301,14 +301,21 @@ pub struct Producer {
     /// mapping, or strings (`spec/data/secretKey` walks a list).
     pub keys: Vec<FieldPath>,
     pub open: Open,
-    /// Where the Secret's type is written (`Opaque` when absent).
+    /// Where the Secret's type is written.
     pub secret_type: Option<FieldPath>,
+    /// The Secret's type when that field is absent or unset: `Opaque`, or the one type
+    /// the producer ever makes (a cert-manager Certificate's `kubernetes.io/tls`).
+    pub default_type: String,
     pub hashed: Hashed,
     /// The content can change outside git (a value in an external store).
     pub runtime: bool,
     /// It makes nothing when this field holds one of these values (an ExternalSecret
     /// with `creationPolicy: Merge` or `None` writes into a Secret made elsewhere).
     pub unless: Option<(FieldPath, Vec<String>)>,
+    /// It makes something only when this field holds one of these values (a Vault
+    /// Secrets Operator object makes its Secret only with `destination.create: true`;
+    /// otherwise it writes into a Secret that must exist already).
+    pub when: Option<(FieldPath, Vec<String>)>,
     /// Where a user declared it (`spec.producers[0]`); `None` for built-ins.
     pub declared_at: Option<String>,
 }
@@ -615,8 +622,9 @@ const ROLE_RULES: &[(&str, &str, SourceKind, Scoped)] = &[
     ),
 ];
 
-/// A built-in producer row: (group, kind, produces, each, name, keys, open, type, hashed,
-/// runtime, unless (path, values)).
+/// A built-in producer row: (group, kind, produces, each, name, keys, open (a path, or
+/// [`ANY_KEY`]), type (a path, and the type when it is unset), hashed, runtime, unless
+/// (path, values), when (path, values)).
 type ProducerRow = (
     &'static str,
     &'static str,
@@ -625,11 +633,23 @@ type ProducerRow = (
     &'static str,
     &'static [&'static str],
     &'static str,
-    &'static str,
+    (&'static str, &'static str),
     Hashed,
     bool,
-    (&'static str, &'static [&'static str]),
+    Condition,
+    Condition,
 );
+
+/// A field and the values that decide a producer row: `("", &[])` for none.
+type Condition = (&'static str, &'static [&'static str]);
+const NO_CONDITION: Condition = ("", &[]);
+
+/// In the open column: any key may exist, always (its keys are not in git).
+const ANY_KEY: &str = "*";
+const OPAQUE: &str = "Opaque";
+const VSO: &str = "secrets.hashicorp.com";
+/// The Vault Secrets Operator makes its destination Secret only when told to.
+const VSO_CREATES: Condition = ("spec/destination/create", &["true"]);
 
 /// Built-in producers, checked against each project's documentation (docs, "Sources
 /// produced by other objects").
@@ -638,17 +658,33 @@ const PRODUCERS: &[ProducerRow] = &[
     // Bitnami sealed-secrets: the controller unseals into a Secret of the same name and
     // namespace; `spec.template` gives its type and templated keys.
     ("bitnami.com", "SealedSecret", SourceKind::Secret, "", "", &["spec/encryptedData", "spec/template/data"],
-        "", "spec/template/type", Hashed::Values, false, ("", &[])),
+        "", ("spec/template/type", OPAQUE), Hashed::Values, false, NO_CONDITION, NO_CONDITION),
     // External Secrets Operator: `spec.target.name` (default: its own name); with
     // `dataFrom` any key may exist.
     ("external-secrets.io", "ExternalSecret", SourceKind::Secret, "", "spec/target/name", &["spec/data/secretKey", "spec/target/template/data"],
-        "spec/dataFrom", "spec/target/template/type", Hashed::Spec, true, ("spec/target/creationPolicy", &["Merge", "None"])),
+        "spec/dataFrom", ("spec/target/template/type", OPAQUE), Hashed::Spec, true, ("spec/target/creationPolicy", &["Merge", "None"]), NO_CONDITION),
     // Secrets Store CSI driver: a pod's `csi` volume reads the class itself ...
     ("secrets-store.csi.x-k8s.io", "SecretProviderClass", SourceKind::SecretProviderClass, "", "", &[],
-        "", "", Hashed::Spec, true, ("", &[])),
+        "", ("", ""), Hashed::Spec, true, NO_CONDITION, NO_CONDITION),
     // ... and `spec.secretObjects` are Secrets it syncs while a pod mounts it.
     ("secrets-store.csi.x-k8s.io", "SecretProviderClass", SourceKind::Secret, "spec/secretObjects", "secretName", &["data/key"],
-        "", "type", Hashed::Spec, true, ("", &[])),
+        "", ("type", OPAQUE), Hashed::Spec, true, NO_CONDITION, NO_CONDITION),
+    // cert-manager: a `kubernetes.io/tls` Secret `spec.secretName` whose keys the issuer
+    // and the spec decide (tls.crt, tls.key, often ca.crt, keystores, extra formats);
+    // the certificate is issued and renewed in the cluster, so only the spec is in git.
+    ("cert-manager.io", "Certificate", SourceKind::Secret, "", "spec/secretName", &[],
+        ANY_KEY, ("", "kubernetes.io/tls"), Hashed::Spec, true, NO_CONDITION, NO_CONDITION),
+    // Vault Secrets Operator: the Secret `spec.destination.name`, of type
+    // `spec.destination.type`, with whatever keys Vault returns; made only with
+    // `destination.create: true` (the default is false: the Secret must exist already).
+    (VSO, "VaultStaticSecret", SourceKind::Secret, "", "spec/destination/name", &[],
+        ANY_KEY, ("spec/destination/type", OPAQUE), Hashed::Spec, true, NO_CONDITION, VSO_CREATES),
+    (VSO, "VaultDynamicSecret", SourceKind::Secret, "", "spec/destination/name", &[],
+        ANY_KEY, ("spec/destination/type", OPAQUE), Hashed::Spec, true, NO_CONDITION, VSO_CREATES),
+    (VSO, "VaultPKISecret", SourceKind::Secret, "", "spec/destination/name", &[],
+        ANY_KEY, ("spec/destination/type", OPAQUE), Hashed::Spec, true, NO_CONDITION, VSO_CREATES),
+    (VSO, "HCPVaultSecretsApp", SourceKind::Secret, "", "spec/destination/name", &[],
+        ANY_KEY, ("spec/destination/type", OPAQUE), Hashed::Spec, true, NO_CONDITION, VSO_CREATES),
 ];
 
 /// Built-in annotation reference sites: ours, and those of the tools people migrate
@@ -694,6 +730,10 @@ impl Default for Catalog {
 /// Groups written `a,b` (the core group is the empty string).
 fn groups(text: &str) -> Vec<String> {
     text.split(',').map(str::to_string).collect()
+}
+
+fn condition((path, values): Condition) -> Option<(FieldPath, Vec<String>)> {
+    optional_path(path).map(|p| (p, values.iter().map(|v| v.to_string()).collect()))
 }
 
 fn optional_path(text: &str) -> Option<FieldPath> {
@@ -776,6 +816,7 @@ impl Catalog {
                     hashed,
                     runtime,
                     unless,
+                    when,
                 )| {
                     Producer {
                         group: group.to_string(),
@@ -784,12 +825,16 @@ impl Catalog {
                         each: optional_path(each),
                         name: optional_path(name),
                         keys: keys.iter().map(|k| FieldPath::of(k)).collect(),
-                        open: optional_path(open).map_or(Open::Never, Open::When),
-                        secret_type: optional_path(secret_type),
+                        open: match open {
+                            ANY_KEY => Open::Always,
+                            path => optional_path(path).map_or(Open::Never, Open::When),
+                        },
+                        secret_type: optional_path(secret_type.0),
+                        default_type: secret_type.1.to_string(),
                         hashed,
                         runtime,
-                        unless: optional_path(unless.0)
-                            .map(|p| (p, unless.1.iter().map(|v| v.to_string()).collect())),
+                        unless: condition(unless),
+                        when: condition(when),
                         declared_at: None,
                     }
                 },

@@ -33,7 +33,7 @@ const FIELD_SPEC_FIELDS: &[&str] = &["group", "version", "kind", "path", "create
 const POD_REFERENCE_FIELDS: &[&str] = &["kind", "path", "keys", "hashed"];
 const PRODUCER_FIELDS: &[&str] = &[
     "group", "version", "kind", "makes", "each", "name", "keys", "anyKey", "type", "hashed",
-    "runtime", "unless",
+    "runtime", "unless", "when",
 ];
 const UNLESS_FIELDS: &[&str] = &["path", "values"];
 const ANNOTATION_FIELDS: &[&str] = &["key", "kind"];
@@ -363,12 +363,41 @@ impl Reader<'_, '_> {
             }
         };
         let runtime = self.boolean(entry, at, "runtime", false);
-        let unless = match tree.get(entry, "unless").filter(|&n| !tree.is_null(n)) {
+        let unless = self.condition(entry, at, "unless", "spec/target/creationPolicy");
+        let when = self.condition(entry, at, "when", "spec/destination/create");
+        Some(Producer {
+            group: self.text(entry, "group").unwrap_or("").to_string(),
+            kind: kind?,
+            produces: produces?,
+            each: each?,
+            name: name?,
+            keys: keys?,
+            open: open?,
+            secret_type: secret_type?,
+            default_type: "Opaque".to_string(),
+            hashed: hashed?,
+            runtime,
+            unless: unless?,
+            when: when?,
+            declared_at: Some(at.to_string()),
+        })
+    }
+
+    /// A producer's `unless` or `when`: `{path, values}`; `Some(None)` when absent.
+    fn condition(
+        &mut self,
+        entry: NodeId,
+        at: &str,
+        key: &str,
+        example: &str,
+    ) -> Option<Option<(FieldPath, Vec<String>)>> {
+        let tree = self.tree;
+        match tree.get(entry, key).filter(|&n| !tree.is_null(n)) {
             None => Some(None),
             Some(u) if tree.is_map(u) => {
-                let uat = format!("{at}.unless");
+                let uat = format!("{at}.{key}");
                 self.unknown_fields(u, &uat, UNLESS_FIELDS);
-                let path = self.path(u, &uat, "path", "spec/target/creationPolicy");
+                let path = self.path(u, &uat, "path", example);
                 let values: Vec<String> = tree
                     .get(u, "values")
                     .map(|v| {
@@ -382,26 +411,12 @@ impl Reader<'_, '_> {
             }
             Some(_) => {
                 self.error(
-                    format!("{at}.unless"),
-                    format!("{at}.unless must be a mapping: {{path, values}}"),
+                    format!("{at}.{key}"),
+                    format!("{at}.{key} must be a mapping: {{path, values}}"),
                 );
                 None
             }
-        };
-        Some(Producer {
-            group: self.text(entry, "group").unwrap_or("").to_string(),
-            kind: kind?,
-            produces: produces?,
-            each: each?,
-            name: name?,
-            keys: keys?,
-            open: open?,
-            secret_type: secret_type?,
-            hashed: hashed?,
-            runtime,
-            unless: unless?,
-            declared_at: Some(at.to_string()),
-        })
+        }
     }
 
     /// A list of paths.
@@ -480,7 +495,7 @@ mod tests {
 
     #[test]
     fn pod_references_producers_and_annotations_are_rows_like_the_built_in_ones() {
-        let e = ext("podReferences:\n- {kind: Secret, path: containers/env/valueFrom/vaultRef/name, keys: key}\n- {kind: ConfigMap, path: volumes/settings/name, keys: 'items[].key', hashed: 'false'}\nproducers:\n- {group: cert-manager.io, kind: Certificate, makes: Secret, name: spec/secretName, anyKey: 'true', runtime: 'true'}\n- group: bitnami.com\n  kind: SealedSecret\n  makes: Secret\n  keys: [spec/encryptedData]\n  hashed: values\n  unless: {path: spec/template/type, values: [skip]}\nannotationReferences:\n- {key: example.com/reload-secrets, kind: Secret}\n").unwrap();
+        let e = ext("podReferences:\n- {kind: Secret, path: containers/env/valueFrom/vaultRef/name, keys: key}\n- {kind: ConfigMap, path: volumes/settings/name, keys: 'items[].key', hashed: 'false'}\nproducers:\n- {group: cert-manager.io, kind: Certificate, makes: Secret, name: spec/secretName, anyKey: 'true', runtime: 'true'}\n- group: bitnami.com\n  kind: SealedSecret\n  makes: Secret\n  keys: [spec/encryptedData]\n  hashed: values\n  unless: {path: spec/template/type, values: [skip]}\n  when: {path: spec/make, values: ['yes']}\nannotationReferences:\n- {key: example.com/reload-secrets, kind: Secret}\n").unwrap();
         assert_eq!(e.pod_references[0].keys, KeySel::Field("key".into()));
         assert!(e.pod_references[0].in_containers());
         assert_eq!(e.pod_references[1].keys, KeySel::Items);
@@ -496,6 +511,11 @@ mod tests {
                 vec!["skip".to_string()]
             ))
         );
+        assert_eq!(
+            e.producers[1].when,
+            Some((FieldPath::of("spec/make"), vec!["yes".to_string()]))
+        );
+        assert_eq!(e.producers[0].when, None);
         let mut c = Catalog::builtin();
         c.extend(&e);
         // A declared producer replaces the built-in rows of its kind and group.

@@ -440,17 +440,26 @@ impl Finding {
                 hint,
             } => {
                 let k = k.as_str();
+                // A certificate is issued and renewed in the cluster, not fetched.
+                let (made, change) = if producer.kind == "Certificate" {
+                    (
+                        "from a certificate issued and renewed in the cluster",
+                        "a renewal",
+                    )
+                } else {
+                    (
+                        "from values in an external store",
+                        "a changed external value",
+                    )
+                };
                 if producer.kind == k {
                     write!(f, "{id}: {k} {name} reads values from an external store")?;
                 } else {
-                    write!(
-                        f,
-                        "{id}: {k} {name} is made by {producer} from values in an external store"
-                    )?;
+                    write!(f, "{id}: {k} {name} is made by {producer} {made}")?;
                 }
                 write!(
                     f,
-                    ", which cannot be seen at build time: the hash covers what git holds (the {}'s spec), so changing that rolls the pods, but a changed external value does not",
+                    ", which cannot be seen at build time: the hash covers what git holds (the {}'s spec), so changing that rolls the pods, but {change} does not",
                     producer.kind
                 )?;
                 if *hint {

@@ -26,11 +26,12 @@ fn first(tree: &Tree<'_>, node: NodeId, path: &FieldPath) -> Option<NodeId> {
 
 /// Every object the producer row `p` says `item` makes.
 pub fn read(tree: &Tree<'_>, item: NodeId, id: &ResourceId, p: &Producer) -> Vec<Made> {
-    if let Some((path, values)) = &p.unless {
+    let holds = |(path, values): &(FieldPath, Vec<String>)| {
         let value = first(tree, item, path).and_then(|v| tree.str(v));
-        if value.is_some_and(|v| values.iter().any(|x| x == v)) {
-            return Vec::new();
-        }
+        value.is_some_and(|v| values.iter().any(|x| x == v))
+    };
+    if p.unless.as_ref().is_some_and(holds) || p.when.as_ref().is_some_and(|w| !holds(w)) {
+        return Vec::new();
     }
     let spec = tree.get(item, "spec").map(|s| canonical(tree, s));
     let bases: Vec<NodeId> = match &p.each {
@@ -111,7 +112,7 @@ fn content(
             .and_then(|path| first(tree, base, path))
             .filter(|&t| !tree.is_null(t))
             .and_then(|t| tree.str(t))
-            .unwrap_or("Opaque")
+            .unwrap_or(&p.default_type)
             .to_string(),
         _ => String::new(),
     };
@@ -320,6 +321,53 @@ mod tests {
             ]
         );
         assert!(m[1].content.as_ref().unwrap().entries.contains_key("k"));
+    }
+
+    #[test]
+    fn a_certificate_makes_a_tls_secret_with_any_key_hashed_by_spec() {
+        let m = made(
+            "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: web, namespace: ns}\nspec: {secretName: web-tls, dnsNames: [a.example], issuerRef: {name: le}}\n",
+        );
+        assert_eq!(m.len(), 1);
+        assert_eq!(
+            (
+                m[0].kind,
+                m[0].id.namespace.as_deref(),
+                m[0].id.name.as_str()
+            ),
+            (SourceKind::Secret, Some("ns"), "web-tls")
+        );
+        let c = m[0].content.as_ref().unwrap();
+        assert_eq!(c.secret_type, "kubernetes.io/tls");
+        assert!(c.open && c.entries.is_empty());
+        assert!(c.spec.as_ref().unwrap().starts_with(b"{\"dnsNames\":"));
+    }
+
+    #[test]
+    fn a_vault_secrets_operator_object_makes_its_destination_only_when_told_to_create_it() {
+        for kind in [
+            "VaultStaticSecret",
+            "VaultDynamicSecret",
+            "VaultPKISecret",
+            "HCPVaultSecretsApp",
+        ] {
+            let object = |destination: &str| {
+                made(&format!(
+                    "apiVersion: secrets.hashicorp.com/v1beta1\nkind: {kind}\nmetadata: {{name: v}}\nspec: {{mount: kv, destination: {destination}}}\n"
+                ))
+            };
+            let m = object("{name: app, create: true, type: kubernetes.io/tls}");
+            assert_eq!(m.len(), 1, "{kind}");
+            assert_eq!(m[0].id.name, "app", "{kind}");
+            let c = m[0].content.as_ref().unwrap();
+            assert_eq!(c.secret_type, "kubernetes.io/tls", "{kind}");
+            assert!(c.open && c.spec.is_some(), "{kind}");
+            let m = object("{name: app, create: true}");
+            assert_eq!(m[0].content.as_ref().unwrap().secret_type, "Opaque");
+            // create defaults to false: the Secret must exist already, made elsewhere.
+            assert!(object("{name: app}").is_empty(), "{kind}");
+            assert!(object("{name: app, create: false}").is_empty(), "{kind}");
+        }
     }
 
     #[test]
