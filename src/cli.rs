@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use config_hash::config::{Granularity, Mode, OnMissing, Overrides, RuntimeReload};
+use config_hash::config::{GitOps, Granularity, Mode, OnMissing, Overrides, RuntimeReload};
 
 /// Stamp a hash of the ConfigMaps and Secrets each pod reads into its pod template.
 ///
@@ -235,6 +235,12 @@ pub struct ConfigFlags {
     /// [default: none].
     #[arg(long, value_name = "NAME")]
     pub namespace: Option<String>,
+    /// The GitOps tool that applies the output: every object given a hashed name gets
+    /// what it needs to leave the old copies to `config-hash prune` (argocd: sync-options
+    /// Prune=false and compare-options IgnoreExtraneous; flux: prune disabled)
+    /// [default: none].
+    #[arg(long, value_enum)]
+    pub gitops: Option<GitOpsArg>,
     /// Stamp keyed hashes (HMAC-SHA256, `hmac-sha256:...`) with the key in FILE (one
     /// trailing newline is ignored). Also: env CONFIG_HASH_KEY_FILE, or the key itself in
     /// env CONFIG_HASH_KEY. Never put the key in the functionConfig.
@@ -282,6 +288,13 @@ pub enum RuntimeReloadArg {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GitOpsArg {
+    Argocd,
+    Flux,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum OnMissingArg {
     Warn,
     Error,
@@ -323,6 +336,11 @@ impl ConfigFlags {
             runtime_reload: self.runtime_reload.map(|r| match r {
                 RuntimeReloadArg::None => RuntimeReload::None,
                 RuntimeReloadArg::Reloader => RuntimeReload::Reloader,
+            }),
+            gitops: self.gitops.map(|g| match g {
+                GitOpsArg::Argocd => Some(GitOps::ArgoCd),
+                GitOpsArg::Flux => Some(GitOps::Flux),
+                GitOpsArg::None => None,
             }),
         }
     }

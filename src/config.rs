@@ -3,6 +3,7 @@
 
 use crate::catalog::{Extension, annotations};
 use crate::extension;
+pub use crate::gitops::GitOps;
 use crate::yaml::{NodeId, Tree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +59,9 @@ pub struct Config {
     /// The namespace objects written without one are installed into (Helm's release
     /// namespace, `kubectl apply -n`): they are resolved as if written in it.
     pub namespace: Option<String>,
+    /// The GitOps tool that applies the output: objects given a hashed name carry what
+    /// it needs to leave deleting them to `config-hash prune`.
+    pub gitops: Option<GitOps>,
 }
 
 /// One object declared as made at install time: `Secret/name`, or `Secret/ns/name` for
@@ -132,6 +136,7 @@ pub const FIELDS: &[&str] = &[
     "runtimeReload",
     "installTime",
     "namespace",
+    "gitops",
     "workloads",
     "references",
     "podReferences",
@@ -154,6 +159,7 @@ impl Default for Config {
             hash_key: None,
             install_time: Vec::new(),
             namespace: None,
+            gitops: None,
         }
     }
 }
@@ -196,6 +202,8 @@ pub struct Overrides {
     pub runtime_reload: Option<RuntimeReload>,
     pub install_time: Option<Vec<InstallTime>>,
     pub namespace: Option<String>,
+    /// `Some(None)`: no GitOps hand-off (`none`), replacing what a config file says.
+    pub gitops: Option<Option<GitOps>>,
 }
 
 const BOOLS: &[(&str, bool)] = &[("true", true), ("false", false)];
@@ -260,6 +268,16 @@ impl Overrides {
             }
             "installTime" => self.install_time = Some(InstallTime::parse_list(value)?),
             "namespace" => self.namespace = Some(value.to_string()),
+            "gitops" => {
+                self.gitops = Some(one_of(
+                    value,
+                    &[
+                        ("argocd", Some(GitOps::ArgoCd)),
+                        ("flux", Some(GitOps::Flux)),
+                        ("none", None),
+                    ],
+                )?)
+            }
             _ => {
                 return Err(format!(
                     "unknown field; accepted fields: {}",
@@ -317,7 +335,11 @@ impl Overrides {
             runtime_reload,
             install_time,
             namespace,
+            gitops,
         } = self;
+        if let Some(v) = gitops {
+            config.gitops = *v;
+        }
         if let Some(v) = install_time {
             config.install_time.clone_from(v);
         }

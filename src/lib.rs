@@ -13,6 +13,7 @@ pub mod data_refs;
 pub mod diff;
 pub mod extension;
 pub mod findings;
+pub mod gitops;
 pub mod graph;
 pub mod hashing;
 pub mod invocation;

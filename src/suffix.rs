@@ -354,12 +354,29 @@ pub fn rename_object(
             }
             ed.replace_name(name, new_name);
         }
-        ed.set_string(
-            item,
-            &["metadata", "annotations"],
-            annotations::BASE_NAME,
-            base,
-        )?;
+        let mut wanted = vec![(annotations::BASE_NAME, base.to_string())];
+        for w in config.gitops.iter().flat_map(|g| g.annotations()) {
+            if let Some(value) = w.value(annotation(tree, item, w.key)) {
+                wanted.push((w.key, value));
+            }
+        }
+        let metadata_annotations = ["metadata", "annotations"];
+        let none_yet = tree
+            .get_path(item, &metadata_annotations)
+            .is_none_or(|a| tree.is_null(a));
+        if wanted.len() == 1 || !none_yet {
+            for (key, value) in &wanted {
+                ed.set_string(item, &metadata_annotations, key, value)?;
+            }
+        } else {
+            // None yet: one new mapping with every entry (the editor inserts a missing
+            // mapping once per edit, so two edits would write `annotations:` twice).
+            let entries = wanted
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), NewValue::Str(v)))
+                .collect();
+            ed.set_value(item, &metadata_annotations, NewValue::Map(entries))?;
+        }
         if config.immutable {
             ed.set_value(item, &["immutable"], NewValue::Raw("true".into()))?;
         }

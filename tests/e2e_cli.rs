@@ -1458,3 +1458,62 @@ spec:
     let bad = run(&["--runtime-reload", "wave"], input);
     assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));
 }
+
+#[test]
+fn gitops_flag_marks_hashed_objects_for_the_tool_over_a_config_file() {
+    let input = "apiVersion: v1
+kind: ConfigMap
+metadata: {name: app}
+data: {a: b}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        envFrom:
+        - configMapRef: {name: app}
+";
+    let flux = expect_exit(
+        &run(&["--name-suffix", "--gitops", "flux"], input),
+        0,
+        "--gitops flux",
+    );
+    assert!(
+        flux.contains("kustomize.toolkit.fluxcd.io/prune: \"disabled\""),
+        "{flux}"
+    );
+    assert!(!flux.contains("argocd"), "{flux}");
+    let again = expect_exit(
+        &run(&["--name-suffix", "--gitops", "flux"], &flux),
+        0,
+        "again",
+    );
+    assert_eq!(again, flux);
+    // The flag wins over a config file's gitops, `none` included.
+    let dir = common::TempDir::new("gitops-config");
+    let config = dir.path().join("config.yaml");
+    std::fs::write(
+        &config,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {gitops: argocd, nameSuffix: \"true\"}\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let argo = expect_exit(&run(&["-c", config], input), 0, "config file");
+    assert!(
+        argo.contains("argocd.argoproj.io/sync-options: \"Prune=false\""),
+        "{argo}"
+    );
+    let flux_over = expect_exit(&run(&["-c", config, "--gitops", "flux"], input), 0, "flag");
+    assert_eq!(flux_over, flux);
+    let none = expect_exit(&run(&["-c", config, "--gitops", "none"], input), 0, "none");
+    assert_eq!(
+        none,
+        expect_exit(&run(&["--name-suffix"], input), 0, "plain")
+    );
+    let bad = run(&["--gitops", "kapp"], input);
+    assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));
+}
