@@ -453,6 +453,9 @@ pub mod annotations {
     /// On a ConfigMap or Secret: keep it out of every hash. Ours, and Reloader's, which
     /// means the same to Reloader.
     pub const IGNORE: &[&str] = &["config-hash.dev/ignore", "reloader.stakater.com/ignore"];
+    /// On a ConfigMap or Secret: keys (comma-separated) no pod's hash covers, unless a
+    /// pod reads them through a `subPath` mount.
+    pub const IGNORE_KEYS: &str = "config-hash.dev/ignore-keys";
     /// On a ConfigMap, Secret or Job: opt in to (`"true"`) or out of (`"false"`) a hashed
     /// name.
     pub const NAME_SUFFIX: &str = "config-hash.dev/name-suffix";

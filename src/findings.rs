@@ -177,6 +177,16 @@ pub enum Finding {
     KeyedWithoutKey { place: String },
     /// OpenKruise restarts containers in place: what that means for the stamp.
     InPlace { annotation: String, env: String },
+    /// Keys an object leaves out of every hash, read here through a `subPath` mount,
+    /// which never updates in a running pod: they stay hashed.
+    IgnoredKeysThroughSubPath {
+        kind: SourceKind,
+        name: String,
+        keys: Vec<String>,
+        field: String,
+        /// Through a `subPathExpr`, whose file is known only in the pod.
+        expr: bool,
+    },
     /// A source changes outside git.
     Runtime {
         kind: SourceKind,
@@ -290,6 +300,7 @@ impl Finding {
             | WholeObjectGone { .. }
             | OldName { .. }
             | AmbiguousName { .. }
+            | IgnoredKeysThroughSubPath { .. }
             | ConfigAmongManifests => Severity::Warning,
             NameNotString { .. }
             | KeyedWithoutKey { .. }
@@ -433,6 +444,32 @@ impl Finding {
                 f,
                 "{id}: OpenKruise updates a {kind} in place when only its template's metadata changes (InPlaceIfPossible, InPlaceOnly), which restarts no container; it restarts a container in place when an env var of it reads a changed annotation through the downward API, so every container (not init containers) reads {annotation} as env {env} (whatever the mode; under ReCreate the changed annotation replaces the pods)"
             ),
+            IgnoredKeysThroughSubPath {
+                kind: k,
+                name,
+                keys,
+                field,
+                expr,
+            } => {
+                let one = keys.len() == 1;
+                write!(
+                    f,
+                    "{id}: {field} mounts {} {} of {} {name} through {}, which never updates in a running pod, so the app cannot reload {}: {} hashed here, though {} lists {} (mount the volume without subPath to let the app reload {})",
+                    if one { "key" } else { "keys" },
+                    keys.join(","),
+                    k.as_str(),
+                    if *expr {
+                        "subPathExpr (whose file may be any of its keys)"
+                    } else {
+                        "subPath"
+                    },
+                    if one { "it" } else { "them" },
+                    if one { "it stays" } else { "they stay" },
+                    crate::catalog::annotations::IGNORE_KEYS,
+                    if one { "it" } else { "them" },
+                    if one { "it" } else { "them" },
+                )
+            }
             Runtime {
                 kind: k,
                 name,

@@ -33,6 +33,9 @@ pub struct Edge {
     /// The source's content can change outside git (an ExternalSecret's target, a
     /// SecretProviderClass): the hash covers only what git holds.
     pub runtime: bool,
+    /// Keys the object's `config-hash.dev/ignore-keys` leaves out of this workload's
+    /// hash (those it reads through `subPath` are hashed, so not listed).
+    pub ignored_keys: BTreeSet<String>,
 }
 
 /// The edges of a resolution, item by item: a workload's, one per object it reads, then
@@ -55,6 +58,7 @@ pub fn edges(resolution: &Resolution) -> Vec<Edge> {
             via: r.via,
             producer: r.producer.clone(),
             runtime: r.runtime,
+            ignored_keys: BTreeSet::new(),
         }));
     }
     out
@@ -79,8 +83,10 @@ fn pod_edges(id: &ResourceId, resolved: &[Resolved]) -> Vec<Edge> {
                 via: r.via,
                 producer: r.producer.clone(),
                 runtime: r.runtime,
+                ignored_keys: BTreeSet::new(),
             });
         edge.fields.push(r.field.clone());
+        edge.ignored_keys.extend(r.ignored_keys.iter().cloned());
         match &r.keys {
             Keys::All => edge.keys = None,
             Keys::Some(ks) => {
@@ -117,14 +123,19 @@ fn reads_text(e: &Edge) -> String {
 }
 
 fn keys_text(e: &Edge) -> String {
-    match e.via {
+    let keys = match e.via {
         Via::Name => return "(name)".to_string(),
-        Via::Extra => return "* (annotation)".to_string(),
-        Via::Pod => {}
-    }
-    match &e.keys {
-        None => "*".to_string(),
-        Some(ks) => ks.iter().cloned().collect::<Vec<_>>().join(","),
+        Via::Extra => "* (annotation)".to_string(),
+        Via::Pod => match &e.keys {
+            None => "*".to_string(),
+            Some(ks) => ks.iter().cloned().collect::<Vec<_>>().join(","),
+        },
+    };
+    if e.ignored_keys.is_empty() {
+        keys
+    } else {
+        let ignored: Vec<&str> = e.ignored_keys.iter().map(String::as_str).collect();
+        format!("{keys} (not hashed: {})", ignored.join(","))
     }
 }
 
@@ -231,6 +242,7 @@ pub fn render_json(edges: &[Edge]) -> String {
             "keys": e.keys.iter().flatten().collect::<Vec<_>>(),
             "status": e.status.as_json(),
             "missingKeys": e.missing_keys,
+            "ignoredKeys": e.ignored_keys,
             "fields": e.fields,
         }));
     }

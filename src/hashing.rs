@@ -21,6 +21,10 @@
 //!                                        empty bytes
 //! ```
 //!
+//! The keys a pod may see leave out those its object lists in
+//! `config-hash.dev/ignore-keys` (unless the pod reads them through a `subPath` mount):
+//! an object without that annotation is encoded exactly as before it existed.
+//!
 //! A SealedSecret's Secret is encoded like any Secret, each key's bytes being the
 //! ciphertext (or the template text) written under it: what git holds.
 //!
@@ -358,6 +362,9 @@ pub struct Seen<'c> {
     /// `None`: the object is not in the input (an optional reference, or a missing one).
     pub content: Option<&'c Content>,
     pub keys: &'c Keys,
+    /// Keys the object leaves out of the hash (`config-hash.dev/ignore-keys`), sorted:
+    /// encoded as if the pod could not see them.
+    pub skip: &'c [String],
 }
 
 /// The lowercase hex SHA-256 of everything in `sources` under encoding v1, or with a
@@ -394,10 +401,13 @@ fn encode(sources: &[Seen<'_>], put: &mut dyn FnMut(&[u8])) {
         };
         put(&[1u8]);
         field(put, content.secret_type.as_bytes());
-        let keys: BTreeSet<&str> = match s.keys {
+        let mut keys: BTreeSet<&str> = match s.keys {
             Keys::All => content.entries.keys().collect(),
             Keys::Some(ks) => ks.iter().map(String::as_str).collect(),
         };
+        for k in s.skip {
+            keys.remove(k.as_str());
+        }
         put(&(keys.len() as u64).to_be_bytes());
         for key in keys {
             field(put, key.as_bytes());
@@ -445,6 +455,40 @@ mod tests {
 
     /// Pinned vectors: these values are the contract in docs/hash-contract.md. If this test fails,
     /// the encoding changed and every stamped workload in the world would restart.
+    /// `config-hash.dev/ignore-keys`: a listed key is encoded as if the pod could not
+    /// see it, so the ConfigMap of the first vector with `B` ignored hashes as one
+    /// holding only `A`, whatever `B` holds; pinned in docs/hash-contract.md.
+    #[test]
+    fn ignored_keys_are_encoded_as_if_unseen() {
+        let hash = |data: &str, skip: &[String]| {
+            let cm = parse_content(data, SourceKind::ConfigMap);
+            pod_hash(
+                &[Seen {
+                    kind: SourceKind::ConfigMap,
+                    name: "app-config",
+                    content: Some(&cm),
+                    keys: &Keys::All,
+                    skip,
+                }],
+                None,
+            )
+        };
+        let b = ["B".to_string()];
+        let ignored = hash("data: {A: \"1\", B: two}", &b);
+        assert_eq!(
+            ignored,
+            "26782ba59b813eb696c40fc3c6ab90097417d0d31e3805e066a3edc4872683f0"
+        );
+        assert_eq!(ignored, hash("data: {A: \"1\"}", &[]));
+        assert_eq!(ignored, hash("data: {A: \"1\", B: three}", &b));
+        assert_ne!(ignored, hash("data: {A: \"2\", B: two}", &b));
+        // Ignoring a key the object lacks changes nothing.
+        assert_eq!(
+            hash("data: {A: \"1\", B: two}", &["C".to_string()]),
+            "4eb2e8200798c8161573ff411c3ca8b55e484384812fedb296a77e60a3e359bb"
+        );
+    }
+
     #[test]
     fn encoding_v1_vectors() {
         let all = Keys::All;
@@ -455,6 +499,7 @@ mod tests {
                 name: "app-config",
                 content: Some(&cm),
                 keys: &all,
+                skip: &[],
             }],
             None,
         );
@@ -468,6 +513,7 @@ mod tests {
                 name: "app-config",
                 content: None,
                 keys: &all,
+                skip: &[],
             }],
             None,
         );
@@ -484,12 +530,14 @@ mod tests {
                     name: "db",
                     content: Some(&sec),
                     keys: &key,
+                    skip: &[],
                 },
                 Seen {
                     kind: SourceKind::ConfigMap,
                     name: "app-config",
                     content: Some(&cm),
                     keys: &all,
+                    skip: &[],
                 },
             ],
             None,
@@ -515,6 +563,7 @@ mod tests {
             name: "app-config",
             content: Some(&cm),
             keys: &all,
+            skip: &[],
         };
         let absent = Seen {
             content: None,
@@ -525,6 +574,7 @@ mod tests {
             name: "db",
             content: Some(&sec),
             keys: &pw,
+            skip: &[],
         };
         let cases = [
             (
@@ -560,6 +610,7 @@ mod tests {
             name: "app-config",
             content: Some(cm),
             keys: &Keys::All,
+            skip: &[],
         }]
     }
 

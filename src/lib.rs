@@ -16,6 +16,7 @@ pub mod findings;
 pub mod gitops;
 pub mod graph;
 pub mod hashing;
+pub mod ignore_keys;
 pub mod invocation;
 pub mod krm;
 pub mod naming;

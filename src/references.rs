@@ -23,6 +23,8 @@ pub struct Reference {
     pub name: String,
     /// The scalar holding the name (rewritten when objects are renamed).
     pub name_node: NodeId,
+    /// The mapping that holds the name (with its `items`), or the annotation's value.
+    pub object: NodeId,
     pub keys: Keys,
     pub optional: bool,
     /// Field path of the reference object, e.g.
@@ -163,6 +165,7 @@ pub fn find_annotations<'s>(
                 kind: site.kind,
                 name: name.to_string(),
                 name_node: node,
+                object: node,
                 keys: Keys::All,
                 optional: false,
                 field: field.clone(),
@@ -329,6 +332,7 @@ fn reference(
         kind: site.kind,
         name,
         name_node,
+        object: node,
         keys,
         optional,
         field,

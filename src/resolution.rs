@@ -28,6 +28,8 @@ pub struct SourceEntry {
     /// the workloads that read it roll by that alone (what `audit` asks). Read only for
     /// views (see [`hashed_name`]): stamping never asks.
     pub hashed_name: bool,
+    /// The keys `config-hash.dev/ignore-keys` leaves out of every hash (sorted).
+    pub ignored_keys: Box<[String]>,
     pub content: Result<Content, ContentError>,
     /// The file the orchestrator read it from, for results.
     file: Option<Box<(String, Option<String>)>>,
@@ -69,6 +71,7 @@ impl SourceEntry {
             hashed_name: false,
             id,
             ignored: ignored(tree, item),
+            ignored_keys: crate::ignore_keys::listed(tree, item).into_boxed_slice(),
             content: hashing::content(tree, item, kind),
             file: crate::krm::file_of(tree, item).map(Box::new),
             producer: None,
@@ -87,6 +90,7 @@ impl SourceEntry {
             hashed_name: false,
             id: made.id,
             ignored: ignored(tree, item),
+            ignored_keys: Box::default(),
             content: made.content,
             file: crate::krm::file_of(tree, item).map(Box::new),
             producer: Some(Box::new(Producer {
@@ -133,6 +137,9 @@ pub struct SourceIndex {
     /// what a cluster-scoped object's reference (a ClusterRole's `resourceNames`) finds.
     /// Keyed by name alone, so that a look-up borrows it: one runs per missing reference.
     anywhere: HashMap<String, Vec<(SourceKind, Option<String>)>>,
+    /// Some source lists keys to leave out of hashes: only then do workloads look for
+    /// `subPath` mounts.
+    any_ignored_keys: bool,
 }
 
 impl SourceIndex {
@@ -150,6 +157,7 @@ impl SourceIndex {
             };
             return Err(Box::new(entry.result(finding)));
         }
+        self.any_ignored_keys |= !entry.ignored_keys.is_empty();
         self.anywhere
             .entry(key.2.clone())
             .or_default()
@@ -170,6 +178,11 @@ impl SourceIndex {
             .flatten()
             .filter(move |(k, _)| *k == kind)
             .map(|(_, ns)| ns)
+    }
+
+    /// Whether any source lists keys to leave out of hashes.
+    pub fn any_ignored_keys(&self) -> bool {
+        self.any_ignored_keys
     }
 
     pub fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
@@ -349,6 +362,9 @@ pub struct Resolved {
     /// Who makes the object, when not itself (see [`SourceEntry::made_by`]).
     pub producer: Option<ResourceId>,
     pub runtime: bool,
+    /// Keys the object leaves out of this pod's hash (`config-hash.dev/ignore-keys`,
+    /// less those the pod reads through `subPath`).
+    pub ignored_keys: Vec<String>,
 }
 
 /// One source as a workload's hash covers it: every key its references let the pod see.
@@ -364,6 +380,9 @@ pub struct Read {
     pub keys: Keys,
     /// It is in the input (an absent one is hashed as absent).
     pub present: bool,
+    /// Keys left out of the hash: the object's `config-hash.dev/ignore-keys`, less those
+    /// this pod reads through a `subPath` mount.
+    pub unhashed: Vec<String>,
 }
 
 impl Read {
@@ -514,6 +533,10 @@ pub fn resolve_workload(
                 name: found.name.clone(),
                 keys: Keys::All,
                 present: true,
+                unhashed: found
+                    .entry
+                    .map(|e| e.ignored_keys.to_vec())
+                    .unwrap_or_default(),
             },
         );
         out.record(|| Resolved {
@@ -528,6 +551,10 @@ pub fn resolve_workload(
             via: Via::Pod,
             producer,
             runtime,
+            ignored_keys: found
+                .entry
+                .map(|e| e.ignored_keys.to_vec())
+                .unwrap_or_default(),
         });
         out.notes.push(Note::Result(
             KrmResult::new(Finding::WholeObject {
@@ -548,6 +575,69 @@ pub fn resolve_workload(
         .filter_map(|d| d.name_node)
         .collect();
     refs.retain(|r| !handled.contains(&r.name_node));
+
+    // Keys read through `subPath` stay hashed, whatever the object's ignore-keys say.
+    let sub_paths: Vec<(SourceKey, crate::ignore_keys::SubPathRead)> =
+        if !resolver.index.any_ignored_keys() {
+            Vec::new()
+        } else {
+            crate::ignore_keys::sub_path_reads(tree, pod.spec, &spec_path, &refs)
+                .into_iter()
+                .map(|s| {
+                    let found = resolver.find(s.kind, &id.namespace, &s.name);
+                    (found.key(s.kind), s)
+                })
+                .collect()
+        };
+    let unhashed = |key: &SourceKey, entry: Option<&SourceEntry>| -> Vec<String> {
+        let Some(entry) = entry.filter(|e| !e.ignored_keys.is_empty()) else {
+            return Vec::new();
+        };
+        entry
+            .ignored_keys
+            .iter()
+            .filter(|k| {
+                !sub_paths.iter().any(|(sk, s)| {
+                    sk == key
+                        && match &s.keys {
+                            Keys::All => true,
+                            Keys::Some(ks) => ks.contains(k),
+                        }
+                })
+            })
+            .cloned()
+            .collect()
+    };
+    let mut warned: Vec<&SourceKey> = Vec::new();
+    for (key, s) in &sub_paths {
+        let Some(entry) = resolver.index.get(key) else {
+            continue;
+        };
+        let kept: Vec<String> = entry
+            .ignored_keys
+            .iter()
+            .filter(|k| match &s.keys {
+                Keys::All => true,
+                Keys::Some(ks) => ks.contains(k),
+            })
+            .cloned()
+            .collect();
+        if kept.is_empty() || warned.contains(&key) {
+            continue;
+        }
+        warned.push(key);
+        out.notes.push(Note::Result(
+            KrmResult::new(Finding::IgnoredKeysThroughSubPath {
+                kind: key.0,
+                name: key.2.clone(),
+                keys: kept,
+                field: s.field.clone(),
+                expr: s.keys == Keys::All,
+            })
+            .about(tree, item)
+            .at_field(s.field.clone()),
+        ));
+    }
 
     for r in &refs {
         // Results describe the output: a reference after an inserted env hash moved down.
@@ -583,6 +673,13 @@ pub fn resolve_workload(
             via: if r.extra { Via::Extra } else { Via::Pod },
             producer,
             runtime,
+            ignored_keys: unhashed(&found.key(r.kind), found.entry)
+                .into_iter()
+                .filter(|k| match &r.keys {
+                    Keys::All => true,
+                    Keys::Some(ks) => ks.contains(k),
+                })
+                .collect(),
         });
         if status == Status::Ignored {
             continue;
@@ -647,6 +744,7 @@ pub fn resolve_workload(
                 }
             }
         }
+        let unhashed_here = unhashed(&found.key(r.kind), found.entry);
         let read = reads.entry((r.kind, shown.clone())).or_insert(Read {
             kind: r.kind,
             shown,
@@ -654,6 +752,7 @@ pub fn resolve_workload(
             name: found.name,
             keys: Keys::Some(Vec::new()),
             present: found.entry.is_some(),
+            unhashed: unhashed_here,
         });
         match (&mut read.keys, config.granularity, &r.keys) {
             (Keys::All, _, _) => {}
@@ -750,6 +849,7 @@ pub fn resolve_names(
             via: Via::Name,
             producer,
             runtime,
+            ignored_keys: Vec::new(),
         });
     }
     out

@@ -162,6 +162,7 @@ pub fn stamp_item(
                         name,
                         content: content.and_then(|s| s.content.as_ref().ok()),
                         keys: &Keys::All,
+                        skip: content.map_or(&[], |s| &s.ignored_keys),
                     }];
                     d.hash = Some(hashing::pod_hash(&one, config.hash_key.as_ref()));
                 }
@@ -319,6 +320,7 @@ fn pod_hash(reads: &[Read], index: &SourceIndex, config: &Config) -> String {
             name: &r.shown,
             content: index.get(&r.key()).and_then(|s| s.content.as_ref().ok()),
             keys: &r.keys,
+            skip: &r.unhashed,
         })
         .collect();
     hashing::pod_hash(&seen, config.hash_key.as_ref())

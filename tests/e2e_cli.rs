@@ -1517,3 +1517,42 @@ spec:
     let bad = run(&["--gitops", "kapp"], input);
     assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));
 }
+
+#[test]
+fn graph_lists_the_keys_ignore_keys_leaves_out_of_each_hash() {
+    let input = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/ignore-keys-read-through-sub-path-stay-hashed/input.yaml"),
+    )
+    .unwrap();
+    let table = expect_exit(&run(&["graph"], &input), 0, "graph");
+    // web mounts the whole ConfigMap (log-level not hashed) and feature-flags through
+    // subPath (hashed); db reads every key through subPathExpr (all hashed).
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| l.contains("ConfigMap app"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{table}");
+    assert!(
+        rows[0].starts_with("Deployment web") && rows[0].ends_with("* (not hashed: log-level)"),
+        "{table}"
+    );
+    assert!(
+        rows[1].starts_with("StatefulSet db") && rows[1].ends_with("  *"),
+        "{table}"
+    );
+    let json = expect_exit(&run(&["graph", "--format", "json"], &input), 0, "json");
+    let value: Value = yaml_serde::from_str(&json).unwrap();
+    let ignored: Vec<String> = value["edges"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            yaml_serde::to_string(&e["ignoredKeys"])
+                .unwrap()
+                .trim()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(ignored, ["- log-level", "[]"], "{json}");
+}
