@@ -124,6 +124,21 @@ pub enum Command {
         #[command(flatten)]
         config: ConfigArgs,
     },
+    /// List the old hashed ConfigMaps and Secrets that are safe to delete, as a stream
+    /// `kubectl delete -f -` reads; nothing is deleted, and no cluster is contacted.
+    ///
+    /// Safe means all of: a hashed name config-hash gave (config-hash.dev/base-name) or
+    /// kustomize gave (its suffix on a base name the render has); not in the render; named
+    /// by no live Pod, ReplicaSet (any replica count, so rollbacks keep working),
+    /// ControllerRevision, Job or CronJob at any reference site of the catalog; owned by
+    /// no other object; and not among the newest --keep N old versions of its base name
+    /// (by creationTimestamp). A dump that lacks a kind these rules need is refused,
+    /// naming it. Example:
+    ///
+    ///   kubectl get configmaps,secrets,replicasets,controllerrevisions,pods,jobs,cronjobs -A -o yaml > live.yaml
+    ///
+    ///   config-hash prune --live live.yaml rendered/ | kubectl delete -f -
+    Prune(crate::prune_cmd::PruneArgs),
     /// Print a shell completion script: `config-hash completions bash >
     /// /etc/bash_completion.d/config-hash` (zsh: a file named _config-hash on $fpath;
     /// fish: ~/.config/fish/completions/config-hash.fish).

@@ -23,6 +23,7 @@ pub mod naming;
 mod pipeline;
 pub mod plugin;
 pub mod produced;
+pub mod prune;
 pub mod references;
 pub mod resolution;
 pub mod rollout;

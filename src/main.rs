@@ -7,6 +7,7 @@ mod hints;
 mod host;
 mod input;
 mod install;
+mod prune_cmd;
 mod report;
 mod review;
 
@@ -62,6 +63,7 @@ fn main() -> ExitCode {
             fail,
             config,
         }) => review::audit(format, fail, &config),
+        Some(cli::Command::Prune(args)) => prune_cmd::run(&args),
         Some(cli::Command::Completions { shell }) => completions(shell),
         Some(cli::Command::Man) => man(),
         None => run(&cli.run),

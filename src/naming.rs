@@ -101,14 +101,20 @@ pub fn suffix_of_digest(digest: &[u8]) -> String {
         .collect()
 }
 
+/// Whether `text` is a suffix kustomize could have made: 10 characters of its alphabet.
+pub fn is_suffix(text: &str) -> bool {
+    text.len() == SUFFIX_LEN
+        && text
+            .bytes()
+            .all(|b| (0..16u8).any(|n| suffix_char(n) as u32 == u32::from(b)))
+}
+
 /// The name before a hashed-name suffix (`-` and 10 characters of kustomize's
 /// alphabet), when `name` ends with one. A name of ten letters without vowels or 0, 1
 /// and 3 is no English word, so a real name is rarely taken for one.
 pub fn strip_kustomize_suffix(name: &str) -> Option<&str> {
     let (stem, suffix) = name.rsplit_once('-')?;
-    let alphabet =
-        |c: u8| matches!(c, b'2' | b'4'..=b'9' | b'b'..=b'd' | b'f'..=b'h' | b'k' | b'm' | b't');
-    (!stem.is_empty() && suffix.len() == SUFFIX_LEN && suffix.bytes().all(alphabet)).then_some(stem)
+    (!stem.is_empty() && is_suffix(suffix)).then_some(stem)
 }
 
 /// One hex digit of the digest as kustomize spells it: it swaps 0, 1, 3, a and e for

@@ -589,10 +589,12 @@ pub fn resolve_workload(
                 })
                 .collect()
         };
-    let unhashed = |key: &SourceKey, entry: Option<&SourceEntry>| -> Vec<String> {
-        let Some(entry) = entry.filter(|e| !e.ignored_keys.is_empty()) else {
+    // Most sources list no key: they cost no key built here.
+    let unhashed = |kind: SourceKind, found: &Found<'_>| -> Vec<String> {
+        let Some(entry) = found.entry.filter(|e| !e.ignored_keys.is_empty()) else {
             return Vec::new();
         };
+        let key = &found.key(kind);
         entry
             .ignored_keys
             .iter()
@@ -673,7 +675,7 @@ pub fn resolve_workload(
             via: if r.extra { Via::Extra } else { Via::Pod },
             producer,
             runtime,
-            ignored_keys: unhashed(&found.key(r.kind), found.entry)
+            ignored_keys: unhashed(r.kind, &found)
                 .into_iter()
                 .filter(|k| match &r.keys {
                     Keys::All => true,
@@ -744,7 +746,7 @@ pub fn resolve_workload(
                 }
             }
         }
-        let unhashed_here = unhashed(&found.key(r.kind), found.entry);
+        let unhashed_here = unhashed(r.kind, &found);
         let read = reads.entry((r.kind, shown.clone())).or_insert(Read {
             kind: r.kind,
             shown,

@@ -15,6 +15,9 @@
 //! `before.yaml`, `after.yaml`): the binary runs with them in the case directory, stdin
 //! empty, and its stdout is compared with `expected-stdout` (and its exit status with
 //! `exit-code`); a report is not run again on itself.
+//! A directory holding `live.yaml` is a `prune` case instead: `config-hash prune --live
+//! live.yaml [ARGS] render.yaml`, ARGS being the lines of `args` (optional); its stdout is
+//! `expected` (or `expected-stderr`, with `exit-code`), and there is no second run.
 //!
 //! `UPDATE_GOLDEN=1 cargo test --test golden` rewrites `expected.*` and `exit-code` from
 //! what the binary does now. A run that fails with no stdout becomes a stderr case: its
@@ -293,5 +296,98 @@ fn golden_cases() {
         failed == 0,
         "{failed} of {} golden case(s) failed (UPDATE_GOLDEN=1 regenerates expected files; review the diff):{failures}",
         cases.len()
+    );
+}
+
+/// Runs (or regenerates) one `prune` case.
+fn check_prune_case(dir: &Path, update: bool) -> Result<(), String> {
+    let args: Vec<String> = fs::read_to_string(dir.join("args"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    let out = common::run_with_stdin(
+        Command::new(BIN)
+            .arg("prune")
+            .arg("--live")
+            .arg(dir.join("live.yaml"))
+            .args(&args)
+            .arg(dir.join("render.yaml")),
+        Vec::new(),
+    );
+    let (stdout, stderr) = (
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    let code = out.status.code().unwrap_or(-1);
+    let (expected_path, stderr_path, code_path) = (
+        dir.join("expected"),
+        dir.join("expected-stderr"),
+        dir.join("exit-code"),
+    );
+    if update {
+        if code == 0 {
+            let _ = fs::remove_file(&code_path);
+            let _ = fs::remove_file(&stderr_path);
+            fs::write(&expected_path, &stdout).map_err(|e| e.to_string())?;
+        } else {
+            fs::write(&code_path, format!("{code}\n")).map_err(|e| e.to_string())?;
+            if !stderr_path.is_file() {
+                fs::write(&stderr_path, stderr.trim_end()).map_err(|e| e.to_string())?;
+            }
+            let _ = fs::remove_file(&expected_path);
+        }
+    }
+    let want_code = read_exit_code(&code_path)?;
+    let mut problems = Vec::new();
+    if code != want_code {
+        problems.push(format!(
+            "exit code {code} (expected {want_code}); stderr: {stderr}"
+        ));
+    }
+    if stderr_path.is_file() {
+        let pattern = fs::read_to_string(&stderr_path).map_err(|e| e.to_string())?;
+        let pattern = pattern.trim_end_matches(['\n', '\r']);
+        if !stderr.contains(pattern) {
+            problems.push(format!(
+                "stderr does not contain {pattern:?}; it is {stderr:?}"
+            ));
+        }
+        if !stdout.is_empty() {
+            problems.push("stdout should be empty when prune refuses".to_string());
+        }
+    } else {
+        let expected = fs::read(&expected_path).map_err(|_| {
+            "has no expected (or expected-stderr); run with UPDATE_GOLDEN=1".to_string()
+        })?;
+        if stdout != expected {
+            problems.push(format!(
+                "stdout differs from expected; {}",
+                first_difference(&expected, &stdout)
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n    "))
+    }
+}
+
+#[test]
+fn prune_cases() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1");
+    let cases = common::prune_cases();
+    let mut failures = String::new();
+    for case in &cases {
+        if let Err(why) = check_prune_case(&case.dir, update) {
+            let _ = write!(failures, "\n  {}:\n    {why}", case.name);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "prune golden case(s) failed (UPDATE_GOLDEN=1 regenerates them):{failures}"
     );
 }

@@ -245,11 +245,25 @@ impl GoldenCase {
 /// Every golden case, sorted by name. Panics when there is none: a harness that finds
 /// no case tests nothing.
 pub fn golden_cases() -> Vec<GoldenCase> {
+    cases_where(|dir| !is_prune_case(dir))
+}
+
+/// A `prune` case: a directory holding `live.yaml` (see tests/golden.rs).
+pub fn is_prune_case(dir: &Path) -> bool {
+    dir.join("live.yaml").is_file()
+}
+
+/// Every `prune` golden case, sorted by name; panics when there is none.
+pub fn prune_cases() -> Vec<GoldenCase> {
+    cases_where(is_prune_case)
+}
+
+fn cases_where(keep: fn(&Path) -> bool) -> Vec<GoldenCase> {
     let root = repo_root().join("testdata");
     let mut cases: Vec<GoldenCase> = fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", root.display()))
         .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.is_dir())
+        .filter(|p| p.is_dir() && keep(p))
         .map(|dir| GoldenCase {
             name: dir
                 .file_name()
