@@ -1,9 +1,10 @@
-//! End to end: two releases of `examples/name-suffix` rendered with hashed names, a live
-//! dump faked from them as `kubectl get ... -o yaml` would show them mid-way through the
-//! second rollout, and what `config-hash prune` lists as that dump changes: nothing while
-//! the old ReplicaSet (what a rollback scales up) reads the old ConfigMap, the old
-//! ConfigMap once that ReplicaSet is gone, nothing under the default --keep, and a
-//! refusal for a dump without ReplicaSets.
+//! End to end: two releases of `examples/name-suffix` rendered with hashed names (for
+//! Argo CD, which then leaves the old objects to prune), a live dump faked from them as
+//! `kubectl get ... -o yaml` would show them mid-way through the second rollout, and what
+//! `config-hash prune` lists as that dump changes: nothing while the old ReplicaSet (what
+//! a rollback scales up) reads the old ConfigMap, the old ConfigMap once that ReplicaSet
+//! is gone, nothing under the default --keep, and a refusal for a dump without
+//! ReplicaSets.
 
 mod common;
 
@@ -17,7 +18,12 @@ const BIN: &str = env!("CARGO_BIN_EXE_config-hash");
 
 /// The example rendered: its stdout, every document.
 fn release(dir: &Path) -> (String, Vec<Value>) {
-    let out = common::run(Command::new(BIN).arg(dir).env_remove("CONFIG_HASH_KEY"));
+    let out = common::run(
+        Command::new(BIN)
+            .args(["--name-suffix", "--gitops", "argocd"])
+            .arg(dir)
+            .env_remove("CONFIG_HASH_KEY"),
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -128,6 +134,11 @@ fn prune_keeps_what_a_rollback_needs_and_lists_the_rest() {
         "a new hashed name"
     );
     assert!(old_name.starts_with("app-config-"), "{old_name}");
+    // Argo CD leaves the old copy to prune.
+    assert_eq!(
+        old["metadata"]["annotations"]["argocd.argoproj.io/sync-options"],
+        "Prune=false"
+    );
 
     // Mid-way through the second rollout: both ConfigMaps, the unchanged Secret once,
     // the first ReplicaSet scaled to zero and the second running.
