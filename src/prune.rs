@@ -369,7 +369,9 @@ fn check_complete(objects: &[(&Tree<'_>, NodeId)]) -> Result<(), PruneError> {
         }
         present.insert((id.kind, id.namespace, id.name));
     }
-    let has_kind = |kind: &str| present.iter().any(|(k, _, _)| k == kind);
+    // Looked up per object below: a set, so a large dump stays linear.
+    let kinds: HashSet<&str> = present.iter().map(|(k, _, _)| k.as_str()).collect();
+    let has_kind = |kind: &str| kinds.contains(kind);
     // Owners of revisioned kinds that have a ControllerRevision, by uid or name.
     let mut revisioned: HashSet<String> = HashSet::new();
     for &(tree, item) in objects {
