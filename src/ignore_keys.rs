@@ -3,6 +3,8 @@
 //! a pod reads through a `subPath` mount, which never update in a running pod and so
 //! stay hashed whatever the object asks.
 
+use std::collections::HashMap;
+
 use crate::catalog::{CONTAINER_LISTS, annotations};
 use crate::krm::annotation;
 use crate::references::{Keys, Reference, SourceKind};
@@ -51,6 +53,27 @@ pub fn sub_path_reads(
         .map(|v| tree.items(v).collect())
         .unwrap_or_default();
     let str_of = |node: NodeId, key: &str| tree.get(node, key).and_then(|n| tree.str(n));
+    // Volumes by name (the first of a name, as the API server would refuse a second),
+    // and the references inside each volume by its index: each mount looks up its own,
+    // so many mounts of many volumes stay linear.
+    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    for (i, &v) in volumes.iter().enumerate() {
+        if let Some(name) = str_of(v, "name") {
+            by_name.entry(name).or_insert(i);
+        }
+    }
+    let prefix = format!("{spec_path}.volumes[");
+    let mut in_volume: HashMap<usize, Vec<&Reference>> = HashMap::new();
+    for r in refs {
+        let index = r
+            .field
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.split_once(']'))
+            .and_then(|(i, _)| i.parse::<usize>().ok());
+        if let Some(i) = index {
+            in_volume.entry(i).or_default().push(r);
+        }
+    }
     for list in CONTAINER_LISTS {
         let Some(containers) = tree.get(spec, list) else {
             continue;
@@ -65,16 +88,11 @@ pub fn sub_path_reads(
                 if sub_path.is_none() && !expr {
                     continue;
                 }
-                let Some(volume) = str_of(mount, "name").and_then(|name| {
-                    volumes
-                        .iter()
-                        .position(|&v| str_of(v, "name") == Some(name))
-                }) else {
+                let Some(volume) = str_of(mount, "name").and_then(|name| by_name.get(name)) else {
                     continue;
                 };
                 let field = format!("{spec_path}.{list}[{c}].volumeMounts[{m}]");
-                let prefix = format!("{spec_path}.volumes[{volume}].");
-                for r in refs.iter().filter(|r| r.field.starts_with(&prefix)) {
+                for r in in_volume.get(volume).into_iter().flatten() {
                     let keys = match sub_path {
                         Some(path) if !expr => Keys::Some(keys_under(tree, r, path)),
                         _ => Keys::All,

@@ -2,7 +2,7 @@
 //! in the output, and what a reference to one finds there. Stamping, `--check` and
 //! `graph` all read this one value, so none of them works out a status of its own.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::catalog::{Catalog, Form, WorkloadKind, annotations};
 use crate::config::{Config, Granularity, OnMissing};
@@ -589,6 +589,12 @@ pub fn resolve_workload(
                 })
                 .collect()
         };
+    // The subPath reads of each source, looked up per reference.
+    let mut sub_paths_of: HashMap<&SourceKey, Vec<&crate::ignore_keys::SubPathRead>> =
+        HashMap::new();
+    for (key, s) in &sub_paths {
+        sub_paths_of.entry(key).or_default().push(s);
+    }
     // Most sources list no key: they cost no key built here.
     let unhashed = |kind: SourceKind, found: &Found<'_>| -> Vec<String> {
         let Some(entry) = found.entry.filter(|e| !e.ignored_keys.is_empty()) else {
@@ -599,18 +605,19 @@ pub fn resolve_workload(
             .ignored_keys
             .iter()
             .filter(|k| {
-                !sub_paths.iter().any(|(sk, s)| {
-                    sk == key
-                        && match &s.keys {
-                            Keys::All => true,
-                            Keys::Some(ks) => ks.contains(k),
-                        }
-                })
+                !sub_paths_of
+                    .get(key)
+                    .into_iter()
+                    .flatten()
+                    .any(|s| match &s.keys {
+                        Keys::All => true,
+                        Keys::Some(ks) => ks.contains(k),
+                    })
             })
             .cloned()
             .collect()
     };
-    let mut warned: Vec<&SourceKey> = Vec::new();
+    let mut warned: HashSet<&SourceKey> = HashSet::new();
     for (key, s) in &sub_paths {
         let Some(entry) = resolver.index.get(key) else {
             continue;
@@ -624,10 +631,9 @@ pub fn resolve_workload(
             })
             .cloned()
             .collect();
-        if kept.is_empty() || warned.contains(&key) {
+        if kept.is_empty() || !warned.insert(key) {
             continue;
         }
-        warned.push(key);
         out.notes.push(Note::Result(
             KrmResult::new(Finding::IgnoredKeysThroughSubPath {
                 kind: key.0,
