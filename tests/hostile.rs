@@ -272,3 +272,32 @@ fn many_comments_ending_block_scalars_are_read_in_linear_time() {
     let out = within(20, move || run(input)).unwrap();
     assert_eq!(out.exit_code, 0, "{:?}", out.results.first());
 }
+
+/// Per subPath mount a scan of every volume, and per reference a scan of every subPath
+/// mount, were quadratic in a pod spec of many volumes mounted through subPath.
+#[test]
+fn many_sub_path_mounts_of_ignored_keys_are_resolved_in_linear_time() {
+    let n = 20_000;
+    let mut input = String::from(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: {config-hash.dev/ignore-keys: k}\ndata: {k: v, other: w}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        volumeMounts:\n",
+    );
+    for i in 0..n {
+        input.push_str(&format!(
+            "        - {{name: v{i}, mountPath: /m/{i}, subPath: k}}\n"
+        ));
+    }
+    input.push_str("      volumes:\n");
+    for i in 0..n {
+        input.push_str(&format!("      - {{name: v{i}, configMap: {{name: c}}}}\n"));
+    }
+    let out = within(60, move || run(input)).unwrap();
+    let warnings: Vec<String> = out
+        .results
+        .iter()
+        .map(|r| r.message())
+        .filter(|m| m.contains("through subPath"))
+        .collect();
+    // One warning for the source, at its first mount.
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("volumeMounts[0]"), "{}", warnings[0]);
+}
