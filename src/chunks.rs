@@ -765,15 +765,21 @@ mod json {
 pub fn may_matter_before_stamping(text: &str, kinds: &[&str]) -> bool {
     // One vectorised pass over the bytes: this runs on every item of a large input.
     let b = text.as_bytes();
+    // A kind starting with C or S (cert-manager's Certificate) is looked for in the same
+    // pass; only others cost a scan of their own.
+    let by_first = |first: char| kinds.iter().filter(move |k| k.starts_with(first));
     memchr::memchr3_iter(b'C', b'S', b'\\', b).any(|i| {
         let at = |needle: &str| b[i..].starts_with(needle.as_bytes());
         match b[i] {
             // A ConfigHash among plain manifests gets a warning.
-            b'C' => at("ConfigMap") || at("ConfigHash"),
-            b'S' => at("Secret"),
+            b'C' => at("ConfigMap") || at("ConfigHash") || by_first('C').any(|k| at(k)),
+            b'S' => at("Secret") || by_first('S').any(|k| at(k)),
             _ => true,
         }
-    }) || kinds.iter().any(|k| text.contains(k))
+    }) || kinds
+        .iter()
+        .filter(|k| !k.starts_with(['C', 'S']))
+        .any(|k| text.contains(k))
 }
 
 #[cfg(test)]
@@ -918,5 +924,15 @@ mod tests {
             &kinds
         ));
         assert!(!may_matter_before_stamping("kind: Certificate\n", &[]));
+        // Kinds of any first letter: looked for in the one pass (C, S) or on their own.
+        assert!(may_matter_before_stamping("kind: Widget\n", &["Widget"]));
+        assert!(may_matter_before_stamping(
+            "kind: Sprocket\n",
+            &["Sprocket"]
+        ));
+        assert!(!may_matter_before_stamping(
+            "kind: Gadget\n",
+            &["Widget", "Cog"]
+        ));
     }
 }
