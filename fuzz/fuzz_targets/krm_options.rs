@@ -45,6 +45,12 @@ fn options(a: u8, b: u8) -> Invocation {
         // Where objects written without a namespace land (a name the inputs use too).
         set("namespace", "default");
     }
+    // The GitOps hand-off on renamed objects (merged into annotations already there).
+    match (b >> 5) & 3 {
+        1 => set("gitops", "argocd"),
+        2 => set("gitops", "flux"),
+        _ => {}
+    }
     Invocation {
         overrides,
         one_chunk: a & 0x80 != 0,
