@@ -5,16 +5,22 @@
 
 use std::collections::HashMap;
 
-use crate::catalog::{CONTAINER_LISTS, annotations};
-use crate::krm::annotation;
+use crate::catalog::CONTAINER_LISTS;
+use crate::catalog::annotations::IGNORE_KEYS;
 use crate::references::{Keys, Reference, SourceKind};
 use crate::yaml::{NodeId, Tree};
 
-/// The keys `config-hash.dev/ignore-keys` lists on the object (comma-separated, blanks
-/// around each ignored), sorted, each once.
-pub fn listed(tree: &Tree<'_>, item: NodeId) -> Vec<String> {
-    let mut keys: Vec<String> = annotation(tree, item, annotations::IGNORE_KEYS)
-        .unwrap_or("")
+/// The keys `config-hash.dev/ignore-keys` lists in an object's `metadata.annotations`
+/// (`annotations`; comma-separated, blanks around each ignored), sorted, each once.
+pub fn listed(tree: &Tree<'_>, annotations: Option<NodeId>) -> Vec<String> {
+    // Read for every ConfigMap and Secret: nothing is allocated when the key is absent.
+    let Some(text) = annotations
+        .and_then(|a| tree.get(a, IGNORE_KEYS))
+        .and_then(|v| tree.str(v))
+    else {
+        return Vec::new();
+    };
+    let mut keys: Vec<String> = text
         .split(',')
         .map(str::trim)
         .filter(|k| !k.is_empty())
@@ -194,8 +200,12 @@ volumes:
             "metadata: {annotations: {config-hash.dev/ignore-keys: ' b, a,,b '}}\n",
         )
         .unwrap();
-        assert_eq!(listed(&tree, tree.documents()[0].root()), ["a", "b"]);
-        let tree = crate::yaml::parse("metadata: {name: x}\n").unwrap();
-        assert!(listed(&tree, tree.documents()[0].root()).is_empty());
+        let annotations = |tree: &Tree<'_>| {
+            tree.get_path(tree.documents()[0].root(), &["metadata", "annotations"])
+        };
+        assert_eq!(listed(&tree, annotations(&tree)), ["a", "b"]);
+        let tree = crate::yaml::parse("metadata: {name: x, annotations: {a: b}}\n").unwrap();
+        assert!(listed(&tree, annotations(&tree)).is_empty());
+        assert!(listed(&tree, None).is_empty());
     }
 }

@@ -9,7 +9,7 @@ use crate::config::{Config, Granularity, OnMissing};
 use crate::data_refs::DataRefs;
 use crate::findings::{Finding, MadeBy, Missing};
 use crate::hashing::{self, Content, ContentError};
-use crate::krm::{KrmResult, ResourceId, Severity, flag};
+use crate::krm::{KrmResult, ResourceId, Severity};
 use crate::references::{self, Keys, SourceKind};
 use crate::suffix::{AnyNamespace, Renames};
 use crate::yaml::{NodeId, Tree};
@@ -37,11 +37,20 @@ pub struct SourceEntry {
     pub producer: Option<Box<Producer>>,
 }
 
-/// Whether a source carries one of the catalog's ignore annotations.
-fn ignored(tree: &Tree<'_>, item: NodeId) -> bool {
+/// The object's `metadata.annotations`, looked up once for what a source reads of them.
+fn annotations_of(tree: &Tree<'_>, item: NodeId) -> Option<NodeId> {
+    tree.get_path(item, &["metadata", "annotations"])
+}
+
+/// Whether a source carries one of the catalog's ignore annotations (`annotations`: its
+/// `metadata.annotations`).
+fn ignored(tree: &Tree<'_>, annotations: Option<NodeId>) -> bool {
+    let Some(annotations) = annotations else {
+        return false;
+    };
     crate::catalog::annotations::IGNORE
         .iter()
-        .any(|key| flag(tree, item, key))
+        .any(|key| tree.get(annotations, key).and_then(|v| tree.str(v)) == Some("true"))
 }
 
 /// Whether an object's name changes with its content: config-hash's hashed name (its
@@ -67,11 +76,12 @@ pub struct Producer {
 impl SourceEntry {
     /// Reads what the hash needs of one ConfigMap or Secret.
     pub fn read(tree: &Tree<'_>, item: NodeId, id: ResourceId, kind: SourceKind) -> SourceEntry {
+        let annotations = annotations_of(tree, item);
         SourceEntry {
             hashed_name: false,
             id,
-            ignored: ignored(tree, item),
-            ignored_keys: crate::ignore_keys::listed(tree, item).into_boxed_slice(),
+            ignored: ignored(tree, annotations),
+            ignored_keys: crate::ignore_keys::listed(tree, annotations).into_boxed_slice(),
             content: hashing::content(tree, item, kind),
             file: crate::krm::file_of(tree, item).map(Box::new),
             producer: None,
@@ -89,7 +99,7 @@ impl SourceEntry {
         SourceEntry {
             hashed_name: false,
             id: made.id,
-            ignored: ignored(tree, item),
+            ignored: ignored(tree, annotations_of(tree, item)),
             ignored_keys: Box::default(),
             content: made.content,
             file: crate::krm::file_of(tree, item).map(Box::new),
