@@ -50,6 +50,26 @@ fn differs_by_dialect(text: &str) -> bool {
         || text.chars().skip(1).any(|c| c == '\u{feff}')
         || tag_runs_into_flow_indicator(text)
         || root_block_scalar(text)
+        || flow && colon_starts_a_token(text)
+}
+
+/// A `:` where a token starts (after a blank, a line break, `{`, `[` or `,`), followed by
+/// something other than a blank: in flow context go-yaml takes it for the value
+/// indicator whatever follows (`{! :ab cd}` is the key "" with the value "ab cd", as
+/// kubectl kustomize prints it), YAML 1.2 for the start of a plain scalar `:ab cd`.
+fn colon_starts_a_token(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        b == b':'
+            && (i == 0
+                || matches!(
+                    bytes[i - 1],
+                    b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'[' | b','
+                ))
+            && bytes
+                .get(i + 1)
+                .is_some_and(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    })
 }
 
 fn root_block_scalar(text: &str) -> bool {

@@ -65,8 +65,11 @@ pub fn saphyr_documents(text: &str) -> Result<Vec<Data>, String> {
     Ok(docs)
 }
 
+/// A plain `<<` key, untagged or with the non-specific tag `!` (`! <<: {app: web}` is a
+/// merge to go-yaml v3, as kubectl kustomize prints it).
 fn is_merge(k: &Data) -> bool {
-    matches!(k, Data::Scalar { value, style: Style::Plain, tag: None } if value == "<<")
+    matches!(k, Data::Scalar { value, style: Style::Plain, tag } if value == "<<"
+        && tag.as_deref().is_none_or(|t| t == "!"))
 }
 
 /// A map's entries as [`config_hash_yaml::Tree::entries`] gives them: own entries, then
