@@ -497,11 +497,7 @@ pub mod annotations {
         "configmap.reloader.stakater.com/auto",
         "secret.reloader.stakater.com/auto",
     ];
-    pub const RELOADER_LISTS: &[&str] = &[
-        "configmap.reloader.stakater.com/reload",
-        "secret.reloader.stakater.com/reload",
-        "secretproviderclass.reloader.stakater.com/reload",
-    ];
+    // The second group is RELOADER_KEYS (the lists `runtimeReload: reloader` writes).
     /// wave's opt-in (`"true"`), on the workload.
     pub const WAVE: &str = "wave.pusher.com/update-on-config-change";
     /// Objects that are never deployed (function configs, the Kptfile): neither a source

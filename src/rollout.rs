@@ -88,7 +88,7 @@ fn triggers(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind, config: &Config)
     let both = || own.iter().chain(template.iter());
     if both().any(|(k, v)| {
         (annotations::RELOADER_ON.contains(k) && *v == "true")
-            || (annotations::RELOADER_LISTS.contains(k) && !v.trim().is_empty())
+            || (annotations::RELOADER_KEYS.iter().any(|(_, r)| r == k) && !v.trim().is_empty())
     }) {
         out.push(Trigger::Reloader);
     }
