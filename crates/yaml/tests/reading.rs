@@ -48,46 +48,6 @@ fn duplicate_keys_are_rejected_with_a_position() {
     );
 }
 
-/// Runs `f` on another thread and fails if it takes longer than `secs`.
-fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(std::time::Duration::from_secs(secs))
-        .unwrap_or_else(|_| panic!("did not finish within {secs} s"))
-}
-
-#[test]
-fn merge_order_own_keys_first_then_merges_in_order() {
-    let tree = parse("a: &a {x: 1, y: 1}\nb: &b {y: 2, z: 2}\nc: {<<: [*a, *b], x: 3}\n").unwrap();
-    let c = tree.get(tree.documents()[0].root(), "c").unwrap();
-    let got: Vec<(&str, &str)> = tree
-        .entries(c)
-        .iter()
-        .map(|&(k, v)| (tree.str(k).unwrap(), tree.str(v).unwrap()))
-        .collect();
-    assert_eq!(got, [("x", "3"), ("y", "1"), ("z", "2")]);
-}
-
-/// F5: a mapping with many keys, merged or not, is read in linear time.
-#[test]
-fn a_mapping_with_many_keys_is_read_in_linear_time() {
-    let mut src = String::from("data:\n");
-    for i in 0..200_000 {
-        src.push_str(&format!("  k{i}: v\n"));
-    }
-    src.push_str("merged: {<<: *d}\n");
-    let src = src.replacen("data:\n", "data: &d\n", 1);
-    let n = within(60, move || {
-        let tree = parse(&src).unwrap();
-        let root = tree.documents()[0].root();
-        let merged = tree.get(root, "merged").unwrap();
-        tree.entries(merged).len()
-    });
-    assert_eq!(n, 200_000);
-}
-
 /// F4: aliases that multiply a document are refused with the limit's name, before
 /// any walk through them starts.
 #[test]
