@@ -248,6 +248,12 @@ pub enum Finding {
         written: String,
         reads_as: &'static str,
     },
+    /// kustomize's hash of the object's content cannot be given: kustomize refuses the
+    /// value too, or hashes it in a way not reproduced here. Never carries a value.
+    Unhashable {
+        field: String,
+        why: crate::suffix::Unhashable,
+    },
     /// The recorded base name is empty.
     EmptyBaseName,
     /// The suffixed name is too long.
@@ -311,6 +317,7 @@ impl Finding {
             | NoBaseName
             | NameWithBlanks
             | NameNotAString { .. }
+            | Unhashable { .. }
             | EmptyBaseName
             | SuffixedNameTooLong { .. }
             | CannotRename { .. }
@@ -605,6 +612,41 @@ impl Finding {
                 f,
                 "{kind}: metadata.name is {written}, which kubectl reads as {reads_as}, not as a name (the API server refuses it), so there is no base name to suffix; quote it if it is meant as a name"
             ),
+            Unhashable { field, why } => {
+                use crate::suffix::Unhashable::*;
+                write!(f, "{id}: {field} ")?;
+                let fix = match why {
+                    NotFinite => {
+                        "reads as an infinity or NaN, which kustomize's hash (JSON) cannot hold: kubectl kustomize fails on it too"
+                    }
+                    WrongTag(tag) => {
+                        write!(
+                            f,
+                            "is tagged {tag} but does not read as one: kubectl kustomize fails on it too"
+                        )?;
+                        return write!(
+                            f,
+                            "; there is no name suffix to give (remove the tag, or quote the value)"
+                        );
+                    }
+                    KeyNotAString => {
+                        "is a key YAML reads as a number, boolean or null: kubectl kustomize fails on it too"
+                    }
+                    Timestamp => {
+                        "reads as a timestamp with a time of day, which kustomize hashes as a Go time that config-hash does not reproduce"
+                    }
+                    Binary => {
+                        "is tagged !!binary, which kustomize hashes decoded, which config-hash does not reproduce"
+                    }
+                    Nested => {
+                        "is a mapping or a sequence inside a map of values, which config-hash does not hash as kustomize does"
+                    }
+                };
+                write!(
+                    f,
+                    "{fix}; there is no name suffix to give (quote it: the values of a ConfigMap or Secret are strings)"
+                )
+            }
             NameWithBlanks => write!(
                 f,
                 "{kind} {:?}: metadata.name holds a line break or other blank character (a `|` block scalar keeps its last line break), which the API server refuses, so there is no name to suffix; write the name on one line (or as `|-`)",

@@ -14,6 +14,7 @@ pub mod diff;
 pub mod extension;
 pub mod findings;
 pub mod gitops;
+pub mod go_value;
 pub mod graph;
 pub mod hashing;
 pub mod ignore_keys;

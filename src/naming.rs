@@ -6,6 +6,7 @@
 //! specified in `docs/kustomize-name-hash.md` and is pinned by that document's vectors.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
@@ -15,16 +16,36 @@ pub const MAX_NAME_LEN: usize = 253;
 /// Length of the suffix kustomize appends (after a `-`) to a generated name.
 pub const SUFFIX_LEN: usize = 10;
 
-/// A scalar value as the YAML reader saw it: kustomize encodes strings as JSON strings
-/// and values YAML reads as numbers/booleans as JSON numbers/booleans.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A value as kustomize's hasher decodes it (go-yaml, then JSON): strings are JSON
+/// strings; nulls, booleans and numbers are JSON literals.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum HashScalar<'a> {
     /// A string value; escaped here the way Go's `encoding/json` does.
     Str(&'a str),
-    /// JSON literal text already valid as JSON (number, true, false, null), written
-    /// verbatim. It must be the text Go would print for the decoded value, e.g. `1000`
-    /// for YAML `1e3`, because that is what kustomize hashes.
+    /// JSON literal text already valid as JSON (`true`, `false`, `null`), written
+    /// verbatim.
     Literal(&'a str),
+    /// A number. kustomize decodes the JSON of a map into Go `interface{}` values, so
+    /// every number, integer or not, is a `float64` by the time it is hashed: written as
+    /// Go's `encoding/json` writes a `float64` (`1e3` is `1000`, `2^53 + 1` loses its
+    /// last bit). Finite only: Go refuses to encode infinities and NaN.
+    Number(f64),
+    /// A date (`2001-12-14`): go-yaml decodes a plain date into a Go `time.Time`, which
+    /// JSON writes as the RFC 3339 time at midnight UTC.
+    Date { year: u16, month: u8, day: u8 },
+}
+
+/// A top-level field kustomize hashes, as its field lookup finds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HashField<'a> {
+    /// A scalar, hashed as its text whatever YAML reads it as (`data: ~` is the string
+    /// `"~"`). An absent field is the empty text.
+    Text(&'a str),
+    /// A sequence: kustomize's hasher decodes its JSON into a Go map, which fails
+    /// silently and leaves a nil map, written as `null`.
+    Null,
+    /// A mapping, as (key, value) pairs in any order.
+    Map(Vec<(&'a str, HashScalar<'a>)>),
 }
 
 /// The two kinds kustomize hashes; they differ in which fields enter the hash.
@@ -34,20 +55,21 @@ pub enum ConfigKind {
     Secret,
 }
 
-/// What kustomize hashes: maps are given as (key, value) pairs in any order; None = field absent.
+/// What kustomize hashes.
 ///
 /// Fields that do not belong to `kind` (`binary_data` on a Secret, `string_data` and
 /// `secret_type` on a ConfigMap) are ignored, as kustomize never looks at them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HashInput<'a> {
     pub kind: ConfigKind,
-    pub data: Option<Vec<(&'a str, HashScalar<'a>)>>,
-    /// ConfigMap only.
-    pub binary_data: Option<Vec<(&'a str, HashScalar<'a>)>>,
-    /// Secret only.
-    pub string_data: Option<Vec<(&'a str, HashScalar<'a>)>>,
-    /// Secret only; absent hashes as the empty string, not as kustomize's `Opaque` default.
-    pub secret_type: Option<&'a str>,
+    pub data: HashField<'a>,
+    /// ConfigMap only. `None` leaves the field out of the JSON, as kustomize does when
+    /// it is absent or a scalar; a mapping or a sequence (`Null`) is written.
+    pub binary_data: Option<HashField<'a>>,
+    /// Secret only; included on the same terms as `binary_data`.
+    pub string_data: Option<HashField<'a>>,
+    /// Secret only; absent hashes as the empty text, not as kustomize's `Opaque` default.
+    pub secret_type: HashField<'a>,
 }
 
 /// The JSON text kustomize hashes (Go encoding/json of a sorted map), exposed for tests.
@@ -62,23 +84,23 @@ pub fn kustomize_hash_json(input: &HashInput) -> String {
         ConfigKind::ConfigMap => {
             if let Some(binary) = &input.binary_data {
                 out.push_str("\"binaryData\":");
-                write_map(&mut out, binary);
+                write_field(&mut out, binary);
                 out.push(',');
             }
             out.push_str("\"data\":");
-            write_optional_map(&mut out, input.data.as_deref());
+            write_field(&mut out, &input.data);
             out.push_str(",\"kind\":\"ConfigMap\",\"name\":\"\"");
         }
         ConfigKind::Secret => {
             out.push_str("\"data\":");
-            write_optional_map(&mut out, input.data.as_deref());
+            write_field(&mut out, &input.data);
             out.push_str(",\"kind\":\"Secret\",\"name\":\"\"");
             if let Some(string_data) = &input.string_data {
                 out.push_str(",\"stringData\":");
-                write_map(&mut out, string_data);
+                write_field(&mut out, string_data);
             }
             out.push_str(",\"type\":");
-            write_json_string(&mut out, input.secret_type.unwrap_or(""));
+            write_field(&mut out, &input.secret_type);
         }
     }
     out.push('}');
@@ -132,12 +154,13 @@ fn suffix_char(nibble: u8) -> char {
 
 const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
-/// kustomize encodes a missing map field as the empty string (its lookup yields "" for
-/// absent paths), which is distinct from an empty map `{}`.
-fn write_optional_map(out: &mut String, map: Option<&[(&str, HashScalar)]>) {
-    match map {
-        Some(pairs) => write_map(out, pairs),
-        None => out.push_str("\"\""),
+/// A top-level field: kustomize encodes a missing field as the empty string (its
+/// lookup yields "" for absent paths), which is distinct from an empty map `{}`.
+fn write_field(out: &mut String, field: &HashField) {
+    match field {
+        HashField::Text(text) => write_json_string(out, text),
+        HashField::Null => out.push_str("null"),
+        HashField::Map(pairs) => write_map(out, pairs),
     }
 }
 
@@ -158,9 +181,35 @@ fn write_map(out: &mut String, pairs: &[(&str, HashScalar)]) {
         match value {
             HashScalar::Str(s) => write_json_string(out, s),
             HashScalar::Literal(text) => out.push_str(text),
+            HashScalar::Number(f) => write_go_float(out, f),
+            HashScalar::Date { year, month, day } => {
+                let _ = write!(out, "\"{year:04}-{month:02}-{day:02}T00:00:00Z\"");
+            }
         }
     }
     out.push('}');
+}
+
+/// A `float64` as Go's `encoding/json` writes it: the shortest digits that read back
+/// as the same number, in plain notation, or in exponent notation below 1e-6 and from
+/// 1e21 on (`1e+21`, `1e-7`: a sign always, no leading zero in the exponent).
+fn write_go_float(out: &mut String, f: f64) {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        // Rust's `{:e}` gives the same shortest digits: `1e21`, `1.5e-7`.
+        let text = format!("{f:e}");
+        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+        out.push_str(mantissa);
+        out.push('e');
+        if !exponent.starts_with('-') {
+            out.push('+');
+        }
+        out.push_str(exponent);
+    } else {
+        // Rust's `Display` gives the shortest digits in plain notation, as Go's 'f'
+        // format with precision -1 does (`-0` included).
+        let _ = write!(out, "{f}");
+    }
 }
 
 /// A JSON string escaped exactly as Go's `encoding/json` does with HTML escaping on
@@ -201,13 +250,14 @@ fn push_unicode_escape(out: &mut String, c: char) {
 mod tests {
     use super::*;
 
+    /// A ConfigMap whose data is the map given, or absent.
     fn config_map<'a>(data: Option<Vec<(&'a str, HashScalar<'a>)>>) -> HashInput<'a> {
         HashInput {
             kind: ConfigKind::ConfigMap,
-            data,
+            data: data.map_or(HashField::Text(""), HashField::Map),
             binary_data: None,
             string_data: None,
-            secret_type: None,
+            secret_type: HashField::Text(""),
         }
     }
 
@@ -258,7 +308,7 @@ mod tests {
     #[test]
     fn vector_config_map_with_binary_data() {
         let input = HashInput {
-            binary_data: Some(strs(&[("two", "")])),
+            binary_data: Some(HashField::Map(strs(&[("two", "")]))),
             ..config_map(Some(strs(&[("one", "")])))
         };
         assert_vector(
@@ -272,10 +322,10 @@ mod tests {
     fn vector_secret_without_data() {
         let input = HashInput {
             kind: ConfigKind::Secret,
-            data: None,
+            data: HashField::Text(""),
             binary_data: None,
             string_data: None,
-            secret_type: Some("my-type"),
+            secret_type: HashField::Text("my-type"),
         };
         assert_vector(
             &input,
@@ -288,10 +338,10 @@ mod tests {
     fn vector_secret_with_string_data_number() {
         let input = HashInput {
             kind: ConfigKind::Secret,
-            data: Some(strs(&[("one", "")])),
+            data: HashField::Map(strs(&[("one", "")])),
             binary_data: None,
-            string_data: Some(vec![("two", HashScalar::Literal("2"))]),
-            secret_type: Some("my-type"),
+            string_data: Some(HashField::Map(vec![("two", HashScalar::Number(2.0))])),
+            secret_type: HashField::Text("my-type"),
         };
         assert_vector(
             &input,
@@ -314,10 +364,10 @@ mod tests {
         // `secretGenerator` with PASSWORD=hunter2, as kubectl kustomize names it.
         let input = HashInput {
             kind: ConfigKind::Secret,
-            data: Some(strs(&[("PASSWORD", "aHVudGVyMg==")])),
+            data: HashField::Map(strs(&[("PASSWORD", "aHVudGVyMg==")])),
             binary_data: None,
             string_data: None,
-            secret_type: Some("Opaque"),
+            secret_type: HashField::Text("Opaque"),
         };
         assert_eq!(kustomize_suffix(&input), "9279h2tbm8");
     }
@@ -337,7 +387,7 @@ mod tests {
     #[test]
     fn empty_binary_data_map_is_included() {
         let input = HashInput {
-            binary_data: Some(Vec::new()),
+            binary_data: Some(HashField::Map(Vec::new())),
             ..config_map(None)
         };
         assert_eq!(
@@ -350,10 +400,10 @@ mod tests {
     fn missing_secret_type_is_empty_string() {
         let input = HashInput {
             kind: ConfigKind::Secret,
-            data: Some(Vec::new()),
+            data: HashField::Map(Vec::new()),
             binary_data: None,
-            string_data: Some(Vec::new()),
-            secret_type: None,
+            string_data: Some(HashField::Map(Vec::new())),
+            secret_type: HashField::Text(""),
         };
         assert_eq!(
             kustomize_hash_json(&input),
@@ -364,8 +414,8 @@ mod tests {
     #[test]
     fn fields_of_the_other_kind_are_ignored() {
         let map = HashInput {
-            string_data: Some(strs(&[("s", "x")])),
-            secret_type: Some("Opaque"),
+            string_data: Some(HashField::Map(strs(&[("s", "x")]))),
+            secret_type: HashField::Text("Opaque"),
             ..config_map(Some(strs(&[("a", "b")])))
         };
         assert_eq!(
@@ -374,10 +424,10 @@ mod tests {
         );
         let secret = HashInput {
             kind: ConfigKind::Secret,
-            data: None,
-            binary_data: Some(strs(&[("b", "x")])),
+            data: HashField::Text(""),
+            binary_data: Some(HashField::Map(strs(&[("b", "x")]))),
             string_data: None,
-            secret_type: Some("t"),
+            secret_type: HashField::Text("t"),
         };
         assert_eq!(
             kustomize_hash_json(&secret),
@@ -389,13 +439,80 @@ mod tests {
     fn literals_are_written_verbatim() {
         let input = config_map(Some(vec![
             ("b", HashScalar::Literal("true")),
-            ("f", HashScalar::Literal("1.5")),
+            ("f", HashScalar::Number(1.5)),
             ("n", HashScalar::Literal("null")),
         ]));
         assert_eq!(
             kustomize_hash_json(&input),
             r#"{"data":{"b":true,"f":1.5,"n":null},"kind":"ConfigMap","name":""}"#
         );
+    }
+
+    /// Numbers are written as Go writes a `float64`; each text gives the suffix kubectl
+    /// kustomize (v5.5) gave for a value that decodes to that number.
+    #[test]
+    fn numbers_are_written_as_go_writes_a_float64() {
+        let number = |f: f64| {
+            let json = kustomize_hash_json(&config_map(Some(vec![("a", HashScalar::Number(f))])));
+            json.strip_prefix("{\"data\":{\"a\":")
+                .and_then(|rest| rest.strip_suffix("},\"kind\":\"ConfigMap\",\"name\":\"\"}"))
+                .unwrap_or_else(|| panic!("unexpected shape: {json}"))
+                .to_owned()
+        };
+        for (f, text) in [
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (7.0, "7"),
+            (1.0, "1"),     // 1.0
+            (0.5, "0.5"),   // .5
+            (-0.5, "-0.5"), // -.5
+            (1e20, "100000000000000000000"),
+            (12345678901234567890.0, "12345678901234567000"),
+            (9007199254740993.0, "9007199254740992"),
+            (-9223372036854775809.0, "-9223372036854776000"),
+            (1e21, "1e+21"),
+            (123456789012345678901234.0, "1.2345678901234569e+23"),
+            (0.000001, "0.000001"),
+            (1e-7, "1e-7"),
+            (-1e-7, "-1e-7"),
+            (1.5e-10, "1.5e-10"),
+            (1e300, "1e+300"),
+        ] {
+            assert_eq!(number(f), text, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn fields_are_text_null_or_a_map_and_dates_are_times() {
+        let input = HashInput {
+            kind: ConfigKind::Secret,
+            data: HashField::Text("~"),
+            binary_data: None,
+            string_data: Some(HashField::Null),
+            secret_type: HashField::Map(vec![(
+                "d",
+                HashScalar::Date {
+                    year: 2001,
+                    month: 2,
+                    day: 3,
+                },
+            )]),
+        };
+        assert_eq!(
+            kustomize_hash_json(&input),
+            r#"{"data":"~","kind":"Secret","name":"","stringData":null,"type":{"d":"2001-02-03T00:00:00Z"}}"#
+        );
+        // kubectl kustomize names `data: ~` so.
+        let tilde = HashInput {
+            data: HashField::Text("~"),
+            ..config_map(None)
+        };
+        assert_eq!(kustomize_suffix(&tilde), "2t8tf57kh6");
+        let null = HashInput {
+            binary_data: Some(HashField::Null),
+            ..config_map(Some(strs(&[("a", "b")])))
+        };
+        assert_eq!(kustomize_suffix(&null), "7tfgmmmf4f");
     }
 
     #[test]

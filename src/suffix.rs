@@ -7,8 +7,9 @@ use std::collections::{HashMap, HashSet};
 use crate::catalog::{Catalog, Form, annotations, mentions};
 use crate::config::Config;
 use crate::findings::Finding;
+use crate::go_value::{self, GoValue};
 use crate::krm::{KrmResult, ResourceId, annotation, flag};
-use crate::naming::{self, ConfigKind, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN};
+use crate::naming::{self, ConfigKind, HashField, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN};
 use crate::references::{self, SourceKind};
 use crate::resolution::SourceEntry;
 pub use crate::yaml::replace_name;
@@ -272,8 +273,26 @@ pub fn decide(
     // kustomize suffixes what its generators made after every transformer, this one
     // included: the name it will give is what pods will read, so it is what the hash
     // covers (the build's output then passes --check).
+    // kustomize's suffix for the content, or the refusal that says why there is none.
+    let suffix = || {
+        hash_input(tree, item, kind)
+            .map(|input| naming::kustomize_suffix(&input))
+            .map_err(|(field, why)| {
+                Decision::Refused(Box::new(
+                    KrmResult::new(Finding::Unhashable {
+                        field: field.clone(),
+                        why,
+                    })
+                    .about(tree, item)
+                    .at_field(field),
+                ))
+            })
+    };
     if annotation(tree, item, annotations::KUSTOMIZE_GENERATED) == Some("enabled") {
-        let suffix = naming::kustomize_suffix(&hash_input(tree, item, kind));
+        let suffix = match suffix() {
+            Ok(suffix) => suffix,
+            Err(refused) => return refused,
+        };
         return Decision::Generated {
             name_after_build: format!("{}-{suffix}", id.name),
             opted_in,
@@ -305,7 +324,10 @@ pub fn decide(
     if id.name.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return refuse(Finding::NameWithBlanks);
     }
-    let suffix = naming::kustomize_suffix(&hash_input(tree, item, kind));
+    let suffix = match suffix() {
+        Ok(suffix) => suffix,
+        Err(refused) => return refused,
+    };
     // A name that already ends in the suffix its content gives (kustomize's own output)
     // is suffixed already: its base is the name without it, so suffixes never stack.
     let base = match annotation(tree, item, annotations::BASE_NAME) {
@@ -620,64 +642,118 @@ fn not_a_string(tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
     }
 }
 
-/// The object as kustomize's hasher reads it.
-fn hash_input<'t>(tree: &'t Tree<'_>, item: NodeId, kind: SourceKind) -> HashInput<'t> {
-    let map = |field: &str| -> Option<Vec<(&'t str, HashScalar<'t>)>> {
-        let node = tree.get(item, field)?;
-        if tree.is_null(node) && !tree.is_map(node) {
-            return None;
+/// Why kustomize's hash of an object is not given. Never carries a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unhashable {
+    // kubectl kustomize fails on these too.
+    /// `.inf`, `.nan`: Go's JSON encoder refuses them.
+    NotFinite,
+    /// `!!int abc`: go-yaml refuses it.
+    WrongTag(String),
+    /// A key go-yaml reads as a number, boolean or null: kustomize cannot write the
+    /// object out.
+    KeyNotAString,
+    // kubectl kustomize hashes these; config-hash does not reproduce how.
+    /// A date with a time of day (a Go `time.Time` in RFC 3339 with its zone).
+    Timestamp,
+    /// `!!binary` (the decoded bytes, invalid UTF-8 replaced).
+    Binary,
+    /// A mapping or sequence as a value of `data` (nested JSON).
+    Nested,
+}
+
+/// The object as kustomize's hasher reads it (its `getNodeValues`): each field is
+/// looked up; a scalar is hashed as its text whatever YAML reads it as (`data: ~` is
+/// `"~"`), a mapping as the JSON of the values go-yaml decodes, and a sequence as a
+/// null. `Err` names the field (`data.KEY`) and why kustomize's hash is not given.
+fn hash_input<'t>(
+    tree: &'t Tree<'_>,
+    item: NodeId,
+    kind: SourceKind,
+) -> Result<HashInput<'t>, (String, Unhashable)> {
+    let field = |name: &str| -> Result<Option<HashField<'t>>, (String, Unhashable)> {
+        let Some(node) = tree.get(item, name) else {
+            return Ok(None);
+        };
+        if tree.is_seq(node) {
+            return Ok(Some(HashField::Null));
         }
-        Some(
-            tree.entries(node)
-                .into_iter()
-                .filter_map(|(k, v)| Some((tree.str(k)?, hash_scalar(tree, v))))
-                .collect(),
-        )
+        if !tree.is_map(node) {
+            return Ok(Some(HashField::Text(tree.str(node).unwrap_or(""))));
+        }
+        // A value left empty in a flow mapping (`{a: , b: x}`, `{a}`) is the empty
+        // string to kustomize, where the same in a block mapping is a null: kubectl
+        // kustomize hashes `""` for the one and `null` for the other.
+        let flow = tree.is_flow(tree.resolve(node));
+        let empty_in_flow = |v: NodeId| {
+            let v = tree.resolve(v);
+            flow && tree.kind(v) == Kind::Scalar(Style::Plain)
+                && matches!(tree.tag(v), None | Some("!"))
+                && tree.str(v) == Some("")
+        };
+        let mut pairs = Vec::new();
+        for (k, v) in tree.entries(node) {
+            let at = |why| (format!("{name}.{}", tree.str(k).unwrap_or("")), why);
+            let key = match go_value(tree, k).map_err(at)? {
+                GoValue::Str(key) => key,
+                _ => return Err(at(Unhashable::KeyNotAString)),
+            };
+            if !tree.is_scalar(v) {
+                return Err(at(Unhashable::Nested));
+            }
+            let value = if empty_in_flow(v) {
+                HashScalar::Str("")
+            } else {
+                hash_scalar(go_value(tree, v).map_err(at)?).map_err(at)?
+            };
+            pairs.push((key, value));
+        }
+        Ok(Some(HashField::Map(pairs)))
     };
-    match kind {
+    // binaryData and stringData enter the JSON only as kustomize's Go map: a mapping,
+    // or a sequence (which its decoder leaves a nil map).
+    let optional = |name: &str| field(name).map(|f| f.filter(|f| !matches!(f, HashField::Text(_))));
+    let text_if_absent = |f: Option<HashField<'t>>| f.unwrap_or(HashField::Text(""));
+    Ok(match kind {
         SourceKind::ConfigMap => HashInput {
             kind: ConfigKind::ConfigMap,
-            data: map("data"),
-            binary_data: map("binaryData"),
+            data: text_if_absent(field("data")?),
+            binary_data: optional("binaryData")?,
             string_data: None,
-            secret_type: None,
+            secret_type: HashField::Text(""),
         },
         // Only v1 ConfigMaps and Secrets are renamed.
         SourceKind::Secret | SourceKind::SecretProviderClass => HashInput {
             kind: ConfigKind::Secret,
-            data: map("data"),
+            data: text_if_absent(field("data")?),
             binary_data: None,
-            string_data: map("stringData"),
-            secret_type: tree.get(item, "type").and_then(|t| tree.str(t)),
+            string_data: optional("stringData")?,
+            secret_type: text_if_absent(field("type")?),
         },
-    }
+    })
 }
 
-/// A value as kustomize's JSON encoding sees it: plain booleans, nulls and decimal
-/// integers are JSON literals; everything else is a string.
-fn hash_scalar<'t>(tree: &'t Tree<'_>, v: NodeId) -> HashScalar<'t> {
-    let v = tree.resolve(v);
-    let value = tree.str(v).unwrap_or("");
-    match tree.kind(v) {
-        Kind::Scalar(Style::Plain) if tree.tag(v).is_none() => {
-            let s: &str = value;
-            let decimal = |t: &str| {
-                let digits = t.strip_prefix('-').unwrap_or(t);
-                !digits.is_empty()
-                    && digits.bytes().all(|b| b.is_ascii_digit())
-                    && (digits == "0" || !digits.starts_with('0'))
-            };
-            match s {
-                "" | "~" | "null" | "Null" | "NULL" => HashScalar::Literal("null"),
-                "true" | "True" | "TRUE" => HashScalar::Literal("true"),
-                "false" | "False" | "FALSE" => HashScalar::Literal("false"),
-                t if decimal(t) => HashScalar::Literal(t),
-                t => HashScalar::Str(t),
-            }
-        }
-        Kind::Scalar(_) => HashScalar::Str(value),
-        _ => HashScalar::Literal("null"),
-    }
+/// What go-yaml decodes the scalar `node` into (through aliases).
+fn go_value<'t>(tree: &'t Tree<'_>, node: NodeId) -> Result<GoValue<'t>, Unhashable> {
+    let node = tree.resolve(node);
+    let plain = tree.kind(node) == Kind::Scalar(Style::Plain);
+    go_value::decode(tree.str(node).unwrap_or(""), plain, tree.tag(node))
+        .map_err(|tag| Unhashable::WrongTag(tag.0.to_string()))
+}
+
+/// A decoded value as kustomize's JSON holds it.
+fn hash_scalar(value: GoValue<'_>) -> Result<HashScalar<'_>, Unhashable> {
+    Ok(match value {
+        GoValue::Null => HashScalar::Literal("null"),
+        GoValue::Bool(true) => HashScalar::Literal("true"),
+        GoValue::Bool(false) => HashScalar::Literal("false"),
+        GoValue::Number(f) if f.is_finite() => HashScalar::Number(f),
+        GoValue::Number(_) => return Err(Unhashable::NotFinite),
+        GoValue::Date { year, month, day } => HashScalar::Date { year, month, day },
+        GoValue::Timestamp => return Err(Unhashable::Timestamp),
+        GoValue::Binary => return Err(Unhashable::Binary),
+        GoValue::Str(s) => HashScalar::Str(s),
+    })
 }
 
 /// Warns about scalars of `item` that still carry an old name in fields that can name a
@@ -873,7 +949,9 @@ mod tests {
         let tree = crate::yaml::parse(item).unwrap();
         let root = tree.documents()[0].root();
         let id = ResourceId::of(&tree, root);
-        decide(&tree, root, &id, SourceKind::ConfigMap, config)
+        let kind =
+            SourceKind::from_kind(&id.api_version, &id.kind).unwrap_or(SourceKind::ConfigMap);
+        decide(&tree, root, &id, kind, config)
     }
 
     fn opted(name: &str, extra: &str) -> String {
@@ -1100,37 +1178,177 @@ mod tests {
         assert_eq!(r.renamed_from(&ns, "own"), Some("own-2b4m8f9gh7"));
     }
 
-    /// kustomize hashes a generated object as the JSON of what it decodes: a plain
-    /// integer, boolean or null as a JSON literal, anything else as a string; an absent
-    /// map as "", unlike an empty one. The suffixes are `kubectl kustomize`'s (kustomize
-    /// v5.5) for the same ConfigMap marked `needsHashSuffix: enabled`.
+    /// The name `decide` gives `body` (top-level fields of `kind` `app`): for an object
+    /// kustomize generated, the name after its build; for one marked
+    /// `kustomize.config.k8s.io/needs-hash`, the new name; or the refusal.
+    fn suffixed(kind: &str, body: &str, generated: bool) -> Result<String, String> {
+        let annotation = if generated {
+            "internal.config.kubernetes.io/needsHashSuffix: enabled"
+        } else {
+            "kustomize.config.k8s.io/needs-hash: \"true\""
+        };
+        let item = format!(
+            "apiVersion: v1\nkind: {kind}\nmetadata:\n  name: app\n  annotations: {{{annotation}}}\n{body}\n"
+        );
+        match decision(&item, &Config::default()) {
+            Decision::Generated {
+                name_after_build, ..
+            } if generated => Ok(name_after_build),
+            Decision::Rename(r) if !generated => Ok(r.new_name),
+            Decision::Refused(result) => Err(result.message()),
+            other => panic!("{body}: {other:?}"),
+        }
+    }
+
+    /// kustomize hashes each field as its hasher looks it up: absent as "", a scalar as
+    /// its text (so `data: ~` is "~" and `data: ""` is "", not a map), a sequence as
+    /// null, a mapping as the JSON of the values go-yaml decodes (numbers through a Go
+    /// float64: `0x1f` is 31, `017` is 15, `1e3` is 1000, 2^53+1 rounds). Every suffix is
+    /// `kubectl kustomize`'s (kustomize v5.5) for the same object marked
+    /// `needsHashSuffix: enabled`.
     #[test]
     fn values_hash_as_kustomize_decodes_them() {
-        let config = Config::default();
-        for (body, suffix) in [
-            ("data: {a: 42}", "cf96c562hm"),
-            ("data: {a: '42'}", "fb4b7h56mb"),
-            ("data: {a: 0}", "29927966c9"),
-            ("data: {a: -12}", "c46gfb7ffg"),
-            ("data: {a: true}", "ftfh5btkh4"),
-            ("data: {a: ~}", "4cgfc4mg84"),
-            ("data: {a: yes}", "gch8tgd8kh"),
-            ("data: {a: b}", "4h2mbtbbt6"),
-            ("data: {a: b}\nbinaryData: {}", "h477bbfc2m"),
-            ("data: {}", "42745tchd9"),
-            ("", "6ct58987ht"),
+        for (kind, body, suffix) in [
+            ("ConfigMap", "data: {a: 42}", "cf96c562hm"),
+            ("ConfigMap", "data: {a: '42'}", "fb4b7h56mb"),
+            ("ConfigMap", "data: {a: !!str 42}", "fb4b7h56mb"),
+            ("ConfigMap", "data: {a: !foo 42}", "fb4b7h56mb"),
+            ("ConfigMap", "data: {a: !!int \"42\"}", "cf96c562hm"),
+            ("ConfigMap", "data: {a: ! 42}", "cf96c562hm"),
+            ("ConfigMap", "data: {a: 0}", "29927966c9"),
+            ("ConfigMap", "data: {a: -0}", "29927966c9"),
+            ("ConfigMap", "data: {a: -0.0}", "7749k5fdf5"),
+            ("ConfigMap", "data: {a: -12}", "c46gfb7ffg"),
+            ("ConfigMap", "data: {a: 007}", "cc467ghbf8"),
+            ("ConfigMap", "data: {a: 017}", "mtff9d79k2"),
+            ("ConfigMap", "data: {a: 0o17}", "mtff9d79k2"),
+            ("ConfigMap", "data: {a: 08}", "d4mgm7k8md"),
+            ("ConfigMap", "data: {a: +12}", "t9cg9bfc6d"),
+            ("ConfigMap", "data: {a: 0x1f}", "mdg69966bd"),
+            ("ConfigMap", "data: {a: 0b101}", "2697c5hgf7"),
+            ("ConfigMap", "data: {a: -0b101}", "cgtkkhtm2c"),
+            ("ConfigMap", "data: {a: 1_000}", "7fm76mh897"),
+            ("ConfigMap", "data: {a: 1e3}", "7fm76mh897"),
+            ("ConfigMap", "data: {a: 1.0}", "k4gtc79h2d"),
+            ("ConfigMap", "data: {a: !!float 1}", "k4gtc79h2d"),
+            ("ConfigMap", "data: {a: 1.5}", "67k9b4d92m"),
+            ("ConfigMap", "data: {a: .5}", "67bm5d5f7c"),
+            ("ConfigMap", "data: {a: -.5}", "6hm8256745"),
+            ("ConfigMap", "data: {a: 12345678901234567890}", "dh7mmbb2gd"),
+            ("ConfigMap", "data: {a: 9007199254740993}", "c928bgkgm4"),
+            ("ConfigMap", "data: {a: -9223372036854775809}", "t6b4t64gc7"),
+            (
+                "ConfigMap",
+                "data: {a: 123456789012345678901234}",
+                "b9hgbf77d4",
+            ),
+            ("ConfigMap", "data: {a: 1e21}", "5gc6c64ch5"),
+            ("ConfigMap", "data: {a: 1e-7}", "h72gfkh8gd"),
+            ("ConfigMap", "data: {a: 0.000001}", "fb2kktch8f"),
+            ("ConfigMap", "data: {a: 1e400}", "bh6t7b78gt"),
+            ("ConfigMap", "data: {a: 2001-12-14}", "6tbt6t4g8h"),
+            ("ConfigMap", "data: {a: 2001-1-2}", "9mmd9g7gkg"),
+            ("ConfigMap", "data: {a: 2001-02-30}", "22mfc6mb28"),
+            ("ConfigMap", "data: {a: true}", "ftfh5btkh4"),
+            ("ConfigMap", "data: {a: TRUE}", "ftfh5btkh4"),
+            ("ConfigMap", "data: {a: ~}", "4cgfc4mg84"),
+            ("ConfigMap", "data:\n  d:\n  e: x", "8dbfg4hgmc"),
+            ("ConfigMap", "data: {d: , e: x}", "94586595gf"),
+            ("ConfigMap", "data: {d, e: x}", "94586595gf"),
+            ("ConfigMap", "data: {d: ! , e: x}", "94586595gf"),
+            ("ConfigMap", "data: {d: !!null , e: x}", "8dbfg4hgmc"),
+            (
+                "ConfigMap",
+                "x: &m {d: , e: x}\ndata:\n  <<: *m",
+                "8dbfg4hgmc",
+            ),
+            ("ConfigMap", "data: {a: NULL}", "4cgfc4mg84"),
+            ("ConfigMap", "data: {a: yes}", "gch8tgd8kh"),
+            ("ConfigMap", "data: {a: on}", "h2kkd85h78"),
+            ("ConfigMap", "data: {a: b}", "4h2mbtbbt6"),
+            ("ConfigMap", "data: {a: 1, <<: {b: 2}}", "b2992f2677"),
+            ("ConfigMap", "x: &m {a: 1}\ndata: *m", "k4gtc79h2d"),
+            ("ConfigMap", "data: {a: b}\nbinaryData: {}", "h477bbfc2m"),
+            ("ConfigMap", "data: {a: b}\nbinaryData: ~", "4h2mbtbbt6"),
+            ("ConfigMap", "data: {a: b}\nbinaryData: x", "4h2mbtbbt6"),
+            ("ConfigMap", "data: {a: b}\nbinaryData: [a]", "7tfgmmmf4f"),
+            ("ConfigMap", "data: {}", "42745tchd9"),
+            ("ConfigMap", "", "6ct58987ht"),
+            ("ConfigMap", "data:", "6ct58987ht"),
+            ("ConfigMap", "data: \"\"", "6ct58987ht"),
+            ("ConfigMap", "data: ~", "2t8tf57kh6"),
+            ("ConfigMap", "data: \"~\"", "2t8tf57kh6"),
+            ("ConfigMap", "data: !!null ~", "2t8tf57kh6"),
+            ("ConfigMap", "data: null", "g886t7dd28"),
+            ("ConfigMap", "data: NULL", "tccc94fmh5"),
+            ("ConfigMap", "data: abc", "c6597bhf7m"),
+            ("ConfigMap", "x: &s abc\ndata: *s", "c6597bhf7m"),
+            ("ConfigMap", "data: 42", "k799cb48m8"),
+            ("ConfigMap", "data: |\n  x", "4f524d9f29"),
+            ("ConfigMap", "data: [a, b]", "dk855m5d49"),
+            ("ConfigMap", "data: []", "dk855m5d49"),
+            ("Secret", "", "2bg6t6bf6t"),
+            ("Secret", "type:", "2bg6t6bf6t"),
+            ("Secret", "type: ~", "7f7t7mht9h"),
+            ("Secret", "type: null", "d9kfg77dt6"),
+            ("Secret", "type: 42", "dm782thgcg"),
+            ("Secret", "type: !!binary aGVsbG8=", "7b49mghbd2"),
+            ("Secret", "type: {a: b}", "b8m7k2d59h"),
+            ("Secret", "type: [a]", "k9k985kcg4"),
+            ("Secret", "data: ~", "dhggcdgcb4"),
+            ("Secret", "data: {a: YQ==}\nstringData: ~", "7t77h4kbkt"),
+            ("Secret", "data: {a: YQ==}\nstringData: [x]", "92dk86kbf5"),
+            ("Secret", "stringData: {a: 1}", "d7f89bc44g"),
         ] {
-            let item = format!(
-                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  annotations: {{internal.config.kubernetes.io/needsHashSuffix: enabled}}\n{body}\n"
-            );
-            let Decision::Generated {
-                name_after_build, ..
-            } = decision(&item, &config)
-            else {
-                panic!("generated")
-            };
-            assert_eq!(name_after_build, format!("app-{suffix}"), "{body}");
+            for generated in [true, false] {
+                assert_eq!(
+                    suffixed(kind, body, generated),
+                    Ok(format!("app-{suffix}")),
+                    "{kind} {body}"
+                );
+            }
         }
+    }
+
+    /// Where kubectl kustomize fails, or hashes what config-hash does not reproduce,
+    /// there is no suffix: an error naming the object and the field, never the value.
+    #[test]
+    fn values_kustomize_cannot_hash_or_hashes_otherwise_are_refused() {
+        for (body, field, words) in [
+            // kubectl kustomize: json: unsupported value: +Inf (and -Inf, NaN).
+            ("data: {a: .inf}", "data.a", "infinity or NaN"),
+            ("data: {a: -.Inf}", "data.a", "infinity or NaN"),
+            ("data: {a: .nan}", "data.a", "infinity or NaN"),
+            ("binaryData: {a: .NaN}", "binaryData.a", "infinity or NaN"),
+            // kubectl kustomize: cannot decode !!str `abc` as a !!int.
+            ("data: {a: !!int abc}", "data.a", "tagged !!int"),
+            ("data: {a: !!float abc}", "data.a", "tagged !!float"),
+            ("data: {a: !!bool yes}", "data.a", "tagged !!bool"),
+            ("data: {a: !!int 1.5}", "data.a", "tagged !!int"),
+            // kubectl kustomize: json: unsupported type: map[interface {}]interface {}.
+            ("data: {1: x}", "data.1", "a key YAML reads"),
+            ("data: {true: x}", "data.true", "a key YAML reads"),
+            ("data: {0x1f: x}", "data.0x1f", "a key YAML reads"),
+            // Hashed by kustomize, not reproduced.
+            ("data: {a: 2001-12-14T21:59:43Z}", "data.a", "timestamp"),
+            ("data: {a: !!binary aGVsbG8=}", "data.a", "!!binary"),
+            ("data: {a: {b: c}}", "data.a", "mapping or a sequence"),
+            ("data: {a: [1, 2]}", "data.a", "mapping or a sequence"),
+        ] {
+            for generated in [true, false] {
+                let message = suffixed("ConfigMap", body, generated).expect_err(body);
+                assert!(
+                    message.starts_with(&format!("ConfigMap app: {field} "))
+                        && message.contains(words),
+                    "{body}: {message}"
+                );
+            }
+        }
+        let message = suffixed("Secret", "stringData: {a: .inf}", false).expect_err("refused");
+        assert!(
+            message.starts_with("Secret app: stringData.a "),
+            "{message}"
+        );
     }
 
     /// A new name keeps the scalar's style where that reads back as the same string,

@@ -16,7 +16,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use config_hash::naming::{ConfigKind, HashInput, HashScalar, kustomize_suffix};
+use config_hash::naming::{ConfigKind, HashField, HashInput, HashScalar, kustomize_suffix};
 use yaml_serde::Value;
 
 /// One entry of a generator, with what kustomize should store for it.
@@ -527,10 +527,10 @@ fn suffixes_match_kubectl_kustomize() {
 
         let input = HashInput {
             kind: case.kind,
-            data: borrowed(&data),
-            binary_data: borrowed(&binary_data),
-            string_data: borrowed(&string_data),
-            secret_type,
+            data: borrowed(&data).map_or(HashField::Text(""), HashField::Map),
+            binary_data: borrowed(&binary_data).map(HashField::Map),
+            string_data: borrowed(&string_data).map(HashField::Map),
+            secret_type: HashField::Text(secret_type.unwrap_or("")),
         };
         let ours = format!("{base}-{}", kustomize_suffix(&input));
         if ours != name {
