@@ -49,15 +49,16 @@ pub fn decode<'a>(
     let wanted = match short.as_ref() {
         // The non-specific tag reads as no tag.
         "!" => return Ok(untagged(text, plain)),
-        "!!str" => return Ok(GoValue::Str(text)),
         "!!binary" => return Ok(GoValue::Binary),
         t @ ("!!null" | "!!bool" | "!!int" | "!!float" | "!!timestamp") => t,
-        // A tag go-yaml does not resolve leaves the text a string.
+        // `!!str`, and any tag go-yaml does not resolve, leave the text a string.
         _ => return Ok(GoValue::Str(text)),
     };
     // A core tag reads the text as a plain scalar would be read, quoted or not, and
-    // the result must be of the tag's type (an integer passes as a float).
-    let value = resolve(text, wanted == "!!timestamp");
+    // the result must be of the tag's type (an integer passes as a float). go-yaml
+    // looks for a timestamp only untagged or under `!!timestamp`, but under another
+    // tag a timestamp fails the tag as the string it would be read as does.
+    let value = resolve(text);
     let fits = match value {
         Resolved::Null => wanted == "!!null",
         Resolved::Bool(_) => wanted == "!!bool",
@@ -75,7 +76,7 @@ pub fn decode<'a>(
 
 fn untagged(text: &str, plain: bool) -> GoValue<'_> {
     if plain {
-        resolve(text, true).into_value(text)
+        resolve(text).into_value(text)
     } else {
         GoValue::Str(text)
     }
@@ -118,7 +119,7 @@ impl Resolved {
     }
 }
 
-fn resolve(text: &str, timestamps: bool) -> Resolved {
+fn resolve(text: &str) -> Resolved {
     match text {
         "true" | "True" | "TRUE" => return Resolved::Bool(true),
         "false" | "False" | "FALSE" => return Resolved::Bool(false),
@@ -137,7 +138,7 @@ fn resolve(text: &str, timestamps: bool) -> Resolved {
             _ => Resolved::Str,
         },
         b'0'..=b'9' | b'+' | b'-' => {
-            if let Some(t) = timestamp(text).filter(|_| timestamps) {
+            if let Some(t) = timestamp(text) {
                 return t;
             }
             let plain: Cow<'_, str> = if text.contains('_') {
@@ -151,8 +152,12 @@ fn resolve(text: &str, timestamps: bool) -> Resolved {
             if let Some(u) = parse_uint(&plain) {
                 return Resolved::Int(u as f64);
             }
+            // Rust's float grammar is go-yaml's float pattern
+            // `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$` and the words
+            // `inf`, `infinity` and `nan` (signed, any case), never finite; Go's
+            // ParseFloat fails on a number out of range, which then is a string too.
             match plain.parse::<f64>() {
-                Ok(f) if yaml_style_float(&plain) && f.is_finite() => Resolved::Float(f),
+                Ok(f) if f.is_finite() => Resolved::Float(f),
                 _ => Resolved::Str,
             }
         }
@@ -194,33 +199,17 @@ fn parse_int(s: &str) -> Option<i64> {
     i64::try_from(if negative { -n } else { n }).ok()
 }
 
-/// go-yaml's float pattern `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn yaml_style_float(s: &str) -> bool {
-    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    let unsigned = s.strip_prefix(['-', '+']).unwrap_or(s);
-    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
-        Some((m, e)) => (m, Some(e.strip_prefix(['-', '+']).unwrap_or(e))),
-        None => (unsigned, None),
-    };
-    let mantissa_ok = match mantissa.split_once('.') {
-        Some(("", fraction)) => digits(fraction),
-        Some((whole, fraction)) => digits(whole) && fraction.bytes().all(|b| b.is_ascii_digit()),
-        None => digits(mantissa),
-    };
-    mantissa_ok && exponent.is_none_or(digits)
-}
-
 /// go-yaml's timestamps start with four digits and a `-`, then Go's `time.Parse`
 /// decides. A date alone (`2006-1-2`: month and day of one or two digits, in range) is
 /// read exactly; a valid date followed by `T`, `t` or a space is taken for a timestamp
 /// with a time of day (which `time.Parse` may yet refuse: then go-yaml reads a string).
 fn timestamp(s: &str) -> Option<Resolved> {
-    let b = s.as_bytes();
-    if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+    let (year, rest) = s.split_at_checked(4)?;
+    if !year.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let year: u16 = s[..4].parse().ok()?;
-    let (month, rest) = one_or_two_digits(&s[5..])?;
+    let year: u16 = year.parse().ok()?;
+    let (month, rest) = one_or_two_digits(rest.strip_prefix('-')?)?;
     let (day, rest) = one_or_two_digits(rest.strip_prefix('-')?)?;
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
     let days = match month {
@@ -339,6 +328,8 @@ mod tests {
             (".e3", GoValue::Str(".e3")),
             ("+inf", GoValue::Str("+inf")),
             ("-nan", GoValue::Str("-nan")),
+            ("+Infinity", GoValue::Str("+Infinity")),
+            ("-NaN", GoValue::Str("-NaN")),
             ("<<", GoValue::Str("<<")),
             ("0b12", GoValue::Str("0b12")),
             ("0o8", GoValue::Str("0o8")),
@@ -390,6 +381,9 @@ mod tests {
             ("20011-1-1", GoValue::Str("20011-1-1")),
             ("2001-1", GoValue::Str("2001-1")),
             ("2001-", GoValue::Str("2001-")),
+            ("2001x1-1", GoValue::Str("2001x1-1")),
+            ("+200-1-1", GoValue::Str("+200-1-1")),
+            ("-200-1-1", GoValue::Str("-200-1-1")),
             ("2001", GoValue::Number(2001.0)),
         ] {
             assert_eq!(plain(text), value, "{text}");
