@@ -717,27 +717,20 @@ fn items_of(tree: &Tree<'_>, chunk: &Chunk) -> Result<Vec<NodeId>, Stop> {
             line: chunk.line_base + 1,
         })
     };
-    match chunk.shape {
-        Shape::Entries => {
-            let [doc] = tree.documents() else {
-                return Err(unreadable());
-            };
-            if !tree.is_seq(doc.root()) || tree.is_flow(doc.root()) {
-                return Err(unreadable());
-            }
-            let items: Vec<NodeId> = tree.items(doc.root()).collect();
-            if items.is_empty() || !items.iter().all(|&i| tree.is_map(i)) {
-                return Err(unreadable());
-            }
-            Ok(items)
-        }
-        Shape::Node => match tree.documents() {
-            [doc] if tree.is_map(doc.root()) => Ok(vec![doc.root()]),
-            _ => Err(unreadable()),
-        },
-        Shape::Documents => Ok(crate::stream::items(tree)),
-        Shape::Whole => Err(unreadable()),
+    let items: Vec<NodeId> = match (chunk.shape, tree.documents()) {
+        (Shape::Documents, _) => return Ok(crate::stream::items(tree)),
+        // A chunk of entries starts at a dash at the entries' column, so it reads as one
+        // block sequence (a root of another kind has no items here); a JSON item starts
+        // at its opening brace, so it reads as one mapping.
+        (Shape::Entries, [doc]) => tree.items(doc.root()).collect(),
+        (Shape::Node, [doc]) => vec![doc.root()],
+        _ => return Err(unreadable()),
+    };
+    // Every item must be a resource: one that is not is refused by the whole read.
+    if items.is_empty() || !items.iter().all(|&i| tree.is_map(i)) {
+        return Err(unreadable());
     }
+    Ok(items)
 }
 
 /// Pass 1 over the items of one tree; `stream`: they are plain manifests; `views`: the
