@@ -480,7 +480,9 @@ fn attempt<'a>(
             .par_iter()
             .zip(busy.par_iter())
             .map(|(chunk, &busy)| {
-                if !busy && !everything && !want_resolution {
+                // Without renames, an item that is neither a workload nor has name
+                // sites yields no report (not even for views): its chunk is not read.
+                if !busy && !everything {
                     return Ok(Vec::new());
                 }
                 frame.with_chunk(body, chunk, ctx, |tree, items| {
