@@ -1265,6 +1265,47 @@ items:
         );
     }
 
+    /// A chunk that does not read alone as the items expected makes the input one chunk,
+    /// and `--debug` names the chunk's first line: an alias of an anchor outside the
+    /// items, and an entry that is the rest of a quoted scalar continued at column 0 (as
+    /// go-yaml reads it; the item before it is read in pass 2 only, after this one).
+    #[test]
+    fn a_chunk_that_does_not_read_alone_is_named_by_its_line() {
+        use crate::chunks::Coarser;
+        let alias = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nx: &d {A: '1'}\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n  data: {B: '2'}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n  data: *d\n";
+        let quoted = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, annotations: {note: \"x\n- y ConfigMap\"}}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n";
+        for (input, line) in [(alias, 9), (quoted, 7)] {
+            let out = run(input, &Invocation::default()).unwrap();
+            assert_eq!(out.exit_code, 0, "{:?}", out.results);
+            assert_eq!(out.coarser, [Coarser::ChunkUnreadable { line }]);
+            let whole = Invocation {
+                one_chunk: true,
+                ..Invocation::default()
+            };
+            assert_eq!(out.output, run(input, &whole).unwrap().output);
+        }
+    }
+
+    /// An `items:` line inside a quoted scalar is not the list, though the list it does
+    /// have is empty: the items cut at that line are no items of the ResourceList, and
+    /// the Deployment in the scalar is not stamped.
+    #[test]
+    fn an_items_line_inside_a_quoted_scalar_is_not_the_list() {
+        let input = "kind: ResourceList\nitems: []\nnote: \"a\nitems:\n- {apiVersion: apps/v1, kind: Deployment, metadata: {name: w}, spec: {template: {spec: {containers: [{name: c}]}}}}\nb\"\n";
+        let out = run(input, &Invocation::default()).unwrap();
+        assert_eq!(out.exit_code, 0, "{:?}", out.results);
+        assert!(
+            matches!(
+                out.coarser[..],
+                [crate::chunks::Coarser::UnusualList { .. }]
+            ),
+            "{:?}",
+            out.coarser
+        );
+        assert!(out.item_edits.is_empty(), "{:?}", out.item_edits);
+        assert!(out.output.starts_with(input), "{}", out.output);
+    }
+
     #[test]
     fn pass_two_reads_again_only_chunks_it_may_edit() {
         let config = crate::config::Config::default();
