@@ -225,7 +225,6 @@ pub enum Finding {
         stamped: usize,
         skipped: usize,
         missing: usize,
-        failed: usize,
     },
 
     // Sources.
@@ -577,17 +576,10 @@ impl Finding {
                 stamped,
                 skipped,
                 missing,
-                failed,
-            } => {
-                write!(
-                    f,
-                    "config-hash: {stamped} workload(s) stamped, {skipped} skipped, {missing} missing reference(s)"
-                )?;
-                if *failed > 0 {
-                    write!(f, ", {failed} could not be stamped")?;
-                }
-                Ok(())
-            }
+            } => write!(
+                f,
+                "config-hash: {stamped} workload(s) stamped, {skipped} skipped, {missing} missing reference(s)"
+            ),
             Content(e) => write!(f, "{id}: {e}"),
             Duplicate {
                 made_by,
@@ -1042,7 +1034,6 @@ mod tests {
                 stamped: 3,
                 skipped: 1,
                 missing: 1,
-                failed: 0,
             }),
         ];
         assert_eq!(

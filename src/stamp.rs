@@ -17,13 +17,14 @@ use crate::resolution::{
 use crate::suffix;
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
-/// Counts for the summary result.
+/// Counts for the summary result. None for workloads that could not be stamped: each
+/// gives an error result, and a run with errors writes no info results, the summary
+/// among them.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Counts {
     stamped: usize,
     skipped: usize,
     missing: usize,
-    failed: usize,
 }
 
 impl Counts {
@@ -31,7 +32,6 @@ impl Counts {
         self.stamped += o.stamped;
         self.skipped += o.skipped;
         self.missing += o.missing;
-        self.failed += o.failed;
     }
 }
 
@@ -88,7 +88,6 @@ impl Finish {
             stamped: c.stamped,
             skipped: c.skipped,
             missing: c.missing,
-            failed: c.failed,
         }));
         self.results
     }
@@ -140,7 +139,6 @@ pub fn stamp_item(
     );
     let mut stamped = None;
     let written = if failed {
-        out.counts.failed += 1;
         Err(None)
     } else if !reads.is_empty() && !stamp.writes_anything() {
         out.notes
@@ -216,7 +214,6 @@ pub fn stamp_item(
         }
         Err(None) => {}
         Err(Some(e)) => {
-            out.counts.failed += 1;
             out.notes.push(Note::Result(edit_error(tree, item, e)));
         }
     }
@@ -350,7 +347,6 @@ fn write(
     };
     if config.hash_key.is_none() {
         if let Some(place) = keyed_stamp(tree, template, spec, config) {
-            out.counts.failed += 1;
             out.notes
                 .push(stamp.about(Finding::KeyedWithoutKey { place }));
             return Err(None);
@@ -603,7 +599,6 @@ fn job_name(
             Ok(())
         }
         Err(suffix::JobRenameError::TooLong(new_name)) => {
-            out.counts.failed += 1;
             out.notes.push(Note::Result(
                 KrmResult::new(Finding::JobNameTooLong { new_name })
                     .about(tree, item)
