@@ -3,6 +3,7 @@
 //! `graph` all read this one value, so none of them works out a status of its own.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::OnceLock;
 
 use crate::catalog::{Catalog, Form, WorkloadKind, annotations};
 use crate::config::{Config, Granularity, OnMissing};
@@ -35,6 +36,9 @@ pub struct SourceEntry {
     file: Option<Box<(String, Option<String>)>>,
     /// The object that makes it, when git holds that instead (a SealedSecret).
     pub producer: Option<Box<Producer>>,
+    /// Its place among the index's entries, in input order (set by
+    /// [`SourceIndex::insert`]): which namespace a name from any namespace finds first.
+    order: u32,
 }
 
 /// The object's `metadata.annotations`, looked up once for what a source reads of them.
@@ -85,6 +89,7 @@ impl SourceEntry {
             content: hashing::content(tree, item, kind),
             file: crate::krm::file_of(tree, item).map(Box::new),
             producer: None,
+            order: 0,
         }
     }
 
@@ -107,6 +112,7 @@ impl SourceEntry {
                 id: producer.clone(),
                 runtime,
             })),
+            order: 0,
         }
     }
 
@@ -143,14 +149,22 @@ impl SourceEntry {
 pub struct SourceIndex {
     /// Boxed: the table keeps room for more entries than it holds.
     by_id: HashMap<SourceKey, Box<SourceEntry>>,
-    /// The namespaces holding an object of each kind and name, in the order inserted:
-    /// what a cluster-scoped object's reference (a ClusterRole's `resourceNames`) finds.
-    /// Keyed by name alone, so that a look-up borrows it: one runs per missing reference.
-    anywhere: HashMap<String, Vec<(SourceKind, Option<String>)>>,
+    /// The namespaces holding an object of each name, in input order: what a
+    /// cluster-scoped object's reference (a ClusterRole's `resourceNames`) finds, and
+    /// where a missing reference's object is instead. Built on the first such look-up
+    /// (pass 2 runs on several threads, hence a `OnceLock`), and only then: most inputs
+    /// never ask, and a copy of every source's name costs as much as the index's keys.
+    anywhere: OnceLock<Anywhere>,
+    /// How many entries were inserted: the next one's [`SourceEntry`] order.
+    inserted: u32,
     /// Some source lists keys to leave out of hashes: only then do workloads look for
     /// `subPath` mounts.
     any_ignored_keys: bool,
 }
+
+/// Name -> the kind and namespace of each object of that name, in input order. Keyed by
+/// name alone, so that a look-up borrows it: one runs per missing reference.
+type Anywhere = HashMap<String, Vec<(SourceKind, Option<String>)>>;
 
 impl SourceIndex {
     /// Adds an entry read earlier (perhaps on another thread); a second object with the
@@ -158,7 +172,7 @@ impl SourceIndex {
     pub fn insert(
         &mut self,
         key: SourceKey,
-        entry: Box<SourceEntry>,
+        mut entry: Box<SourceEntry>,
     ) -> Result<(), Box<KrmResult>> {
         if let Some(first) = self.by_id.get(&key) {
             let finding = Finding::Duplicate {
@@ -168,10 +182,9 @@ impl SourceIndex {
             return Err(Box::new(entry.result(finding)));
         }
         self.any_ignored_keys |= !entry.ignored_keys.is_empty();
-        self.anywhere
-            .entry(key.2.clone())
-            .or_default()
-            .push((key.0, key.1.clone()));
+        entry.order = self.inserted;
+        self.inserted = self.inserted.saturating_add(1);
+        self.anywhere.take();
         self.by_id.insert(key, entry);
         Ok(())
     }
@@ -183,11 +196,28 @@ impl SourceIndex {
         name: &str,
     ) -> impl Iterator<Item = &'s Option<String>> + use<'s> {
         self.anywhere
+            .get_or_init(|| self.anywhere())
             .get(name)
             .into_iter()
             .flatten()
             .filter(move |(k, _)| *k == kind)
             .map(|(_, ns)| ns)
+    }
+
+    /// Every entry's name, with the kind and namespace of each object of that name in
+    /// input order.
+    fn anywhere(&self) -> Anywhere {
+        let mut keys: Vec<(u32, &SourceKey)> =
+            self.by_id.iter().map(|(k, e)| (e.order, k)).collect();
+        keys.sort_unstable_by_key(|&(order, _)| order);
+        let mut anywhere = Anywhere::with_capacity(keys.len());
+        for (_, (kind, ns, name)) in keys {
+            anywhere
+                .entry(name.clone())
+                .or_insert_with(|| Vec::with_capacity(1))
+                .push((*kind, ns.clone()));
+        }
+        anywhere
     }
 
     /// Whether any source lists keys to leave out of hashes.
@@ -206,6 +236,7 @@ impl SourceIndex {
 
     /// Takes an entry out, for its result once nothing reads it any more.
     pub fn take(&mut self, key: &SourceKey) -> Option<Box<SourceEntry>> {
+        self.anywhere.take();
         self.by_id.remove(key)
     }
 

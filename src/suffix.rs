@@ -2,7 +2,9 @@
 //! the object's base name and content, record the base name on the object so later runs
 //! are idempotent in place, and rewrite every reference the function knows.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use crate::catalog::{Catalog, Form, annotations, mentions};
 use crate::config::Config;
@@ -51,15 +53,37 @@ pub struct Renames {
     bases: HashMap<Key, u32>,
     /// Objects in the input, which are never taken for an earlier suffixed name.
     existing: HashSet<Key>,
-    /// The namespace of each renamed object, by [`RenameId`].
-    spaces: Vec<Option<String>>,
+    /// Names a later object took over in `names` (one namespace, one kind): what the
+    /// any-namespace table still counts for the earlier object. Rare.
+    shadowed: Vec<(Key, u32)>,
     /// Objects kustomize renames after this run (its generators' output): references
     /// resolve to the name it will give, and are left for kustomize to rewrite.
     after_build: HashSet<u32>,
-    /// Every name a reference may use, in any namespace (kind and name) -> the renamed
-    /// object, for references from cluster-scoped objects (a ClusterRole's
-    /// `resourceNames`); `None` when objects of several namespaces take different names.
-    anywhere: HashMap<Key, Option<u32>>,
+    /// What names resolve to from cluster-scoped objects, built from `names` on the
+    /// first such look-up (pass 2 runs on several threads, hence a `OnceLock`), and only
+    /// then: few inputs have such references, and the table copies every name.
+    anywhere: OnceLock<AnyIndex>,
+}
+
+/// Every name a reference may use, in any namespace (kind and name, [`any_key`]) -> the
+/// renamed object, for references from cluster-scoped objects (a ClusterRole's
+/// `resourceNames`); `None` when objects of several namespaces take different names.
+#[derive(Debug, Default)]
+struct AnyIndex {
+    by_name: HashMap<Key, Option<u32>>,
+    /// The namespace of each renamed object, by [`RenameId`].
+    spaces: Vec<Option<String>>,
+}
+
+/// A [`key`]'s namespace and the name after it (the kind letter first).
+fn namespace_and_name(key: &str) -> (Option<&str>, &str) {
+    let rest = &key[1..];
+    if let Some(name) = rest.strip_prefix('-') {
+        return (None, name);
+    }
+    let (len, rest) = rest.split_once(':').unwrap_or(("0", rest));
+    let len: usize = len.parse().unwrap_or(0);
+    (Some(&rest[..len]), &rest[len..])
 }
 
 /// A name as a cluster-scoped object names it, in any namespace: [`key`]'s kind letter,
@@ -119,7 +143,8 @@ impl Renames {
         if self.names.is_empty() {
             return AnyNamespace::None;
         }
-        let look = |n: &str| match self.anywhere.get(any_key(kind, n).as_str()) {
+        let anywhere = self.anywhere();
+        let look = |n: &str| match anywhere.by_name.get(any_key(kind, n).as_str()) {
             None => AnyNamespace::None,
             Some(Some(i)) => AnyNamespace::One(RenameId(*i)),
             Some(None) => AnyNamespace::Ambiguous,
@@ -139,9 +164,39 @@ impl Renames {
         }
     }
 
+    /// The any-namespace table, built on first use from every name a reference may use
+    /// (`names`, and the names later objects took over there). A name of several renamed
+    /// objects is theirs when all take one final name (the first added stands for
+    /// them), and ambiguous otherwise, whichever order the names are visited in.
+    fn anywhere(&self) -> &AnyIndex {
+        self.anywhere.get_or_init(|| {
+            let mut any = AnyIndex {
+                by_name: HashMap::with_capacity(self.names.len()),
+                spaces: vec![None; self.finals.len()],
+            };
+            let all = self.names.iter().map(|(k, &i)| (k, i));
+            for (k, i) in all.chain(self.shadowed.iter().map(|(k, i)| (k, *i))) {
+                let (ns, name) = namespace_and_name(k);
+                if let Some(ns) = ns {
+                    any.spaces[i as usize] = Some(ns.to_string());
+                }
+                let kind = &k[..1];
+                let slot = any
+                    .by_name
+                    .entry(format!("{kind}*{name}").into_boxed_str())
+                    .or_insert(Some(i));
+                *slot = match *slot {
+                    Some(j) if self.finals[j as usize] == self.finals[i as usize] => Some(j.min(i)),
+                    _ => None,
+                };
+            }
+            any
+        })
+    }
+
     /// The namespace of a renamed object.
     pub fn namespace_of(&self, r: RenameId) -> &Option<String> {
-        &self.spaces[r.0 as usize]
+        &self.anywhere().spaces[r.0 as usize]
     }
 
     /// The final name of a renamed object.
@@ -215,21 +270,21 @@ impl Renames {
         let i = u32::try_from(self.finals.len()).unwrap_or(u32::MAX);
         self.finals.push(new_name.to_string());
         let base_key: Key = key(kind, ns, base).into_boxed_str();
-        self.names.insert(base_key.clone(), i);
-        self.names.insert(key(kind, ns, name).into_boxed_str(), i);
-        self.bases.insert(base_key, i);
-        self.spaces.push(ns.clone());
-        for n in [base, name] {
-            let slot = self
-                .anywhere
-                .entry(any_key(kind, n).into_boxed_str())
-                .or_insert(Some(i));
-            if let Some(j) = *slot {
-                if self.finals[j as usize] != new_name {
-                    *slot = None;
+        for k in [base_key.clone(), key(kind, ns, name).into_boxed_str()] {
+            match self.names.entry(k) {
+                Entry::Vacant(e) => {
+                    e.insert(i);
+                }
+                Entry::Occupied(mut e) => {
+                    let j = e.insert(i);
+                    if j != i {
+                        self.shadowed.push((e.key().clone(), j));
+                    }
                 }
             }
         }
+        self.bases.insert(base_key, i);
+        self.anywhere.take();
     }
 }
 
@@ -1156,12 +1211,41 @@ mod tests {
         assert_eq!(r.resolve_any(SourceKind::Secret, "x"), AnyNamespace::None);
         // The same final name in another namespace: still one name to write.
         r.add(cm, &ns("b"), "x", "x", "x-5t7tcg6b9h");
-        assert!(matches!(r.resolve_any(cm, "x"), AnyNamespace::One(_)));
+        assert_eq!(
+            r.resolve_any(cm, "x"),
+            AnyNamespace::One(one),
+            "the first stands"
+        );
         // A different one: which is meant is not known.
         r.add(cm, &ns("c"), "x", "x", "x-2b4m8f9gh7");
         assert_eq!(r.resolve_any(cm, "x"), AnyNamespace::Ambiguous);
         assert_eq!(r.resolve_any(cm, "x-ffffffffff"), AnyNamespace::Ambiguous);
         assert_eq!(r.resolve_any(cm, "y"), AnyNamespace::None);
+    }
+
+    #[test]
+    fn a_name_a_later_object_took_over_in_one_namespace_still_counts_from_any_namespace() {
+        let cm = SourceKind::ConfigMap;
+        let ns = |n: &str| Some(n.to_string());
+        let mut r = Renames::default();
+        // Two objects of one namespace under one base name: the second takes the base
+        // over in that namespace's names, and the first still has it everywhere.
+        r.add(cm, &ns("a:b"), "x", "x", "x-5t7tcg6b9h");
+        r.add(cm, &ns("a:b"), "x-old", "x", "x-2b4m8f9gh7");
+        assert_eq!(r.resolve_any(cm, "x"), AnyNamespace::Ambiguous);
+        let AnyNamespace::One(old) = r.resolve_any(cm, "x-old") else {
+            panic!("one object named x-old");
+        };
+        assert_eq!(
+            (r.final_of(old), r.namespace_of(old)),
+            ("x-2b4m8f9gh7", &ns("a:b"))
+        );
+        // Added after the table was first read, and in no namespace.
+        r.add(cm, &None, "y", "y", "y-5t7tcg6b9h");
+        let AnyNamespace::One(y) = r.resolve_any(cm, "y") else {
+            panic!("one object named y");
+        };
+        assert_eq!(r.namespace_of(y), &None);
     }
 
     #[test]
