@@ -1,5 +1,6 @@
-//! The instruction-count gate: how many instructions the release binary executes on each
-//! benchmark shape, against the baseline committed in `benches/instructions.txt`.
+//! The instruction-count and heap-peak gate: how many instructions the release binary
+//! executes on each benchmark shape, and how much heap it holds at its peak, against the
+//! baseline committed in `benches/instructions.txt`.
 //!
 //! Run: `cargo bench --bench instructions` (what `.ci/run` runs). It fails when any count
 //! grows more than [`TOLERANCE_PERCENT`] over the baseline. When a change is meant to
@@ -20,10 +21,20 @@
 //! `rustc` that built the binary (read from the binary itself); another compiler fails
 //! with a message to rebaseline rather than a misleading comparison.
 //!
+//! The same gate holds memory: on each N = 1,000 input it also runs the binary once under
+//! valgrind's DHAT and compares the most heap the process holds at once (DHAT's "At
+//! t-gmax" bytes, `heap` lines of the baseline) with the baseline: more than
+//! [`HEAP_TOLERANCE_PERCENT`] over it fails, as an instruction count does, and a
+//! rebaseline moves both. Peak RSS itself cannot be gated on a shared machine (it moves
+//! with thread timing and the allocator's choices); the heap peak on one worker thread
+//! is the same every run, and a structure kept per source (an index, a copy of every
+//! name) shows in it at once.
+//!
 //! Under `cargo test --benches` (no `--bench` argument) it only checks that the baseline
 //! reads and names every input, without valgrind.
 
 mod callgrind;
+mod dhat;
 #[allow(dead_code)] // each benchmark uses part of it
 mod shapes;
 
@@ -42,6 +53,11 @@ const BASELINE: &str = "benches/instructions.txt";
 /// within a few parts per million run to run; 3% lets the toolchain's layout noise
 /// through and stops a real extra pass over the input.
 const TOLERANCE_PERCENT: f64 = 3.0;
+/// How much the heap peak may grow over the baseline before the gate fails. On one
+/// worker thread the peak repeats to the byte run to run (hash seeds differ each run; the
+/// sizes allocated do not); 2% is about 140 KB on the block-YAML input, half of what a
+/// copy of every source's name and namespace costs there.
+const HEAP_TOLERANCE_PERCENT: f64 = 2.0;
 /// The benchmark's applications: N Deployments, each with a ConfigMap and a Secret.
 const N: usize = 1_000;
 /// The hostile objects at a tenth of the throughput benchmark's size: seconds each under
@@ -81,6 +97,7 @@ fn main() -> ExitCode {
     let rustc = rustc_of(Path::new(BIN));
     println!("binary: {BIN} ({rustc})");
     let counts = count_all(&inputs);
+    let (counts, heap) = (counts.instructions, counts.heap);
 
     if let Some(reason) = rebaseline {
         let reason = reason.trim();
@@ -99,8 +116,9 @@ fn main() -> ExitCode {
             rustc,
             reason: reason.to_string(),
             counts: counts.clone(),
+            heap: heap.clone(),
         };
-        print_table(old.as_ref(), &counts);
+        print_table(old.as_ref(), &counts, &heap);
         fs::write(BASELINE, new.render()).expect("write benches/instructions.txt");
         println!("\nwrote {BASELINE}: commit it with the change that moved the counts");
         return ExitCode::SUCCESS;
@@ -113,7 +131,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    print_table(Some(&baseline), &counts);
+    print_table(Some(&baseline), &counts, &heap);
     let mut failures = Vec::new();
     if let Err(e) = reason_moved_with_counts(&baseline_text) {
         failures.push(e);
@@ -144,6 +162,26 @@ fn main() -> ExitCode {
                 ));
             }
         }
+        for (name, &now) in &heap {
+            match baseline.heap.get(name) {
+                None => failures.push(format!("{name}: no heap peak in the baseline (rebaseline)")),
+                Some(&before) if percent(before, now) > HEAP_TOLERANCE_PERCENT => {
+                    failures.push(format!(
+                        "{name}: heap peak {now} bytes, {:+.2}% over the baseline's {before} \
+                         (more than {HEAP_TOLERANCE_PERCENT}%)",
+                        percent(before, now)
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        for name in baseline.heap.keys() {
+            if !heap.contains_key(name) {
+                failures.push(format!(
+                    "{name}: heap peak in the baseline but no longer measured (rebaseline)"
+                ));
+            }
+        }
     }
     let faster: Vec<&String> = counts
         .iter()
@@ -164,12 +202,14 @@ fn main() -> ExitCode {
     }
     if failures.is_empty() {
         println!(
-            "\ninstruction counts: {} inputs within {TOLERANCE_PERCENT}% of the baseline",
-            counts.len()
+            "\ninstruction counts: {} inputs within {TOLERANCE_PERCENT}% of the baseline; \
+             heap peaks: {} inputs within {HEAP_TOLERANCE_PERCENT}%",
+            counts.len(),
+            heap.len()
         );
         return ExitCode::SUCCESS;
     }
-    eprintln!("\ninstruction-count gate FAILED:");
+    eprintln!("\ninstruction-count and heap-peak gate FAILED:");
     for f in &failures {
         eprintln!("- {f}");
     }
@@ -199,6 +239,22 @@ fn smoke(baseline_text: &str) {
         names.iter().collect::<Vec<_>>(),
         known,
         "the baseline names every input, and only those"
+    );
+    let mut shapes: Vec<String> = shapes::SHAPES.iter().map(shape_name).collect();
+    shapes.sort_unstable();
+    assert_eq!(
+        shapes.iter().collect::<Vec<_>>(),
+        baseline.heap.keys().collect::<Vec<_>>(),
+        "the baseline has a heap peak for every N = {N} input, and only those"
+    );
+    let grown = baseline_text.replacen(
+        &format!(" {}\n", baseline.heap.values().next().expect("a heap peak")),
+        " 1\n",
+        1,
+    );
+    assert!(
+        check_reason(baseline_text, &grown).is_err(),
+        "a heap peak moved without a new reason"
     );
     let moved = baseline_text.replacen(
         &format!(" {}\n", baseline.counts.values().next().expect("a count")),
@@ -253,7 +309,11 @@ fn percent(before: u64, now: u64) -> f64 {
     (now as f64 - before as f64) * 100.0 / before as f64
 }
 
-fn print_table(baseline: Option<&Baseline>, counts: &BTreeMap<String, u64>) {
+fn print_table(
+    baseline: Option<&Baseline>,
+    counts: &BTreeMap<String, u64>,
+    heap: &BTreeMap<String, u64>,
+) {
     println!();
     println!("| input | baseline | now | change |");
     println!("|---|---:|---:|---:|");
@@ -266,31 +326,75 @@ fn print_table(baseline: Option<&Baseline>, counts: &BTreeMap<String, u64>) {
             None => println!("| {name} | | {now} | |"),
         }
     }
+    println!();
+    println!("| input | heap peak bytes, baseline | now | change |");
+    println!("|---|---:|---:|---:|");
+    for (name, &now) in heap {
+        match baseline.and_then(|b| b.heap.get(name)) {
+            Some(&before) => println!(
+                "| {name} | {before} | {now} | {:+.2}% |",
+                percent(before, now)
+            ),
+            None => println!("| {name} | | {now} | |"),
+        }
+    }
 }
 
-/// Counts every input, two at a time (the counts do not depend on what else runs).
-fn count_all(inputs: &[Input]) -> BTreeMap<String, u64> {
+/// What the gate measured.
+#[derive(Default)]
+struct Measured {
+    /// Instructions, per input.
+    instructions: BTreeMap<String, u64>,
+    /// Heap peak bytes, per N = 1,000 input.
+    heap: BTreeMap<String, u64>,
+}
+
+/// Counts every input and measures the heap peak of each N = 1,000 one, two runs at a
+/// time (neither figure depends on what else runs).
+fn count_all(inputs: &[Input]) -> Measured {
+    let shapes: Vec<String> = shapes::SHAPES.iter().map(shape_name).collect();
+    let jobs: Vec<(&Input, bool)> = inputs
+        .iter()
+        .map(|i| (i, false))
+        .chain(
+            inputs
+                .iter()
+                .filter(|i| shapes.contains(&i.name))
+                .map(|i| (i, true)),
+        )
+        .collect();
     let next = AtomicUsize::new(0);
-    let counts = Mutex::new(BTreeMap::new());
+    let measured = Mutex::new(Measured::default());
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(|| {
-                while let Some(input) = inputs.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let n = count(input);
-                    counts
+                while let Some(&(input, heap)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let n = if heap { heap_peak(input) } else { count(input) };
+                    let mut m = measured
                         .lock()
-                        .expect("no thread panicked holding the lock")
-                        .insert(input.name.clone(), n);
+                        .expect("no thread panicked holding the lock");
+                    let table = if heap {
+                        &mut m.heap
+                    } else {
+                        &mut m.instructions
+                    };
+                    table.insert(input.name.clone(), n);
                 }
             });
         }
     });
-    counts.into_inner().expect("no thread panicked")
+    measured.into_inner().expect("no thread panicked")
 }
 
 /// Instructions the binary executes on one input; panics when it cannot count them.
 fn count(input: &Input) -> u64 {
     callgrind::count(Path::new(BIN), input.args, &input.path)
+        .unwrap_or_else(|e| panic!("{}: {e}", input.name))
+}
+
+/// The heap peak of the binary on one input; panics when it cannot measure it.
+fn heap_peak(input: &Input) -> u64 {
+    dhat::heap_peak(Path::new(BIN), input.args, &input.path)
         .unwrap_or_else(|e| panic!("{}: {e}", input.name))
 }
 
@@ -319,6 +423,8 @@ struct Baseline {
     rustc: String,
     reason: String,
     counts: BTreeMap<String, u64>,
+    /// Heap peak bytes (`heap <input> <bytes>` lines).
+    heap: BTreeMap<String, u64>,
 }
 
 impl Baseline {
@@ -326,6 +432,7 @@ impl Baseline {
         let mut rustc = None;
         let mut reason = None;
         let mut counts = BTreeMap::new();
+        let mut heap = BTreeMap::new();
         for line in text.lines().map(str::trim) {
             if line.is_empty() || line.starts_with('#') {
                 continue;
@@ -334,6 +441,15 @@ impl Baseline {
                 rustc = Some(v.trim().to_string());
             } else if let Some(v) = line.strip_prefix("reason:") {
                 reason = Some(v.trim().to_string());
+            } else if let Some(v) = line.strip_prefix("heap ") {
+                let (name, n) = v
+                    .split_once(' ')
+                    .ok_or_else(|| format!("not `heap input bytes`: {line:?}"))?;
+                let n = n
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("not a byte count: {line:?}"))?;
+                heap.insert(name.to_string(), n);
             } else {
                 let (name, n) = line
                     .split_once(' ')
@@ -353,6 +469,7 @@ impl Baseline {
             rustc,
             reason,
             counts,
+            heap,
         })
     }
 
@@ -360,7 +477,8 @@ impl Baseline {
         let mut s = String::from(
             "# Instructions the release binary executes per input: callgrind, whole process,\n\
              # RAYON_NUM_THREADS=1 (benches/instructions.rs). The gate fails when a count grows\n\
-             # more than 3%. Rebaseline, in the commit that moves the counts, with a new reason:\n\
+             # more than 3%, or a heap peak (`heap` lines: DHAT's bytes at t-gmax, N = 1,000\n\
+             # inputs) more than 2%. Rebaseline, in the commit that moves them, with a new reason:\n\
              #   cargo bench --bench instructions -- --rebaseline 'what moved the counts, and why'\n",
         );
         let _ = writeln!(s, "rustc: {}", self.rustc);
@@ -368,12 +486,15 @@ impl Baseline {
         for (name, n) in &self.counts {
             let _ = writeln!(s, "{name} {n}");
         }
+        for (name, n) in &self.heap {
+            let _ = writeln!(s, "heap {name} {n}");
+        }
         s
     }
 }
 
-/// The rule that keeps a rebaseline honest: whoever last changed the baseline's counts
-/// (or its toolchain) changed its reason too. "Last" is the working tree when it differs
+/// The rule that keeps a rebaseline honest: whoever last changed the baseline's counts or
+/// heap peaks (or its toolchain) changed its reason too. "Last" is the working tree when it differs
 /// from HEAD, else the newest commit that touched the file, compared with its parent.
 fn reason_moved_with_counts(current: &str) -> Result<(), String> {
     let git = |args: &[&str]| -> Option<String> {
@@ -422,14 +543,15 @@ fn reason_moved_with_counts(current: &str) -> Result<(), String> {
     check_reason(&before, current).map_err(|e| format!("{what}: {e}"))
 }
 
-/// Whether the move from `before` to `after` keeps the rule: counts or toolchain changed
-/// means the reason changed (and is not empty).
+/// Whether the move from `before` to `after` keeps the rule: counts, heap peaks or
+/// toolchain changed means the reason changed (and is not empty).
 fn check_reason(before: &str, after: &str) -> Result<(), String> {
     let after = Baseline::parse(after)?;
     let Ok(before) = Baseline::parse(before) else {
         return Ok(());
     };
-    let moved = before.counts != after.counts || before.rustc != after.rustc;
+    let moved =
+        before.counts != after.counts || before.heap != after.heap || before.rustc != after.rustc;
     if moved && before.reason == after.reason {
         return Err(format!(
             "{BASELINE}'s counts changed but its reason did not (still {:?}): say why they moved \
