@@ -1109,6 +1109,23 @@ items:
         assert!(out.coarser.is_empty(), "{:?}", out.coarser);
     }
 
+    /// A plain stream is cut into its documents, each read alone, and a document that
+    /// looks like config-hash's own configuration is warned about from its chunk.
+    #[test]
+    fn a_stream_is_read_document_by_document_and_a_config_lookalike_warned() {
+        let stream = "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: c}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {A: '1'}\n";
+        let out = run(stream, &Invocation::default()).unwrap();
+        assert_eq!(out.exit_code, 0, "{:?}", out.results);
+        assert!(out.coarser.is_empty(), "{:?}", out.coarser);
+        assert!(
+            out.results
+                .iter()
+                .any(|r| matches!(*r.finding, crate::findings::Finding::ConfigAmongManifests)),
+            "{:?}",
+            out.results
+        );
+    }
+
     /// `--debug` says why chunks were bigger than one item, also when the run stops at
     /// configuration errors.
     #[test]
