@@ -1246,6 +1246,11 @@ mod tests {
             panic!("one object named y");
         };
         assert_eq!(r.namespace_of(y), &None);
+        // The same two the other way round: the one named by its base comes second.
+        let mut r = Renames::default();
+        r.add(cm, &ns("a:b"), "z-old", "z", "z-2b4m8f9gh7");
+        r.add(cm, &ns("a:b"), "z", "z", "z-5t7tcg6b9h");
+        assert_eq!(r.resolve_any(cm, "z"), AnyNamespace::Ambiguous);
     }
 
     #[test]
