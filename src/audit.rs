@@ -133,10 +133,10 @@ pub fn render_json(a: &Audit) -> String {
             let w = &f.workload;
             json!({
                 "workload": {
-                    "apiVersion": w.api_version,
-                    "kind": w.kind,
-                    "namespace": w.namespace,
-                    "name": w.name,
+                    "apiVersion": w.api_version(),
+                    "kind": w.kind(),
+                    "namespace": w.namespace(),
+                    "name": w.name(),
                 },
                 "reads": f.reads.iter().map(|u| json!({
                     "kind": u.kind.as_str(),

@@ -191,8 +191,8 @@ fn workloads(r: &Resolution) -> BTreeMap<WorkloadKey, WorkloadSide<'_>> {
             continue;
         };
         let key = (
-            item.id.kind.clone(),
-            item.id.namespace.clone(),
+            item.id.kind().to_string(),
+            item.id.namespace().map(str::to_string),
             marks.base_name.clone(),
         );
         out.entry(key).or_insert(WorkloadSide {
@@ -384,17 +384,17 @@ pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
         }
         diff.rolls.push(Roll {
             workload: w.id.clone(),
-            name_before: (old.id.name != w.id.name).then(|| old.id.name.clone()),
+            name_before: (old.id.name() != w.id.name()).then(|| old.id.name().to_string()),
             protected: old.protected || w.protected,
             sources: source_changes((b, &bases_b), old.reads, (a, &bases_a), w.reads),
             findings: findings_a.about(w.id),
         });
-        if old.id.name != w.id.name {
+        if old.id.name() != w.id.name() {
             diff.renamed.push(Renamed {
-                kind: w.id.kind.clone(),
-                namespace: w.id.namespace.clone(),
-                before: old.id.name.clone(),
-                after: w.id.name.clone(),
+                kind: w.id.kind().to_string(),
+                namespace: w.id.namespace().map(str::to_string),
+                before: old.id.name().to_string(),
+                after: w.id.name().to_string(),
             });
         }
     }
@@ -440,7 +440,7 @@ pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
     diff
 }
 
-fn source_text(kind: SourceKind, ns: &Option<String>, name: &str) -> String {
+fn source_text(kind: SourceKind, ns: Option<&str>, name: &str) -> String {
     match ns {
         Some(ns) => format!("{} {ns}/{name}", kind.as_str()),
         None => format!("{} {name}", kind.as_str()),
@@ -448,7 +448,7 @@ fn source_text(kind: SourceKind, ns: &Option<String>, name: &str) -> String {
 }
 
 fn change_source_text(c: &SourceChange) -> String {
-    let mut s = source_text(c.kind, &c.namespace, &c.name);
+    let mut s = source_text(c.kind, c.namespace.as_deref(), &c.name);
     if let Some(was) = &c.name_before {
         let _ = write!(s, " (was {was})");
     }
@@ -632,7 +632,7 @@ fn code(text: &str) -> String {
 }
 
 /// `Kind `ns/name`` (was `old`)` in Markdown.
-fn md_object(kind: &str, ns: &Option<String>, name: &str, was: &Option<String>) -> String {
+fn md_object(kind: &str, ns: Option<&str>, name: &str, was: &Option<String>) -> String {
     let full = match ns {
         Some(ns) => format!("{ns}/{name}"),
         None => name.to_string(),
@@ -685,7 +685,7 @@ fn markdown(d: &Diff, failures: &[GateFailure]) -> String {
         out.push_str("\n| Workload | Source | Change | Keys |\n|---|---|---|---|\n");
         for r in &d.rolls {
             let w = &r.workload;
-            let mut name = md_object(&w.kind, &w.namespace, &w.name, &r.name_before);
+            let mut name = md_object(w.kind(), w.namespace(), w.name(), &r.name_before);
             if r.protected {
                 name.push_str(" **protected**");
             }
@@ -698,7 +698,12 @@ fn markdown(d: &Diff, failures: &[GateFailure]) -> String {
                 let _ = writeln!(
                     out,
                     "| {first} | {} | {} | {} |",
-                    md_object(c.kind.as_str(), &c.namespace, &c.name, &c.name_before),
+                    md_object(
+                        c.kind.as_str(),
+                        c.namespace.as_deref(),
+                        &c.name,
+                        &c.name_before
+                    ),
                     c.change.words(),
                     keys.join(", ")
                 );
@@ -726,7 +731,7 @@ fn markdown(d: &Diff, failures: &[GateFailure]) -> String {
                 let _ = writeln!(
                     out,
                     "- {} reads {}",
-                    md_object(&w.kind, &w.namespace, &w.name, &None),
+                    md_object(w.kind(), w.namespace(), w.name(), &None),
                     md(&lone_reads(l))
                 );
             }
@@ -738,7 +743,7 @@ fn markdown(d: &Diff, failures: &[GateFailure]) -> String {
             let _ = writeln!(
                 out,
                 "- {} → {}",
-                md_object(&r.kind, &r.namespace, &r.before, &None),
+                md_object(&r.kind, r.namespace.as_deref(), &r.before, &None),
                 code(&r.after)
             );
         }
@@ -751,10 +756,10 @@ pub fn render_json(d: &Diff, gates: Gates, failures: &[GateFailure]) -> String {
     use serde_json::{Value, json};
     let resource = |r: &ResourceId| {
         json!({
-            "apiVersion": r.api_version,
-            "kind": r.kind,
-            "namespace": r.namespace,
-            "name": r.name,
+            "apiVersion": r.api_version(),
+            "kind": r.kind(),
+            "namespace": r.namespace(),
+            "name": r.name(),
         })
     };
     let findings = |list: &[KrmResult]| -> Vec<Value> {
@@ -842,11 +847,7 @@ mod tests {
     #[test]
     fn markdown_fits_a_comment_and_says_what_it_left_out() {
         let roll = |i: usize| Roll {
-            workload: ResourceId {
-                kind: "Deployment".into(),
-                name: format!("workload-{i:05}"),
-                ..ResourceId::default()
-            },
+            workload: ResourceId::new("", "Deployment", None, &format!("workload-{i:05}")),
             name_before: None,
             protected: false,
             sources: vec![SourceChange {
@@ -888,11 +889,7 @@ mod tests {
     #[test]
     fn gates_fail_past_the_limit_and_on_a_protected_roll_unless_allowed() {
         let roll = |name: &str, protected| Roll {
-            workload: ResourceId {
-                kind: "Deployment".into(),
-                name: name.into(),
-                ..ResourceId::default()
-            },
+            workload: ResourceId::new("", "Deployment", None, name),
             name_before: None,
             protected,
             sources: Vec::new(),

@@ -354,7 +354,7 @@ impl Finding {
         // Findings about a resource are made with one; "(no resource)" would be a bug.
         let unknown = ResourceId::default();
         let id = resource.unwrap_or(&unknown);
-        let kind = &id.kind;
+        let kind = &id.kind();
         match self {
             Stamped { written, covered } => {
                 let mut what = Vec::new();
@@ -484,7 +484,7 @@ impl Finding {
             } => {
                 let k = k.as_str();
                 // A certificate is issued and renewed in the cluster, not fetched.
-                let (made, change) = if producer.kind == "Certificate" {
+                let (made, change) = if producer.kind() == "Certificate" {
                     (
                         "from a certificate issued and renewed in the cluster",
                         "a renewal",
@@ -495,7 +495,7 @@ impl Finding {
                         "a changed external value",
                     )
                 };
-                if producer.kind == k {
+                if producer.kind() == k {
                     write!(f, "{id}: {k} {name} reads values from an external store")?;
                 } else {
                     write!(f, "{id}: {k} {name} is made by {producer} {made}")?;
@@ -503,7 +503,7 @@ impl Finding {
                 write!(
                     f,
                     ", which cannot be seen at build time: the hash covers what git holds (the {}'s spec), so changing that rolls the pods, but {change} does not",
-                    producer.kind
+                    producer.kind()
                 )?;
                 if *hint {
                     f.push_str(" (runtimeReload: reloader hands it to Reloader)");
@@ -531,7 +531,7 @@ impl Finding {
                 f,
                 "{id}: the {kind} is paused (spec.paused: true), so a changed stamp starts no rollout until it is resumed (kubectl rollout resume {}/{})",
                 kind.to_lowercase(),
-                id.name
+                id.name()
             ),
             Held(self::Held::Partition {
                 partition,
@@ -543,7 +543,7 @@ impl Finding {
             Held(self::Held::NextSchedule) => write!(
                 f,
                 "{id}: a CronJob's change reaches the Jobs it starts from its next scheduled run on; a Job running now keeps the old configuration (to run one now: kubectl create job --from=cronjob/{} NAME)",
-                id.name
+                id.name()
             ),
             AbsentUnproduced {
                 kind: k,
@@ -642,7 +642,7 @@ impl Finding {
             NameWithBlanks => write!(
                 f,
                 "{kind} {:?}: metadata.name holds a line break or other blank character (a `|` block scalar keeps its last line break), which the API server refuses, so there is no name to suffix; write the name on one line (or as `|-`)",
-                id.name
+                id.name()
             ),
             EmptyBaseName => write!(
                 f,
@@ -804,7 +804,7 @@ fn write_missing(f: &mut String, id: &ResourceId, m: &Missing) -> fmt::Result {
         }
         (None, None) => {
             write!(f, "{k} {:?}, which is not in the input", m.name)?;
-            match (&m.elsewhere, &id.namespace) {
+            match (&m.elsewhere, &id.namespace()) {
                 (Some(None), Some(ns)) => write!(
                     f,
                     " in namespace {ns}; there is one written without a namespace, which Helm and kubectl put in the namespace they install into: if that is {ns} (a Helm release's namespace), say so with --namespace {ns} (functionConfig namespace: {ns}), or write namespace: {ns} on it"
@@ -898,12 +898,7 @@ mod tests {
     use super::*;
 
     fn web() -> ResourceId {
-        ResourceId {
-            api_version: "apps/v1".into(),
-            kind: "Deployment".into(),
-            namespace: Some("shop".into()),
-            name: "web".into(),
-        }
+        ResourceId::new("apps/v1", "Deployment", Some("shop"), "web")
     }
 
     fn missing(field: &str) -> Missing {
@@ -963,7 +958,7 @@ mod tests {
             m.container = None;
             m.elsewhere = Some(elsewhere.map(str::to_string));
             let mut id = web();
-            id.namespace = own.map(str::to_string);
+            id = id.with_namespace(own);
             Finding::Missing(Box::new(m)).message(Some(&id))
         };
         let helm = message(None, Some("shop"));
@@ -988,7 +983,7 @@ mod tests {
         let mut r = about(Finding::JobRenamed {
             base: "migrate".into(),
         });
-        r.resource.as_mut().unwrap().name = "migrate-5h2k8m4b9d".into();
+        r.resource = r.resource.map(|id| id.with_name("migrate-5h2k8m4b9d"));
         assert!(
             r.message().starts_with(
                 "Deployment shop/migrate-5h2k8m4b9d: hashed name for base name migrate,"
@@ -997,8 +992,7 @@ mod tests {
             r.message()
         );
         // Renaming needs a name, so that finding names the kind alone.
-        let mut nameless = web();
-        nameless.name = String::new();
+        let nameless = web().with_name("");
         assert!(
             Finding::NoBaseName
                 .message(Some(&nameless))

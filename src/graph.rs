@@ -118,7 +118,7 @@ fn source_text(e: &Edge) -> String {
 fn reads_text(e: &Edge) -> String {
     match &e.producer {
         None => source_text(e),
-        Some(p) => format!("{} (made by {} {})", source_text(e), p.kind, p.name),
+        Some(p) => format!("{} (made by {} {})", source_text(e), p.kind(), p.name()),
     }
 }
 
@@ -194,10 +194,10 @@ pub fn render_json(edges: &[Edge]) -> String {
     use serde_json::{Value, json};
     let resource = |r: &ResourceId| {
         json!({
-            "apiVersion": r.api_version,
-            "kind": r.kind,
-            "namespace": r.namespace,
-            "name": r.name,
+            "apiVersion": r.api_version(),
+            "kind": r.kind(),
+            "namespace": r.namespace(),
+            "name": r.name(),
         })
     };
     let mut nodes: BTreeMap<String, Value> = BTreeMap::new();
@@ -386,7 +386,7 @@ items:
             .map(|e| {
                 (
                     e.name.as_str(),
-                    e.producer.as_ref().map(|p| p.kind.as_str()),
+                    e.producer.as_ref().map(|p| p.kind()),
                     e.runtime,
                 )
             })

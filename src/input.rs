@@ -214,7 +214,11 @@ impl Package {
                     let id = config_hash::krm::ResourceId::of(&tree, object);
                     let (line, _) = tree.line_col(tree.content_start(object));
                     places
-                        .entry((id.kind, id.namespace, id.name))
+                        .entry((
+                            id.kind().to_string(),
+                            id.namespace().map(str::to_string),
+                            id.name().to_string(),
+                        ))
                         .or_insert_with(|| format!("{}:{}", path.display(), lines_before + line));
                 }
             }

@@ -126,27 +126,116 @@ impl ResourceList {
 }
 
 /// Who a resource is, for results and matching.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Its four strings live in one allocation: a large input holds one for every ConfigMap,
+/// Secret and result until the output is written, and four small strings each cost a
+/// heap block (32 bytes or more) where one holds them all.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct ResourceId {
-    pub api_version: String,
-    pub kind: String,
-    pub namespace: Option<String>,
-    pub name: String,
+    /// apiVersion, kind, namespace and name, one after another.
+    text: Box<str>,
+    /// Where kind, namespace and name start in `text` (texts are under 4 GiB).
+    kind_at: u32,
+    namespace_at: u32,
+    name_at: u32,
+    /// `None` and `Some("")` are different namespaces to callers.
+    has_namespace: bool,
 }
 
 impl ResourceId {
-    pub fn of(tree: &Tree<'_>, item: NodeId) -> ResourceId {
-        let s = |path: &[&str]| {
-            tree.get_path(item, path)
-                .and_then(|n| tree.str(n))
-                .map(str::to_string)
+    pub fn new(api_version: &str, kind: &str, namespace: Option<&str>, name: &str) -> ResourceId {
+        let ns = namespace.unwrap_or("");
+        let mut text =
+            String::with_capacity(api_version.len() + kind.len() + ns.len() + name.len());
+        let mut mark = |part: &str| {
+            text.push_str(part);
+            u32::try_from(text.len()).unwrap_or(u32::MAX)
         };
+        let kind_at = mark(api_version);
+        let namespace_at = mark(kind);
+        let name_at = mark(ns);
+        text.push_str(name);
         ResourceId {
-            api_version: s(&["apiVersion"]).unwrap_or_default(),
-            kind: s(&["kind"]).unwrap_or_default(),
-            namespace: s(&["metadata", "namespace"]).filter(|n| !n.is_empty()),
-            name: s(&["metadata", "name"]).unwrap_or_default(),
+            text: text.into_boxed_str(),
+            kind_at,
+            namespace_at,
+            name_at,
+            has_namespace: namespace.is_some(),
         }
+    }
+
+    pub fn of(tree: &Tree<'_>, item: NodeId) -> ResourceId {
+        let s = |path: &[&str]| tree.get_path(item, path).and_then(|n| tree.str(n));
+        ResourceId::new(
+            s(&["apiVersion"]).unwrap_or_default(),
+            s(&["kind"]).unwrap_or_default(),
+            s(&["metadata", "namespace"]).filter(|n| !n.is_empty()),
+            s(&["metadata", "name"]).unwrap_or_default(),
+        )
+    }
+
+    fn part(&self, from: u32, to: usize) -> &str {
+        self.text.get(from as usize..to).unwrap_or_default()
+    }
+
+    pub fn api_version(&self) -> &str {
+        self.part(0, self.kind_at as usize)
+    }
+
+    pub fn kind(&self) -> &str {
+        self.part(self.kind_at, self.namespace_at as usize)
+    }
+
+    pub fn namespace(&self) -> Option<&str> {
+        self.has_namespace
+            .then(|| self.part(self.namespace_at, self.name_at as usize))
+    }
+
+    pub fn name(&self) -> &str {
+        self.part(self.name_at, self.text.len())
+    }
+
+    /// The same resource in `namespace`.
+    pub fn with_namespace(&self, namespace: Option<&str>) -> ResourceId {
+        ResourceId::new(self.api_version(), self.kind(), namespace, self.name())
+    }
+
+    /// The same resource under `name`.
+    pub fn with_name(&self, name: &str) -> ResourceId {
+        ResourceId::new(self.api_version(), self.kind(), self.namespace(), name)
+    }
+
+    /// The four fields in their order: what ids are sorted by.
+    fn key(&self) -> (&str, &str, Option<&str>, &str) {
+        (
+            self.api_version(),
+            self.kind(),
+            self.namespace(),
+            self.name(),
+        )
+    }
+}
+
+impl Ord for ResourceId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialOrd for ResourceId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::fmt::Debug for ResourceId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceId")
+            .field("api_version", &self.api_version())
+            .field("kind", &self.kind())
+            .field("namespace", &self.namespace())
+            .field("name", &self.name())
+            .finish()
     }
 }
 
@@ -154,17 +243,17 @@ impl std::fmt::Display for ResourceId {
     /// `Deployment default/web`, or `Deployment web` without a namespace; a missing
     /// kind or name is said so rather than left blank.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = if self.kind.is_empty() {
+        let kind = if self.kind().is_empty() {
             "(no kind)"
         } else {
-            &self.kind
+            self.kind()
         };
-        let name = if self.name.is_empty() {
+        let name = if self.name().is_empty() {
             "(no metadata.name)"
         } else {
-            &self.name
+            self.name()
         };
-        match &self.namespace {
+        match self.namespace() {
             Some(ns) => write!(f, "{kind} {ns}/{name}"),
             None => write!(f, "{kind} {name}"),
         }
@@ -258,12 +347,12 @@ impl KrmResult {
         ];
         if let Some(r) = &self.resource {
             let mut pairs = vec![
-                ("apiVersion", r.api_version.clone()),
-                ("kind", r.kind.clone()),
-                ("name", r.name.clone()),
+                ("apiVersion", r.api_version().to_string()),
+                ("kind", r.kind().to_string()),
+                ("name", r.name().to_string()),
             ];
-            if let Some(ns) = &r.namespace {
-                pairs.push(("namespace", ns.clone()));
+            if let Some(ns) = r.namespace() {
+                pairs.push(("namespace", ns.to_string()));
             }
             out.push(("resourceRef", Field::Pairs(pairs)));
         }
@@ -455,15 +544,52 @@ pub fn write_results_before(
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_resource_id_gives_back_its_four_fields_and_sorts_by_them_in_order() {
+        let parts = [
+            ("apps/v1", "Deployment", Some("shop"), "web"),
+            ("v1", "ConfigMap", None, "web"),
+            ("v1", "ConfigMap", Some(""), "web"),
+            ("", "", None, ""),
+            ("v1", "Secret", Some("a"), ""),
+            ("v1", "Secret", None, "b"),
+            ("v1", "Secretb", None, ""),
+        ];
+        let ids: Vec<ResourceId> = parts
+            .iter()
+            .map(|&(a, k, ns, n)| ResourceId::new(a, k, ns, n))
+            .collect();
+        for (id, &(a, k, ns, n)) in ids.iter().zip(&parts) {
+            assert_eq!(
+                (id.api_version(), id.kind(), id.namespace(), id.name()),
+                (a, k, ns, n)
+            );
+        }
+        // A namespace left out is not the empty namespace, and a name that ends where
+        // another id's kind would have is not that id.
+        assert_ne!(ids[1], ids[2]);
+        assert_ne!(ids[5], ids[6]);
+        let mut by_id: Vec<usize> = (0..ids.len()).collect();
+        by_id.sort_by(|&i, &j| ids[i].cmp(&ids[j]));
+        let mut by_fields: Vec<usize> = (0..parts.len()).collect();
+        by_fields.sort_by_key(|&i| parts[i]);
+        assert_eq!(by_id, by_fields);
+        let moved = ids[1].with_namespace(Some("prod")).with_name("web-2");
+        assert_eq!(
+            moved,
+            ResourceId::new("v1", "ConfigMap", Some("prod"), "web-2")
+        );
+    }
+
     fn results() -> Vec<KrmResult> {
         let mut r = KrmResult::new(Finding::Internal("a \"quoted\" message: with colon".into()))
             .with_severity(Severity::Warning);
-        r.resource = Some(ResourceId {
-            api_version: "apps/v1".into(),
-            kind: "Deployment".into(),
-            namespace: Some("shop".into()),
-            name: "web".into(),
-        });
+        r.resource = Some(ResourceId::new(
+            "apps/v1",
+            "Deployment",
+            Some("shop"),
+            "web",
+        ));
         r.field = Some("spec.template".into());
         r.file = Some(("apps/web.yaml".into(), Some("2".into())));
         vec![

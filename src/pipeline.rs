@@ -638,12 +638,19 @@ fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
                     opted_in,
                 } => {
                     generated += usize::from(opted_in);
-                    renames.add_after_build(s.kind, &id.namespace, &id.name, &name_after_build);
+                    renames.add_after_build(s.kind, id.namespace(), id.name(), &name_after_build);
                 }
                 Decision::Refused(r) => results.push(*r),
                 Decision::Rename(r) => {
-                    renames.add(s.kind, &id.namespace, &id.name, &r.base, &r.new_name);
-                    renamed_list.push(((s.kind, id.namespace.clone(), id.name.clone()), *r));
+                    renames.add(s.kind, id.namespace(), id.name(), &r.base, &r.new_name);
+                    renamed_list.push((
+                        (
+                            s.kind,
+                            id.namespace().map(str::to_string),
+                            id.name().to_string(),
+                        ),
+                        *r,
+                    ));
                 }
             }
         }
@@ -653,7 +660,7 @@ fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
         for p in &pass1 {
             if let Pass1::Parsed { sources, .. } = p {
                 for s in sources {
-                    renames.add_existing(s.kind, &s.entry.id.namespace, &s.entry.id.name);
+                    renames.add_existing(s.kind, s.entry.id.namespace(), s.entry.id.name());
                 }
             }
         }
@@ -669,10 +676,10 @@ fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
                 for s in sources {
                     let id = &s.entry.id;
                     let name = renames
-                        .final_name(s.kind, &id.namespace, &id.name)
-                        .unwrap_or(&id.name)
+                        .final_name(s.kind, id.namespace(), id.name())
+                        .unwrap_or(id.name())
                         .to_string();
-                    let key = (s.kind, id.namespace.clone(), name);
+                    let key = (s.kind, id.namespace().map(str::to_string), name);
                     if let Err(dup) = index.insert(key, s.entry) {
                         duplicates.push(*dup);
                     }
@@ -766,13 +773,13 @@ fn first_pass(
         }
         let id = placed(ResourceId::of(tree, item), config);
         // Whatever else it is (a catalog may declare any kind a workload).
-        busy |= catalog.workload(&id.api_version, &id.kind).is_some()
-            || catalog.has_name_sites(&id.api_version, &id.kind);
-        if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
+        busy |= catalog.workload(id.api_version(), id.kind()).is_some()
+            || catalog.has_name_sites(id.api_version(), id.kind());
+        if let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) {
             let decision = suffix::decide(tree, item, &id, kind, config);
             let mut entry = Box::new(SourceEntry::read(tree, item, id, kind));
             if views {
-                entry.hashed_name = resolution::hashed_name(tree, item, &entry.id.name);
+                entry.hashed_name = resolution::hashed_name(tree, item, entry.id.name());
             }
             sources.push(SourceSeen {
                 kind,
@@ -780,17 +787,17 @@ fn first_pass(
                 decision,
             });
         } else if catalog
-            .producers_for(&id.api_version, &id.kind)
+            .producers_for(id.api_version(), id.kind())
             .next()
             .is_some()
         {
-            for p in catalog.producers_for(&id.api_version, &id.kind) {
+            for p in catalog.producers_for(id.api_version(), id.kind()) {
                 for made in crate::produced::read(tree, item, &id, p) {
                     let kind = made.kind;
                     let mut entry =
                         Box::new(SourceEntry::produced(tree, item, &id, made, p.runtime));
                     if views {
-                        entry.hashed_name = resolution::hashed_name(tree, item, &entry.id.name);
+                        entry.hashed_name = resolution::hashed_name(tree, item, entry.id.name());
                     }
                     sources.push(SourceSeen {
                         kind,
@@ -824,11 +831,15 @@ fn within_a_replaced_range(replaced: &[(usize, usize)], s: usize, e: usize) -> b
 /// The object as installed: written without a namespace, a namespaced object lands in
 /// the one the configuration names (Helm's release namespace, `kubectl apply -n`), so it
 /// is resolved there.
-fn placed(mut id: ResourceId, config: &Config) -> ResourceId {
-    if id.namespace.is_none() && !crate::catalog::CLUSTER_SCOPED.contains(&id.kind.as_str()) {
-        id.namespace.clone_from(&config.namespace);
+fn placed(id: ResourceId, config: &Config) -> ResourceId {
+    match &config.namespace {
+        Some(ns)
+            if id.namespace().is_none() && !crate::catalog::CLUSTER_SCOPED.contains(&id.kind()) =>
+        {
+            id.with_namespace(Some(ns))
+        }
+        _ => id,
     }
-    id
 }
 
 /// Pass 2 over the items of one tree whose text starts at `offset` in the input.
@@ -861,8 +872,8 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
     let id = placed(ResourceId::of(tree, item), shared.config);
     let catalog = shared.catalog;
     let mut renamed_here = false;
-    if let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) {
-        let key = (kind, id.namespace.as_deref(), id.name.as_str());
+    if let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) {
+        let key = (kind, id.namespace(), id.name());
         if let Some(r) = shared.renamed.get(&key) {
             renamed_here = true;
             match suffix::rename_object(tree, item, &id, &r.base, &r.new_name, shared.config) {
@@ -908,10 +919,10 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
         index: shared.index,
         renames: shared.renames,
     };
-    if shared.record && catalog.has_name_sites(&id.api_version, &id.kind) {
+    if shared.record && catalog.has_name_sites(id.api_version(), id.kind()) {
         report.names = resolution::resolve_names(tree, item, &id, catalog, resolver);
     }
-    if let Some(kind) = catalog.workload(&id.api_version, &id.kind) {
+    if let Some(kind) = catalog.workload(id.api_version(), id.kind()) {
         if shared.record {
             report.marks = Some(Box::new(crate::rollout::marks(
                 tree,
@@ -973,8 +984,8 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
         let written = match &shared.config.namespace {
             Some(_) => {
                 let written = ResourceId::of(tree, item);
-                if written.namespace.is_none() {
-                    report.placed = id.namespace;
+                if written.namespace().is_none() {
+                    report.placed = id.namespace().map(str::to_string);
                 }
                 written
             }
@@ -1162,13 +1173,8 @@ items:
             .iter()
             .flat_map(|item| {
                 let refs = &item.workload.as_ref().unwrap().references;
-                refs.iter().map(|r| {
-                    (
-                        item.id.name.as_str(),
-                        r.namespace.as_deref(),
-                        r.status.clone(),
-                    )
-                })
+                refs.iter()
+                    .map(|r| (item.id.name(), r.namespace.as_deref(), r.status.clone()))
             })
             .collect();
         assert_eq!(
@@ -1189,7 +1195,7 @@ items:
             "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: new}\n  spec: {template: {spec: {containers: [{name: c, envFrom: [{configMapRef: {name: cfg}}]}]}}}\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}",
         );
         let edges = graph(&added, &Invocation::default()).unwrap();
-        let new = edges.iter().find(|e| e.workload.name == "new").unwrap();
+        let new = edges.iter().find(|e| e.workload.name() == "new").unwrap();
         assert!(
             rendered.contains(&format!("name: {}, annotations", new.name)),
             "{}",
@@ -1201,7 +1207,7 @@ items:
             .unwrap()
             .stale
             .iter()
-            .map(|id| id.name.clone())
+            .map(|id| id.name().to_string())
             .collect();
         assert_eq!(stale, ["new"]);
     }

@@ -49,16 +49,11 @@ pub fn read(tree: &Tree<'_>, item: NodeId, id: &ResourceId, p: &Producer) -> Vec
             .and_then(|path| first(tree, base, path))
             .and_then(|n| tree.str(n))
             .filter(|n| !n.is_empty())
-            .unwrap_or(&id.name);
+            .unwrap_or(id.name());
         if name.is_empty() {
             continue;
         }
-        let made_id = ResourceId {
-            api_version: "v1".to_string(),
-            kind: p.produces.as_str().to_string(),
-            namespace: id.namespace.clone(),
-            name: name.to_string(),
-        };
+        let made_id = ResourceId::new("v1", p.produces.as_str(), id.namespace(), name);
         out.push(Made {
             kind: p.produces,
             id: made_id,
@@ -252,7 +247,7 @@ mod tests {
         let id = ResourceId::of(&tree, item);
         let catalog = Catalog::builtin();
         catalog
-            .producers_for(&id.api_version, &id.kind)
+            .producers_for(id.api_version(), id.kind())
             .flat_map(|p| read(&tree, item, &id, p))
             .collect()
     }
@@ -264,11 +259,7 @@ mod tests {
         );
         assert_eq!(m.len(), 1);
         assert_eq!(
-            (
-                m[0].kind,
-                m[0].id.namespace.as_deref(),
-                m[0].id.name.as_str()
-            ),
+            (m[0].kind, m[0].id.namespace(), m[0].id.name()),
             (SourceKind::Secret, Some("ns"), "s")
         );
         let c = m[0].content.as_ref().unwrap();
@@ -283,7 +274,7 @@ mod tests {
         let m = made(
             "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: es}\nspec:\n  target: {name: t}\n  data: [{secretKey: k, remoteRef: {key: r}}]\n  dataFrom: [{extract: {key: x}}]\n",
         );
-        assert_eq!(m[0].id.name, "t");
+        assert_eq!(m[0].id.name(), "t");
         let c = m[0].content.as_ref().unwrap();
         assert!(c.entries.contains_key("k") && c.open);
         assert!(c.spec.as_ref().unwrap().starts_with(b"{\"data\":"));
@@ -291,7 +282,7 @@ mod tests {
         let m = made(
             "apiVersion: external-secrets.io/v1beta1\nkind: ExternalSecret\nmetadata: {name: es}\nspec: {data: []}\n",
         );
-        assert_eq!(m[0].id.name, "es");
+        assert_eq!(m[0].id.name(), "es");
         assert!(!m[0].content.as_ref().unwrap().open);
         // Merge and None write into a Secret made elsewhere: nothing is made.
         for policy in ["Merge", "None"] {
@@ -311,7 +302,7 @@ mod tests {
         let m = made(
             "apiVersion: secrets-store.csi.x-k8s.io/v1\nkind: SecretProviderClass\nmetadata: {name: spc}\nspec:\n  provider: vault\n  secretObjects:\n  - {secretName: a, type: Opaque, data: [{objectName: o, key: k}]}\n  - {secretName: b, data: []}\n",
         );
-        let got: Vec<(SourceKind, &str)> = m.iter().map(|m| (m.kind, m.id.name.as_str())).collect();
+        let got: Vec<(SourceKind, &str)> = m.iter().map(|m| (m.kind, m.id.name())).collect();
         assert_eq!(
             got,
             [
@@ -330,11 +321,7 @@ mod tests {
         );
         assert_eq!(m.len(), 1);
         assert_eq!(
-            (
-                m[0].kind,
-                m[0].id.namespace.as_deref(),
-                m[0].id.name.as_str()
-            ),
+            (m[0].kind, m[0].id.namespace(), m[0].id.name()),
             (SourceKind::Secret, Some("ns"), "web-tls")
         );
         let c = m[0].content.as_ref().unwrap();
@@ -358,7 +345,7 @@ mod tests {
             };
             let m = object("{name: app, create: true, type: kubernetes.io/tls}");
             assert_eq!(m.len(), 1, "{kind}");
-            assert_eq!(m[0].id.name, "app", "{kind}");
+            assert_eq!(m[0].id.name(), "app", "{kind}");
             let c = m[0].content.as_ref().unwrap();
             assert_eq!(c.secret_type, "kubernetes.io/tls", "{kind}");
             assert!(c.open && c.spec.is_some(), "{kind}");

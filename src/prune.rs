@@ -170,16 +170,19 @@ pub fn plan(
     let mut bases: HashSet<Key> = HashSet::new();
     for (tree, item) in render.each() {
         let id = ResourceId::of(tree, item);
-        let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) else {
+        let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
             continue;
         };
-        let ns = id.namespace.clone().or_else(|| options.namespace.clone());
+        let ns = id
+            .namespace()
+            .map(str::to_string)
+            .or_else(|| options.namespace.clone());
         let base = annotation(tree, item, annotations::BASE_NAME)
             .map(str::to_string)
-            .or_else(|| kustomize_base(&id.name).map(str::to_string))
-            .unwrap_or_else(|| id.name.clone());
+            .or_else(|| kustomize_base(id.name()).map(str::to_string))
+            .unwrap_or_else(|| id.name().to_string());
         bases.insert((kind, ns.clone(), base));
-        held.insert((kind, ns, id.name));
+        held.insert((kind, ns, id.name().to_string()));
     }
     // A render object without a namespace (and no --namespace) stands for any.
     let in_render = |set: &HashSet<Key>, kind: SourceKind, ns: &Option<String>, name: &str| {
@@ -212,16 +215,16 @@ pub fn plan(
     let mut groups: BTreeMap<Key, Vec<Old>> = BTreeMap::new();
     for &(tree, item) in &objects {
         let id = ResourceId::of(tree, item);
-        let Some(kind) = SourceKind::from_kind(&id.api_version, &id.kind) else {
+        let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
             continue;
         };
-        let ns = id.namespace.clone();
+        let ns = id.namespace().map(str::to_string);
         // Only versions of a base name the render has (in that namespace): an object of
         // another package or namespace is not this render's to judge, even with a hash.
         let base = match annotation(tree, item, annotations::BASE_NAME) {
-            Some(base) if base != id.name && !base.is_empty() => base,
+            Some(base) if base != id.name() && !base.is_empty() => base,
             Some(_) => continue,
-            None => match kustomize_base(&id.name) {
+            None => match kustomize_base(id.name()) {
                 Some(base) => base,
                 None => continue,
             },
@@ -239,11 +242,11 @@ pub fn plan(
                 let s = |k: &str| tree.get(o, k).and_then(|v| tree.str(v)).unwrap_or("");
                 format!("{} {}", s("kind"), s("name"))
             });
-        let kept = if in_render(&held, kind, &ns, &id.name) {
+        let kept = if in_render(&held, kind, &ns, id.name()) {
             Some(Kept::InRender)
         } else if let Some((by, field)) = read_by
-            .get(&(kind, ns.clone(), id.name.clone()))
-            .or_else(|| read_anywhere.get(&(kind, id.name.clone())))
+            .get(&(kind, ns.clone(), id.name().to_string()))
+            .or_else(|| read_anywhere.get(&(kind, id.name().to_string())))
         {
             Some(Kept::ReadBy {
                 by: by.clone(),
@@ -262,7 +265,7 @@ pub fn plan(
             .push(Old {
                 kind,
                 namespace: ns,
-                name: id.name,
+                name: id.name().to_string(),
                 base,
                 created,
                 kept,
@@ -309,14 +312,20 @@ fn names_read(
 ) -> Vec<(SourceKind, Option<String>, bool, String, String)> {
     let mut out = Vec::new();
     let mut template = catalog
-        .workload(&id.api_version, &id.kind)
+        .workload(id.api_version(), id.kind())
         .and_then(|w| tree.get_path(item, &references::path_strs(&w.template)));
-    if id.kind == "ControllerRevision" && crate::catalog::group_of(&id.api_version) == "apps" {
+    if id.kind() == "ControllerRevision" && crate::catalog::group_of(id.api_version()) == "apps" {
         template = tree.get_path(item, REVISION_TEMPLATE);
         if let Some(spec) = template.and_then(|t| tree.get(t, "spec")) {
             for r in references::find_all(tree, spec, "data.spec.template.spec", &catalog.pod_sites)
             {
-                out.push((r.kind, id.namespace.clone(), false, r.name, r.field));
+                out.push((
+                    r.kind,
+                    id.namespace().map(str::to_string),
+                    false,
+                    r.name,
+                    r.field,
+                ));
             }
         }
     }
@@ -339,7 +348,7 @@ fn names_read(
     for holder in holders {
         let (refs, _) = references::find_annotations(tree, holder, &catalog.annotation_sites);
         for r in refs {
-            let namespace = r.namespace.or_else(|| id.namespace.clone());
+            let namespace = r.namespace.or_else(|| id.namespace().map(str::to_string));
             out.push((r.kind, namespace, false, r.name, r.field));
         }
     }
@@ -367,7 +376,11 @@ fn check_complete(objects: &[(&Tree<'_>, NodeId)]) -> Result<(), PruneError> {
         if !uid.is_empty() {
             uids.insert(uid);
         }
-        present.insert((id.kind, id.namespace, id.name));
+        present.insert((
+            id.kind().to_string(),
+            id.namespace().map(str::to_string),
+            id.name().to_string(),
+        ));
     }
     // Looked up per object below: a set, so a large dump stays linear.
     let kinds: HashSet<&str> = present.iter().map(|(k, _, _)| k.as_str()).collect();
@@ -384,14 +397,18 @@ fn check_complete(objects: &[(&Tree<'_>, NodeId)]) -> Result<(), PruneError> {
             let kind = s(tree, owner, &["kind"]);
             let name = s(tree, owner, &["name"]);
             let uid = s(tree, owner, &["uid"]);
-            if id.kind == "ControllerRevision" {
+            if id.kind() == "ControllerRevision" {
                 revisioned.insert(uid);
-                revisioned.insert(format!("{kind}/{:?}/{name}", id.namespace));
+                revisioned.insert(format!("{kind}/{:?}/{name}", id.namespace()));
                 continue;
             }
             if let Some((_, plural)) = OWNERS.iter().find(|(k, _)| *k == kind) {
                 let there = (!uid.is_empty() && uids.contains(&uid))
-                    || present.contains(&(kind.clone(), id.namespace.clone(), name.clone()));
+                    || present.contains(&(
+                        kind.clone(),
+                        id.namespace().map(str::to_string),
+                        name.clone(),
+                    ));
                 if !there {
                     return Err(PruneError::MissingKind {
                         kind: plural,
@@ -418,15 +435,15 @@ fn check_complete(objects: &[(&Tree<'_>, NodeId)]) -> Result<(), PruneError> {
             .find(|(k, _, _)| REVISIONED.contains(&k.as_str()));
         let (kind, name, uid) = match owner {
             Some(o) => o,
-            None if REVISIONED.contains(&id.kind.as_str()) => (
-                id.kind.clone(),
-                id.name.clone(),
+            None if REVISIONED.contains(&id.kind()) => (
+                id.kind().to_string(),
+                id.name().to_string(),
                 s(tree, item, &["metadata", "uid"]),
             ),
             None => continue,
         };
         let found = (!uid.is_empty() && revisioned.contains(&uid))
-            || revisioned.contains(&format!("{kind}/{:?}/{name}", id.namespace));
+            || revisioned.contains(&format!("{kind}/{:?}/{name}", id.namespace()));
         if !found {
             return Err(PruneError::MissingKind {
                 kind: "controllerrevisions",
@@ -438,7 +455,7 @@ fn check_complete(objects: &[(&Tree<'_>, NodeId)]) -> Result<(), PruneError> {
     }
     for &(tree, item) in objects {
         let id = ResourceId::of(tree, item);
-        if id.kind == "Deployment" && !has_kind("ReplicaSet") {
+        if id.kind() == "Deployment" && !has_kind("ReplicaSet") {
             return Err(PruneError::MissingKind {
                 kind: "replicasets",
                 because: format!(
@@ -447,7 +464,7 @@ fn check_complete(objects: &[(&Tree<'_>, NodeId)]) -> Result<(), PruneError> {
             });
         }
         let replicas = s(tree, item, &["status", "replicas"]);
-        if id.kind == "ReplicaSet"
+        if id.kind() == "ReplicaSet"
             && replicas.parse::<u64>().is_ok_and(|n| n > 0)
             && !has_kind("Pod")
         {
@@ -459,7 +476,7 @@ fn check_complete(objects: &[(&Tree<'_>, NodeId)]) -> Result<(), PruneError> {
     }
     let hashed = objects.iter().any(|&(tree, item)| {
         let id = ResourceId::of(tree, item);
-        SourceKind::from_kind(&id.api_version, &id.kind).is_some()
+        SourceKind::from_kind(id.api_version(), id.kind()).is_some()
     });
     let readers = ["Pod", "ReplicaSet", "ControllerRevision", "Job", "CronJob"];
     if hashed && !readers.iter().any(|k| has_kind(k)) {

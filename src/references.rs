@@ -372,7 +372,7 @@ pub fn name_refs(
 /// The names in a workload's pod spec.
 fn pod_refs(tree: &Tree<'_>, item: NodeId, id: &ResourceId, catalog: &Catalog) -> Vec<NameRef> {
     let mut out = Vec::new();
-    if let Some(w) = catalog.workload(&id.api_version, &id.kind) {
+    if let Some(w) = catalog.workload(id.api_version(), id.kind()) {
         let template = path_strs(&w.template);
         if let Some(spec) = tree
             .get_path(item, &template)
@@ -383,7 +383,7 @@ fn pod_refs(tree: &Tree<'_>, item: NodeId, id: &ResourceId, catalog: &Catalog) -
                     node: r.name_node,
                     kind: r.kind,
                     form: Form::Name,
-                    namespace: id.namespace.clone(),
+                    namespace: id.namespace().map(str::to_string),
                     any_namespace: false,
                     field: r.field,
                 });
@@ -408,7 +408,7 @@ pub fn site_refs(
     catalog: &Catalog,
 ) -> Vec<NameRef> {
     let mut out = Vec::new();
-    for site in catalog.name_sites_for(&id.api_version, &id.kind) {
+    for site in catalog.name_sites_for(id.api_version(), id.kind()) {
         for reached in walk(tree, item, site.path.steps(), String::new()) {
             let parent = reached.parent;
             if let Some(resource) = &site.rule_resource {
@@ -440,7 +440,7 @@ pub fn site_refs(
             } else {
                 let ns = match &site.namespace_key {
                     Some(k) => sibling(parent, k),
-                    None => id.namespace.clone(),
+                    None => id.namespace().map(str::to_string),
                 };
                 (reached.node, ns, reached.field)
             };

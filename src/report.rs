@@ -67,7 +67,11 @@ pub fn findings_on_stderr(
         if place.is_none() {
             place = result.resource.as_ref().and_then(|id| {
                 places
-                    .get(&(id.kind.clone(), id.namespace.clone(), id.name.clone()))
+                    .get(&(
+                        id.kind().to_string(),
+                        id.namespace().map(str::to_string),
+                        id.name().to_string(),
+                    ))
                     .cloned()
             });
         }

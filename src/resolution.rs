@@ -123,7 +123,7 @@ impl SourceEntry {
         let Some(p) = &self.producer else {
             return (None, false);
         };
-        let by = (p.id.kind != kind.as_str()).then(|| p.id.clone());
+        let by = (p.id.kind() != kind.as_str()).then(|| p.id.clone());
         (by, p.runtime)
     }
 
@@ -322,16 +322,18 @@ impl Found<'_> {
 
 impl<'r> Resolver<'r> {
     /// The object of this kind that `name` names in `namespace`.
-    pub fn find(&self, kind: SourceKind, namespace: &Option<String>, name: &str) -> Found<'r> {
+    pub fn find(&self, kind: SourceKind, namespace: Option<&str>, name: &str) -> Found<'r> {
         let name = self
             .renames
             .final_name(kind, namespace, name)
             .unwrap_or(name)
             .to_string();
-        let entry = self.index.get(&(kind, namespace.clone(), name.clone()));
+        let entry = self
+            .index
+            .get(&(kind, namespace.map(str::to_string), name.clone()));
         Found {
             name,
-            namespace: namespace.clone(),
+            namespace: namespace.map(str::to_string),
             entry,
         }
     }
@@ -376,8 +378,8 @@ impl<'r> Resolver<'r> {
             .index
             .get(&(other, namespace.clone(), name.to_string()))?;
         let by = found.producer.as_ref().map(|p| MadeBy {
-            kind: p.id.kind.clone(),
-            name: p.id.name.clone(),
+            kind: p.id.kind().to_string(),
+            name: p.id.name().to_string(),
         });
         Some((other, by))
     }
@@ -546,11 +548,11 @@ pub fn resolve_workload(
         let found = [Some(d.named), d.named.other()]
             .into_iter()
             .flatten()
-            .map(|k| (k, resolver.find(k, &id.namespace, &d.name)))
+            .map(|k| (k, resolver.find(k, id.namespace(), &d.name)))
             .find(|(_, f)| f.entry.is_some());
         let Some((kind, found)) = found else {
             if d.value_from.is_none() {
-                let name = resolver.find(d.named, &id.namespace, &d.name).name;
+                let name = resolver.find(d.named, id.namespace(), &d.name).name;
                 out.notes.push(Note::Result(
                     KrmResult::new(Finding::WholeObjectGone {
                         var: d.var.clone(),
@@ -570,7 +572,7 @@ pub fn resolve_workload(
             Read {
                 kind,
                 shown: found.name.clone(),
-                namespace: id.namespace.clone(),
+                namespace: id.namespace().map(str::to_string),
                 name: found.name.clone(),
                 keys: Keys::All,
                 present: true,
@@ -583,7 +585,7 @@ pub fn resolve_workload(
         out.record(|| Resolved {
             kind,
             name: found.name.clone(),
-            namespace: id.namespace.clone(),
+            namespace: id.namespace().map(str::to_string),
             field: d.field.clone(),
             keys: Keys::All,
             optional: false,
@@ -625,7 +627,7 @@ pub fn resolve_workload(
             crate::ignore_keys::sub_path_reads(tree, pod.spec, &spec_path, &refs)
                 .into_iter()
                 .map(|s| {
-                    let found = resolver.find(s.kind, &id.namespace, &s.name);
+                    let found = resolver.find(s.kind, id.namespace(), &s.name);
                     (found.key(s.kind), s)
                 })
                 .collect()
@@ -691,12 +693,15 @@ pub fn resolve_workload(
     for r in &refs {
         // Results describe the output: a reference after an inserted env hash moved down.
         let field = output_field(&r.field).unwrap_or_else(|| r.field.clone());
-        let namespace = r.namespace.clone().or_else(|| id.namespace.clone());
-        let found = resolver.find(r.kind, &namespace, &r.name);
+        let namespace = r
+            .namespace
+            .clone()
+            .or_else(|| id.namespace().map(str::to_string));
+        let found = resolver.find(r.kind, namespace.as_deref(), &r.name);
         // Another namespace's object is hashed under `namespace/name`, which no name in
         // the workload's own namespace can equal.
         let shown = match &r.namespace {
-            Some(ns) if r.namespace != id.namespace => format!("{ns}/{}", found.name),
+            Some(ns) if r.namespace.as_deref() != id.namespace() => format!("{ns}/{}", found.name),
             _ => found.name.clone(),
         };
         let status = Status::of(found.entry, r.optional);
@@ -882,7 +887,7 @@ pub fn resolve_names(
         let found = if r.any_namespace {
             resolver.find_any(r.kind, name)
         } else {
-            resolver.find(r.kind, &namespace, name)
+            resolver.find(r.kind, namespace.as_deref(), name)
         };
         let namespace = found.namespace.clone();
         let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));

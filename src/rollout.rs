@@ -19,7 +19,7 @@ pub fn marks(
 ) -> Marks {
     let base_name = match crate::krm::annotation(tree, item, annotations::BASE_NAME) {
         Some(base) if kind.restart == Restart::NewObject && !base.is_empty() => base.to_string(),
-        _ => id.name.clone(),
+        _ => id.name().to_string(),
     };
     Marks {
         base_name,
@@ -102,25 +102,22 @@ fn triggers(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind, config: &Config)
 /// spec is fixed), and a CronJob's pods start afresh at every run, reading what the
 /// ConfigMaps and Secrets hold then.
 pub fn can_roll(id: &ResourceId) -> bool {
-    let group = crate::catalog::group_of(&id.api_version);
-    !matches!(
-        (group, id.kind.as_str()),
-        ("", "Pod") | ("batch", "CronJob")
-    )
+    let group = crate::catalog::group_of(id.api_version());
+    !matches!((group, id.kind()), ("", "Pod") | ("batch", "CronJob"))
 }
 
 /// What in a stamped workload's spec keeps a changed stamp from rolling it now.
 pub fn held(tree: &Tree<'_>, item: NodeId, id: &ResourceId) -> Option<Held> {
-    let group = crate::catalog::group_of(&id.api_version);
+    let group = crate::catalog::group_of(id.api_version());
     let str_at = |path: &[&str]| tree.get_path(item, path).and_then(|n| tree.str(n));
     let num_at = |path: &[&str]| str_at(path).and_then(|s| s.parse::<u64>().ok());
     let apps = matches!(group, "apps" | "extensions");
-    match id.kind.as_str() {
+    match id.kind() {
         "StatefulSet" | "DaemonSet" if apps => {
             if str_at(&["spec", "updateStrategy", "type"]) == Some("OnDelete") {
                 return Some(Held::OnDelete);
             }
-            if id.kind != "StatefulSet" {
+            if id.kind() != "StatefulSet" {
                 return None;
             }
             // The API server defaults replicas to 1.

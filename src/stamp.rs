@@ -151,10 +151,11 @@ pub fn stamp_item(
         let hash = (!reads.is_empty()).then(|| {
             for d in &mut data.refs {
                 if let Some((k, name)) = &d.resolved {
-                    let content = ctx
-                        .resolver
-                        .index
-                        .get(&(*k, id.namespace.clone(), name.clone()));
+                    let content = ctx.resolver.index.get(&(
+                        *k,
+                        id.namespace().map(str::to_string),
+                        name.clone(),
+                    ));
                     let one = [Seen {
                         kind: *k,
                         name,
@@ -391,10 +392,10 @@ fn write(
             made_by: index
                 .get(&r.key())
                 .and_then(|s| s.producer.as_ref())
-                .filter(|p| p.id.kind != r.kind.as_str())
+                .filter(|p| p.id.kind() != r.kind.as_str())
                 .map(|p| MadeBy {
-                    kind: p.id.kind.clone(),
-                    name: p.id.name.clone(),
+                    kind: p.id.kind().to_string(),
+                    name: p.id.name().to_string(),
                 }),
         })
         .collect();
@@ -944,7 +945,7 @@ pub(crate) fn shifted_fields_of(
     catalog: &Catalog,
 ) -> Option<Shifted> {
     let id = ResourceId::of(tree, item);
-    let kind = catalog.workload(&id.api_version, &id.kind)?;
+    let kind = catalog.workload(id.api_version(), id.kind())?;
     let lists = env_lists(kind, config);
     if lists.is_empty() || flag(tree, item, annotations::SKIP) {
         return None;

@@ -24,9 +24,9 @@ use SourceKind::Secret;
 /// triples share a key.
 type Key = Box<str>;
 
-fn key(kind: SourceKind, ns: &Option<String>, name: &str) -> String {
+fn key(kind: SourceKind, ns: Option<&str>, name: &str) -> String {
     use std::fmt::Write as _;
-    let mut k = String::with_capacity(name.len() + ns.as_ref().map_or(0, String::len) + 8);
+    let mut k = String::with_capacity(name.len() + ns.map_or(0, str::len) + 8);
     k.push(match kind {
         SourceKind::ConfigMap => 'c',
         SourceKind::Secret => 's',
@@ -89,7 +89,7 @@ fn namespace_and_name(key: &str) -> (Option<&str>, &str) {
 /// A name as a cluster-scoped object names it, in any namespace: [`key`]'s kind letter,
 /// then `*`, which no namespace prefix of [`key`] starts with.
 fn any_key(kind: SourceKind, name: &str) -> String {
-    let mut k = key(kind, &None, name);
+    let mut k = key(kind, None, name);
     k.replace_range(1..2, "*");
     k
 }
@@ -112,12 +112,12 @@ pub struct RenameId(u32);
 
 impl Renames {
     /// The name `name` resolves to after renaming, if it names a renamed object.
-    pub fn final_name(&self, kind: SourceKind, ns: &Option<String>, name: &str) -> Option<&str> {
+    pub fn final_name(&self, kind: SourceKind, ns: Option<&str>, name: &str) -> Option<&str> {
         self.resolve(kind, ns, name).map(|r| self.final_of(r))
     }
 
     /// The renamed object `name` resolves to, if any.
-    pub fn resolve(&self, kind: SourceKind, ns: &Option<String>, name: &str) -> Option<RenameId> {
+    pub fn resolve(&self, kind: SourceKind, ns: Option<&str>, name: &str) -> Option<RenameId> {
         if self.names.is_empty() {
             return None;
         }
@@ -216,7 +216,7 @@ impl Renames {
 
     /// The final name of the object last renamed from `old` (its base or its name) in
     /// namespace `ns`, of either kind: what the old-name warning looks for.
-    fn renamed_from(&self, ns: &Option<String>, old: &str) -> Option<&str> {
+    fn renamed_from(&self, ns: Option<&str>, old: &str) -> Option<&str> {
         let of = |kind| self.names.get(key(kind, ns, old).as_str()).copied();
         let i = match (of(SourceKind::ConfigMap), of(SourceKind::Secret)) {
             (Some(a), Some(b)) => a.max(b),
@@ -235,7 +235,7 @@ impl Renames {
 
     /// Records a ConfigMap or Secret of the input (needed only when something is
     /// renamed).
-    pub fn add_existing(&mut self, kind: SourceKind, ns: &Option<String>, name: &str) {
+    pub fn add_existing(&mut self, kind: SourceKind, ns: Option<&str>, name: &str) {
         self.existing.insert(key(kind, ns, name).into_boxed_str());
     }
 
@@ -244,7 +244,7 @@ impl Renames {
     pub fn add_after_build(
         &mut self,
         kind: SourceKind,
-        ns: &Option<String>,
+        ns: Option<&str>,
         name: &str,
         new_name: &str,
     ) {
@@ -262,7 +262,7 @@ impl Renames {
     pub fn add(
         &mut self,
         kind: SourceKind,
-        ns: &Option<String>,
+        ns: Option<&str>,
         name: &str,
         base: &str,
         new_name: &str,
@@ -349,7 +349,7 @@ pub fn decide(
             Err(refused) => return refused,
         };
         return Decision::Generated {
-            name_after_build: format!("{}-{suffix}", id.name),
+            name_after_build: format!("{}-{suffix}", id.name()),
             opted_in,
         };
     }
@@ -376,7 +376,11 @@ pub fn decide(
     }
     // A line break (a `|` block scalar keeps its last one) or other blank or control
     // character: the API server refuses the name, suffixed or not.
-    if id.name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    if id
+        .name()
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
         return refuse(Finding::NameWithBlanks);
     }
     let suffix = match suffix() {
@@ -388,11 +392,11 @@ pub fn decide(
     let base = match annotation(tree, item, annotations::BASE_NAME) {
         Some(base) => base.to_string(),
         None => id
-            .name
+            .name()
             .strip_suffix(&suffix)
             .and_then(|rest| rest.strip_suffix('-'))
             .filter(|rest| !rest.is_empty())
-            .unwrap_or(&id.name)
+            .unwrap_or(id.name())
             .to_string(),
     };
     if base.is_empty() {
@@ -417,7 +421,7 @@ pub fn rename_object(
 ) -> Result<Splices, Box<KrmResult>> {
     let mut ed = Editor::new(tree, Layout::for_item(tree, item));
     let edited = (|| {
-        if id.name != new_name {
+        if id.name() != new_name {
             let name = tree.get_path(item, &["metadata", "name"]).ok_or(
                 crate::yaml::EditError::Layout {
                     pos: 0,
@@ -483,7 +487,7 @@ pub fn renamed_result(source: SourceEntry, renaming: Renaming, references: usize
         references,
     });
     if let Some(r) = result.resource.as_mut() {
-        r.name = renaming.new_name;
+        *r = r.with_name(&renaming.new_name);
     }
     result
 }
@@ -540,7 +544,7 @@ pub fn rename_job(
         references::find_all(tree, job.spec, job.spec_path, pod_sites)
             .into_iter()
             .filter_map(|r| {
-                let new = renames.final_name(r.kind, &id.namespace, &r.name)?;
+                let new = renames.final_name(r.kind, id.namespace(), &r.name)?;
                 (new != r.name).then(|| (r.name_node, new.to_string()))
             })
             .collect();
@@ -557,13 +561,13 @@ pub fn rename_job(
     let suffix = naming::suffix_of_digest(&h.finalize());
     let base = annotation(tree, item, annotations::BASE_NAME)
         .filter(|b| !b.is_empty())
-        .unwrap_or(&id.name)
+        .unwrap_or(id.name())
         .to_string();
     let new_name = format!("{base}-{suffix}");
     if new_name.len() > JOB_NAME_MAX {
         return Err(JobRenameError::TooLong(new_name));
     }
-    if new_name != id.name {
+    if new_name != id.name() {
         if let Some(node) = tree.get_path(item, &["metadata", "name"]) {
             if tree.is_alias(node) {
                 return Err(JobRenameError::Edit(crate::yaml::EditError::ThroughAlias {
@@ -580,10 +584,7 @@ pub fn rename_job(
         &base,
     )
     .map_err(JobRenameError::Edit)?;
-    let renamed = ResourceId {
-        name: new_name,
-        ..id.clone()
-    };
+    let renamed = id.with_name(&new_name);
     Ok((base, renamed))
 }
 
@@ -650,7 +651,7 @@ pub fn rewrite_references(
             },
             Form::Name => (String::new(), text),
         };
-        let Some(renamed) = renames.resolve(kind, &namespace, name) else {
+        let Some(renamed) = renames.resolve(kind, namespace.as_deref(), name) else {
             continue;
         };
         let new_name = renames.final_of(renamed);
@@ -828,17 +829,17 @@ pub fn warn_unknown_mentions(
 ) -> Vec<KrmResult> {
     let mut results = Vec::new();
     // A Secret's values are never quoted in a message, even one that equals a name.
-    if SourceKind::from_kind(&id.api_version, &id.kind) == Some(Secret) {
+    if SourceKind::from_kind(id.api_version(), id.kind()) == Some(Secret) {
         return results;
     }
-    let builtin = mentions::BUILTIN_GROUPS.contains(&crate::catalog::group_of(&id.api_version));
+    let builtin = mentions::BUILTIN_GROUPS.contains(&crate::catalog::group_of(id.api_version()));
     let mut hits = Vec::new();
     scan(tree, item, &mut |node, path| {
         if rewritten.contains(&node) {
             return;
         }
         let Some(text) = tree.str(node) else { return };
-        let Some(new) = renames.renamed_from(&id.namespace, text) else {
+        let Some(new) = renames.renamed_from(id.namespace(), text) else {
             return;
         };
         if new != text && may_name_a_source(tree, path, builtin) {
@@ -1005,7 +1006,7 @@ mod tests {
         let root = tree.documents()[0].root();
         let id = ResourceId::of(&tree, root);
         let kind =
-            SourceKind::from_kind(&id.api_version, &id.kind).unwrap_or(SourceKind::ConfigMap);
+            SourceKind::from_kind(id.api_version(), id.kind()).unwrap_or(SourceKind::ConfigMap);
         decide(&tree, root, &id, kind, config)
     }
 
@@ -1092,28 +1093,34 @@ mod tests {
         let ns = Some("shop".to_string());
         r.add(
             SourceKind::ConfigMap,
-            &ns,
+            ns.as_deref(),
             "app-old",
             "app",
             "app-5t7tcg6b9h",
         );
-        r.add_existing(SourceKind::ConfigMap, &ns, "app-2b4m8f9gh7");
+        r.add_existing(SourceKind::ConfigMap, ns.as_deref(), "app-2b4m8f9gh7");
         let cm = SourceKind::ConfigMap;
-        assert_eq!(r.final_name(cm, &ns, "app"), Some("app-5t7tcg6b9h"));
-        assert_eq!(r.final_name(cm, &ns, "app-old"), Some("app-5t7tcg6b9h"));
-        // Any earlier suffix of the base, unless an object of that name is in the input.
         assert_eq!(
-            r.final_name(cm, &ns, "app-ffffffffff"),
+            r.final_name(cm, ns.as_deref(), "app"),
             Some("app-5t7tcg6b9h")
         );
-        assert_eq!(r.final_name(cm, &ns, "app-2b4m8f9gh7"), None);
         assert_eq!(
-            r.final_name(cm, &ns, "app-aaaaaaaaaa"),
+            r.final_name(cm, ns.as_deref(), "app-old"),
+            Some("app-5t7tcg6b9h")
+        );
+        // Any earlier suffix of the base, unless an object of that name is in the input.
+        assert_eq!(
+            r.final_name(cm, ns.as_deref(), "app-ffffffffff"),
+            Some("app-5t7tcg6b9h")
+        );
+        assert_eq!(r.final_name(cm, ns.as_deref(), "app-2b4m8f9gh7"), None);
+        assert_eq!(
+            r.final_name(cm, ns.as_deref(), "app-aaaaaaaaaa"),
             None,
             "not the suffix alphabet"
         );
-        assert_eq!(r.final_name(SourceKind::Secret, &ns, "app"), None);
-        assert_eq!(r.final_name(cm, &None, "app"), None);
+        assert_eq!(r.final_name(SourceKind::Secret, ns.as_deref(), "app"), None);
+        assert_eq!(r.final_name(cm, None, "app"), None);
     }
 
     #[test]
@@ -1123,7 +1130,7 @@ mod tests {
         let root = tree.documents()[0].root();
         let id = ResourceId::of(&tree, root);
         let mut r = Renames::default();
-        r.add(SourceKind::ConfigMap, &None, "app", "app", "app-5t7tcg6b9h");
+        r.add(SourceKind::ConfigMap, None, "app", "app", "app-5t7tcg6b9h");
         let (config, catalog) = (Config::default(), Catalog::builtin());
         let results =
             warn_unknown_mentions(&tree, &config, &catalog, root, &id, &r, &HashSet::new());
@@ -1145,7 +1152,7 @@ mod tests {
         let root = tree.documents()[0].root();
         let id = ResourceId::of(&tree, root);
         let mut r = Renames::default();
-        r.add(SourceKind::ConfigMap, &None, "web", "web", "web-5t7tcg6b9h");
+        r.add(SourceKind::ConfigMap, None, "web", "web", "web-5t7tcg6b9h");
         let (config, catalog) = (Config::default(), Catalog::builtin());
         warn_unknown_mentions(&tree, &config, &catalog, root, &id, &r, &HashSet::new())
             .into_iter()
@@ -1195,7 +1202,7 @@ mod tests {
         let cm = SourceKind::ConfigMap;
         let ns = |n: &str| Some(n.to_string());
         let mut r = Renames::default();
-        r.add(cm, &ns("a"), "x", "x", "x-5t7tcg6b9h");
+        r.add(cm, ns("a").as_deref(), "x", "x", "x-5t7tcg6b9h");
         let AnyNamespace::One(one) = r.resolve_any(cm, "x") else {
             panic!("one object named x");
         };
@@ -1210,14 +1217,14 @@ mod tests {
         assert_eq!(r.resolve_any(cm, "x-fffffffff"), AnyNamespace::None);
         assert_eq!(r.resolve_any(SourceKind::Secret, "x"), AnyNamespace::None);
         // The same final name in another namespace: still one name to write.
-        r.add(cm, &ns("b"), "x", "x", "x-5t7tcg6b9h");
+        r.add(cm, ns("b").as_deref(), "x", "x", "x-5t7tcg6b9h");
         assert_eq!(
             r.resolve_any(cm, "x"),
             AnyNamespace::One(one),
             "the first stands"
         );
         // A different one: which is meant is not known.
-        r.add(cm, &ns("c"), "x", "x", "x-2b4m8f9gh7");
+        r.add(cm, ns("c").as_deref(), "x", "x", "x-2b4m8f9gh7");
         assert_eq!(r.resolve_any(cm, "x"), AnyNamespace::Ambiguous);
         assert_eq!(r.resolve_any(cm, "x-ffffffffff"), AnyNamespace::Ambiguous);
         assert_eq!(r.resolve_any(cm, "y"), AnyNamespace::None);
@@ -1230,8 +1237,8 @@ mod tests {
         let mut r = Renames::default();
         // Two objects of one namespace under one base name: the second takes the base
         // over in that namespace's names, and the first still has it everywhere.
-        r.add(cm, &ns("a:b"), "x", "x", "x-5t7tcg6b9h");
-        r.add(cm, &ns("a:b"), "x-old", "x", "x-2b4m8f9gh7");
+        r.add(cm, ns("a:b").as_deref(), "x", "x", "x-5t7tcg6b9h");
+        r.add(cm, ns("a:b").as_deref(), "x-old", "x", "x-2b4m8f9gh7");
         assert_eq!(r.resolve_any(cm, "x"), AnyNamespace::Ambiguous);
         let AnyNamespace::One(old) = r.resolve_any(cm, "x-old") else {
             panic!("one object named x-old");
@@ -1241,15 +1248,15 @@ mod tests {
             ("x-2b4m8f9gh7", &ns("a:b"))
         );
         // Added after the table was first read, and in no namespace.
-        r.add(cm, &None, "y", "y", "y-5t7tcg6b9h");
+        r.add(cm, None, "y", "y", "y-5t7tcg6b9h");
         let AnyNamespace::One(y) = r.resolve_any(cm, "y") else {
             panic!("one object named y");
         };
         assert_eq!(r.namespace_of(y), &None);
         // The same two the other way round: the one named by its base comes second.
         let mut r = Renames::default();
-        r.add(cm, &ns("a:b"), "z-old", "z", "z-2b4m8f9gh7");
-        r.add(cm, &ns("a:b"), "z", "z", "z-5t7tcg6b9h");
+        r.add(cm, ns("a:b").as_deref(), "z-old", "z", "z-2b4m8f9gh7");
+        r.add(cm, ns("a:b").as_deref(), "z", "z", "z-5t7tcg6b9h");
         assert_eq!(r.resolve_any(cm, "z"), AnyNamespace::Ambiguous);
     }
 
@@ -1257,14 +1264,14 @@ mod tests {
     fn what_kustomize_renames_after_the_run_resolves_but_is_neither_rewritten_nor_asked_about() {
         let (cm, ns) = (SourceKind::ConfigMap, Some("a".to_string()));
         let mut r = Renames::default();
-        r.add_after_build(cm, &ns, "gen", "gen-5t7tcg6b9h");
-        r.add(cm, &ns, "own", "own", "own-2b4m8f9gh7");
-        let generated = r.resolve(cm, &ns, "gen").expect("resolves");
+        r.add_after_build(cm, ns.as_deref(), "gen", "gen-5t7tcg6b9h");
+        r.add(cm, ns.as_deref(), "own", "own", "own-2b4m8f9gh7");
+        let generated = r.resolve(cm, ns.as_deref(), "gen").expect("resolves");
         assert_eq!(r.final_of(generated), "gen-5t7tcg6b9h");
         assert!(r.renamed_after_build(generated));
-        assert!(!r.renamed_after_build(r.resolve(cm, &ns, "own").expect("resolves")));
-        assert_eq!(r.renamed_from(&ns, "gen"), None);
-        assert_eq!(r.renamed_from(&ns, "own"), Some("own-2b4m8f9gh7"));
+        assert!(!r.renamed_after_build(r.resolve(cm, ns.as_deref(), "own").expect("resolves")));
+        assert_eq!(r.renamed_from(ns.as_deref(), "gen"), None);
+        assert_eq!(r.renamed_from(ns.as_deref(), "own"), Some("own-2b4m8f9gh7"));
     }
 
     /// The name `decide` gives `body` (top-level fields of `kind` `app`): for an object
@@ -1483,13 +1490,13 @@ mod tests {
         let id = ResourceId::of(&tree, root);
         let (cm, ns) = (SourceKind::ConfigMap, Some("a".to_string()));
         let mut r = Renames::default();
-        r.add_after_build(cm, &ns, "gen", "gen-5t7tcg6b9h");
-        r.add(cm, &ns, "own", "own", "own-2b4m8f9gh7");
+        r.add_after_build(cm, ns.as_deref(), "gen", "gen-5t7tcg6b9h");
+        r.add(cm, ns.as_deref(), "own", "own", "own-2b4m8f9gh7");
         let mut splices = Splices::default();
         let (rewritten, pointed, ambiguous) =
             rewrite_references(&tree, root, &id, &Catalog::builtin(), &r, &mut splices);
         assert_eq!(rewritten.len(), 2);
-        assert_eq!(pointed, [r.resolve(cm, &ns, "own").unwrap()]);
+        assert_eq!(pointed, [r.resolve(cm, ns.as_deref(), "own").unwrap()]);
         assert!(ambiguous.is_empty());
         assert_eq!(
             splices.apply(src).unwrap(),
@@ -1509,7 +1516,13 @@ mod tests {
         };
         let mut r = Renames::default();
         let shop = Some("shop".to_string());
-        r.add(SourceKind::Secret, &shop, "auth", "auth", "auth-2b4m8f9gh7");
+        r.add(
+            SourceKind::Secret,
+            shop.as_deref(),
+            "auth",
+            "auth",
+            "auth-2b4m8f9gh7",
+        );
         let rewritten = |src: &str| {
             let tree = crate::yaml::parse(src).unwrap();
             let root = tree.documents()[0].root();

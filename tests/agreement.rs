@@ -70,9 +70,9 @@ fn graph_check_and_stamping_agree_on_every_golden_case() {
                     let by = e
                         .producer
                         .as_ref()
-                        .map(|p| (p.kind.clone(), p.name.clone()));
+                        .map(|p| (p.kind().to_string(), p.name().to_string()));
                     let name = match &e.namespace {
-                        Some(ns) if e.namespace != e.workload.namespace => {
+                        Some(ns) if e.namespace.as_deref() != e.workload.namespace() => {
                             format!("{ns}/{}", e.name)
                         }
                         _ => e.name.clone(),
