@@ -302,7 +302,7 @@ pub struct KrmResult {
     pub resource: Option<ResourceId>,
     pub field: Option<String>,
     /// The file (and index in it) kpt read the resource from.
-    pub file: Option<(String, Option<String>)>,
+    pub file: Option<FileRef>,
 }
 
 impl KrmResult {
@@ -359,10 +359,10 @@ impl KrmResult {
         if let Some(f) = &self.field {
             out.push(("field", Field::Pairs(vec![("path", f.clone())])));
         }
-        if let Some((path, index)) = &self.file {
-            let mut pairs = vec![("path", path.clone())];
-            if let Some(i) = index {
-                pairs.push(("index", i.clone()));
+        if let Some(file) = &self.file {
+            let mut pairs = vec![("path", file.path().to_string())];
+            if let Some(i) = file.index() {
+                pairs.push(("index", i.to_string()));
             }
             out.push(("file", Field::Pairs(pairs)));
         }
@@ -371,11 +371,41 @@ impl KrmResult {
 }
 
 /// The file (and index in it) an orchestrator read the item from, from its annotations.
-pub fn file_of(tree: &Tree<'_>, item: NodeId) -> Option<(String, Option<String>)> {
+pub fn file_of(tree: &Tree<'_>, item: NodeId) -> Option<FileRef> {
     let first = |keys: &[&str]| keys.iter().find_map(|k| annotation(tree, item, k));
     let path = first(annotations::PATH);
     let index = first(annotations::INDEX);
-    path.map(|p| (p.to_string(), index.map(str::to_string)))
+    path.map(|p| FileRef::new(p, index))
+}
+
+/// The file an orchestrator read a resource from, and its index there: one allocation,
+/// as every ConfigMap, Secret and result of a large input may hold one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRef {
+    /// The path, then the index.
+    text: Box<str>,
+    path_len: u32,
+    has_index: bool,
+}
+
+impl FileRef {
+    pub fn new(path: &str, index: Option<&str>) -> FileRef {
+        FileRef {
+            text: [path, index.unwrap_or("")].concat().into_boxed_str(),
+            // Texts are under 4 GiB.
+            path_len: u32::try_from(path.len()).unwrap_or(u32::MAX),
+            has_index: index.is_some(),
+        }
+    }
+
+    pub fn path(&self) -> &str {
+        self.text.get(..self.path_len as usize).unwrap_or_default()
+    }
+
+    pub fn index(&self) -> Option<&str> {
+        self.has_index
+            .then(|| self.text.get(self.path_len as usize..).unwrap_or_default())
+    }
 }
 
 /// A result field: a string, or a mapping of strings.
@@ -581,6 +611,15 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_file_ref_gives_back_its_path_and_index() {
+        for (path, index) in [("a/b.yaml", Some("2")), ("a/b.yaml", None), ("a", Some(""))] {
+            let f = FileRef::new(path, index);
+            assert_eq!((f.path(), f.index()), (path, index));
+        }
+        assert_ne!(FileRef::new("a2", None), FileRef::new("a", Some("2")));
+    }
+
     fn results() -> Vec<KrmResult> {
         let mut r = KrmResult::new(Finding::Internal("a \"quoted\" message: with colon".into()))
             .with_severity(Severity::Warning);
@@ -591,7 +630,7 @@ mod tests {
             "web",
         ));
         r.field = Some("spec.template".into());
-        r.file = Some(("apps/web.yaml".into(), Some("2".into())));
+        r.file = Some(FileRef::new("apps/web.yaml", Some("2")));
         vec![
             r,
             KrmResult::new(Finding::Internal("done".into())).with_severity(Severity::Info),

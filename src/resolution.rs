@@ -33,7 +33,7 @@ pub struct SourceEntry {
     pub ignored_keys: Box<[String]>,
     pub content: Result<Content, ContentError>,
     /// The file the orchestrator read it from, for results.
-    file: Option<Box<(String, Option<String>)>>,
+    file: Option<crate::krm::FileRef>,
     /// The object that makes it, when git holds that instead (a SealedSecret).
     pub producer: Option<Box<Producer>>,
     /// Its place among the index's entries, in input order (set by
@@ -87,7 +87,7 @@ impl SourceEntry {
             ignored: ignored(tree, annotations),
             ignored_keys: crate::ignore_keys::listed(tree, annotations).into_boxed_slice(),
             content: hashing::content(tree, item, kind),
-            file: crate::krm::file_of(tree, item).map(Box::new),
+            file: crate::krm::file_of(tree, item),
             producer: None,
             order: 0,
         }
@@ -107,7 +107,7 @@ impl SourceEntry {
             ignored: ignored(tree, annotations_of(tree, item)),
             ignored_keys: Box::default(),
             content: made.content,
-            file: crate::krm::file_of(tree, item).map(Box::new),
+            file: crate::krm::file_of(tree, item),
             producer: Some(Box::new(Producer {
                 id: producer.clone(),
                 runtime,
@@ -131,7 +131,7 @@ impl SourceEntry {
     pub fn into_result(self, finding: Finding) -> KrmResult {
         let mut r = KrmResult::new(finding);
         r.resource = Some(self.id);
-        r.file = self.file.map(|f| *f);
+        r.file = self.file;
         r
     }
 
@@ -139,7 +139,7 @@ impl SourceEntry {
     pub fn result(&self, finding: Finding) -> KrmResult {
         let mut r = KrmResult::new(finding);
         r.resource = Some(self.id.clone());
-        r.file = self.file.as_deref().cloned();
+        r.file = self.file.clone();
         r
     }
 }
