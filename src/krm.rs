@@ -604,6 +604,16 @@ mod tests {
         let mut by_fields: Vec<usize> = (0..parts.len()).collect();
         by_fields.sort_by_key(|&i| parts[i]);
         assert_eq!(by_id, by_fields);
+        for a in &ids {
+            for b in &ids {
+                assert_eq!(a.partial_cmp(b), Some(a.cmp(b)));
+            }
+        }
+        // Debug shows the fields, as assertion messages did before they shared a buffer.
+        assert_eq!(
+            format!("{:?}", ids[0]),
+            r#"ResourceId { api_version: "apps/v1", kind: "Deployment", namespace: Some("shop"), name: "web" }"#
+        );
         let moved = ids[1].with_namespace(Some("prod")).with_name("web-2");
         assert_eq!(
             moved,
