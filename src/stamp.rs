@@ -1175,6 +1175,33 @@ items:
     }
 
     #[test]
+    fn an_annotation_naming_the_workloads_own_namespace_hashes_as_the_bare_name() {
+        let text = |reload: &str, cm_ns: &str| {
+            format!(
+                "kind: ResourceList
+items:
+- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: cm, namespace: {cm_ns}}}, data: {{a: '1'}}}}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web
+    namespace: shop
+    annotations: {{configmap.reloader.stakater.com/reload: '{reload}'}}
+  spec:
+    template:
+      spec:
+        containers:
+        - name: app
+"
+            )
+        };
+        let bare = hash(&stamp(&text("cm", "shop"))).to_string();
+        assert_eq!(bare, hash(&stamp(&text("shop/cm", "shop"))));
+        // Another namespace's object of the same content is another object.
+        assert_ne!(bare, hash(&stamp(&text("other/cm", "other"))));
+    }
+
+    #[test]
     fn ignored_sources_skipped_workloads_and_local_config_are_left_out() {
         let env = "[{name: A, valueFrom: {configMapKeyRef: {name: cm, key: a}}}]";
         let ignored = list("", env).replace(
