@@ -1018,13 +1018,15 @@ fn last_entry_to_fill(
             } else {
                 " ".to_string()
             };
-            let at = match flow_value_place(tree, last_key, last) {
-                FlowValue::Written(_, end) => end,
-                FlowValue::AfterColon(at) | FlowValue::NoColon(at) => at,
+            let (at, value) = match flow_value_place(tree, last_key, last) {
+                FlowValue::Written(start, end) => (end, src.get(start..end).unwrap_or("")),
+                FlowValue::AfterColon(at) | FlowValue::NoColon(at) => (at, ""),
             };
-            // A value written as a tag or an anchor alone (`"items": !`) ends at the
-            // next blank: a comma right after it would be read as part of its name.
-            let last_token = src[..at].rsplit([' ', '\t', '\r', '\n']).next();
+            // A value written as a tag or an anchor alone (`"items": !`, or `"items":!`
+            // right after a JSON key's colon) ends at the next blank: a comma right after
+            // it would be read as part of its name. Only the value's own text is looked
+            // at, as nothing separates it from the key's colon.
+            let last_token = value.rsplit([' ', '\t', '\r', '\n']).next();
             let blank = if last_token.is_some_and(|t| t.starts_with(['!', '&'])) {
                 " "
             } else {
