@@ -79,11 +79,15 @@ impl DataRefs {
                     let Some(var) = tree.get(entry, "name").and_then(|n| tree.str(n)) else {
                         continue;
                     };
-                    // The record is `container/VAR=Kind/name,...`: a variable name
-                    // holding `=` or `,`, or a container name holding `/` too (which
-                    // Kubernetes refuses anyway), could not be read back, so such a
-                    // variable is left as written.
-                    if var.contains(['=', ',']) || cname.contains(['/', '=', ',']) {
+                    // The record is `container/VAR=Kind/name,...`, each entry read back
+                    // trimmed: a variable name holding `=` or `,`, or a container name
+                    // holding `/` too or starting with a blank (which Kubernetes refuses
+                    // anyway), could not be read back, so such a variable is left as
+                    // written.
+                    if var.contains(['=', ','])
+                        || cname.contains(['/', '=', ','])
+                        || cname.trim_start() != cname
+                    {
                         continue;
                     }
                     let field = format!("{spec_path}.{list}[{i}].env[{j}]");
@@ -110,7 +114,11 @@ impl DataRefs {
                             let key = tree.get(r, "key").and_then(|k| tree.str(k))?;
                             let name_node = tree.get(r, "name")?;
                             let name = tree.str(name_node)?;
-                            (key == WHOLE_OBJECT_KEY).then_some((kind, name, name_node))
+                            // Nor a name the record could not give back: ending in a
+                            // blank, or holding a comma.
+                            let recordable = !name.contains(',') && name.trim_end() == name;
+                            (key == WHOLE_OBJECT_KEY && recordable)
+                                .then_some((kind, name, name_node))
                         })
                     });
                     if let Some((named, name, name_node)) = fresh {
