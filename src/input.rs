@@ -214,11 +214,7 @@ impl Package {
                     let id = config_hash::krm::ResourceId::of(&tree, object);
                     let (line, _) = tree.line_col(tree.content_start(object));
                     places
-                        .entry((
-                            id.kind().to_string(),
-                            id.namespace().map(str::to_string),
-                            id.name().to_string(),
-                        ))
+                        .entry(id.kind_namespace_name())
                         .or_insert_with(|| format!("{}:{}", path.display(), lines_before + line));
                 }
             }

@@ -205,6 +205,16 @@ impl ResourceId {
         ResourceId::new(self.api_version(), self.kind(), self.namespace(), name)
     }
 
+    /// Kind, namespace and name, owned: the key of tables that find an object by them
+    /// whatever its apiVersion.
+    pub fn kind_namespace_name(&self) -> (String, Option<String>, String) {
+        (
+            self.kind().to_string(),
+            self.namespace().map(str::to_string),
+            self.name().to_string(),
+        )
+    }
+
     /// The four fields in their order: what ids are sorted by.
     fn key(&self) -> (&str, &str, Option<&str>, &str) {
         (
@@ -613,6 +623,10 @@ mod tests {
         assert_eq!(
             format!("{:?}", ids[0]),
             r#"ResourceId { api_version: "apps/v1", kind: "Deployment", namespace: Some("shop"), name: "web" }"#
+        );
+        assert_eq!(
+            ids[0].kind_namespace_name(),
+            ("Deployment".into(), Some("shop".into()), "web".into())
         );
         let moved = ids[1].with_namespace(Some("prod")).with_name("web-2");
         assert_eq!(

@@ -376,11 +376,7 @@ fn check_complete(objects: &[(&Tree<'_>, NodeId)]) -> Result<(), PruneError> {
         if !uid.is_empty() {
             uids.insert(uid);
         }
-        present.insert((
-            id.kind().to_string(),
-            id.namespace().map(str::to_string),
-            id.name().to_string(),
-        ));
+        present.insert(id.kind_namespace_name());
     }
     // Looked up per object below: a set, so a large dump stays linear.
     let kinds: HashSet<&str> = present.iter().map(|(k, _, _)| k.as_str()).collect();

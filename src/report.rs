@@ -65,15 +65,10 @@ pub fn findings_on_stderr(
             }
         }
         if place.is_none() {
-            place = result.resource.as_ref().and_then(|id| {
-                places
-                    .get(&(
-                        id.kind().to_string(),
-                        id.namespace().map(str::to_string),
-                        id.name().to_string(),
-                    ))
-                    .cloned()
-            });
+            place = result
+                .resource
+                .as_ref()
+                .and_then(|id| places.get(&id.kind_namespace_name()).cloned());
         }
         let Some(line) = findings::stderr_lines(std::slice::from_ref(result)).next() else {
             continue;
