@@ -1039,11 +1039,17 @@ items:
           args: [--config, cfg]
 ";
 
-    #[test]
-    fn renames_rewrites_and_stamps_in_one_pass_per_chunk() {
-        let out = run(LIST, &Invocation::default()).unwrap();
+    /// Runs `text` with no options, expecting success with every item read alone.
+    fn read_apart(text: &str) -> crate::Outcome {
+        let out = run(text, &Invocation::default()).unwrap();
         assert_eq!(out.exit_code, 0, "{:?}", out.results);
         assert!(out.coarser.is_empty(), "{:?}", out.coarser);
+        out
+    }
+
+    #[test]
+    fn renames_rewrites_and_stamps_in_one_pass_per_chunk() {
+        let out = read_apart(LIST);
         let at = out
             .output
             .find("name: cfg-")
@@ -1115,9 +1121,7 @@ items:
     #[test]
     fn a_json_resource_list_is_read_item_by_item() {
         let json = "{\"apiVersion\": \"config.kubernetes.io/v1\", \"kind\": \"ResourceList\", \"items\": [\n{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"a\"}, \"data\": {\"A\": \"1\"}},\n{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"b\"}}\n]}\n";
-        let out = run(json, &Invocation::default()).unwrap();
-        assert_eq!(out.exit_code, 0, "{:?}", out.results);
-        assert!(out.coarser.is_empty(), "{:?}", out.coarser);
+        read_apart(json);
     }
 
     /// A plain stream is cut into its documents, each read alone, and a document that
@@ -1125,9 +1129,7 @@ items:
     #[test]
     fn a_stream_is_read_document_by_document_and_a_config_lookalike_warned() {
         let stream = "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: c}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {A: '1'}\n";
-        let out = run(stream, &Invocation::default()).unwrap();
-        assert_eq!(out.exit_code, 0, "{:?}", out.results);
-        assert!(out.coarser.is_empty(), "{:?}", out.coarser);
+        let out = read_apart(stream);
         assert!(
             out.results
                 .iter()
