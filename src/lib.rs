@@ -2,40 +2,24 @@
 //! can see and stamps the digest into the template, editing the input text losslessly.
 //!
 //! The library is pure: text and configuration in, text and results out. Only
-//! `main.rs` touches stdin, stdout and the exit status.
+//! the binary (`main.rs`, `cli/`) touches stdin, stdout and the exit status.
 #![forbid(unsafe_code)]
 
-pub mod audit;
-pub mod catalog;
-pub mod chunks;
-pub mod config;
-pub mod data_refs;
-pub mod diff;
-pub mod extension;
-pub mod findings;
-pub mod gitops;
-pub mod go_value;
-pub mod graph;
-pub mod hashing;
-pub mod ignore_keys;
-pub mod invocation;
-pub mod krm;
-pub mod naming;
-mod pipeline;
-pub mod plugin;
-pub mod produced;
-pub mod prune;
-pub mod references;
-pub mod resolution;
-pub mod rollout;
-pub mod stamp;
-pub mod stream;
-pub mod suffix;
+pub mod edit;
+pub mod model;
+pub mod read;
+pub mod resolve;
+mod run;
+pub mod views;
 pub mod yaml;
 
-use chunks::Coarser;
-pub use invocation::Invocation;
-use krm::{InputError, KrmResult, ResourceId, ResourceList, Severity};
+pub use model::invocation::Invocation;
+use model::krm::{self as krm, InputError, KrmResult, ResourceId, ResourceList, Severity};
+use model::{config, findings};
+use read::chunks::Coarser;
+use resolve::resolution;
+use run::pipeline;
+use views::graph;
 use yaml::Splices;
 
 /// What a run produced.

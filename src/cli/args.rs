@@ -1,0 +1,362 @@
+//! Command-line definitions (clap derive only); behaviour lives in the library.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use config_hash::model::config::{GitOps, Granularity, Mode, OnMissing, Overrides, RuntimeReload};
+
+/// Stamp a hash of the ConfigMaps and Secrets each pod reads into its pod template.
+///
+/// With no arguments, config-hash is a KRM function: it reads a ResourceList (YAML or
+/// JSON) on stdin and writes it, with `results`, to stdout. Given a plain multi-document
+/// manifest stream (on stdin, or as PATHs: files and directories, read as one package)
+/// it writes the stream back, stamped, to stdout (or with --in-place, to the files that
+/// change), and prints warnings and errors on stderr; on any error it writes nothing.
+/// Given one FILE that holds a ConfigHash object, it runs as a kustomize legacy exec
+/// plugin (config from the file, stream on stdin).
+///
+/// Exit status: 0 success (warnings allowed); 1 an error result, or input that cannot
+/// be read; 2 a usage error (an unknown flag, a bad flag value); 3 (with --check)
+/// something is out of date, a gate of `diff` failed, or `audit --fail` listed a
+/// workload.
+///
+/// Environment: CONFIG_HASH_ON_MISSING (warn, error or ignore) is --on-missing for
+/// hosts where flags are hard to reach (CI, a Helm or kustomize plugin); the flag wins.
+/// CONFIG_HASH_KEY_FILE and CONFIG_HASH_KEY: see --key-file.
+#[derive(Debug, Parser)]
+#[command(
+    name = "config-hash",
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Install this binary (a link to it) as a kustomize exec plugin for `kind: ConfigHash`, where
+    /// `kubectl kustomize --enable-alpha-plugins` finds it
+    /// ($XDG_CONFIG_HOME/kustomize/plugin/config-hash.dev/v1alpha1/confighash/ConfigHash,
+    /// XDG_CONFIG_HOME defaulting to ~/.config), and print the path.
+    InstallKustomizePlugin {
+        /// Install under this directory instead of $XDG_CONFIG_HOME/kustomize/plugin.
+        #[arg(long, value_name = "DIR")]
+        plugin_home: Option<PathBuf>,
+    },
+    /// Install config-hash as a Helm 4 post-renderer plugin (type postrenderer/v1), so
+    /// `helm template|install|upgrade --post-renderer config-hash` runs it: writes
+    /// <DIR>/config-hash/plugin.yaml and a link to this binary beside it (an upgrade of
+    /// the binary upgrades the plugin), and prints the plugin directory. When a Helm 3 on
+    /// PATH reads DIR too (Helm 3 cannot load a Helm 4 plugin and would then fail every
+    /// plugin command), DIR is DIR-helm4 instead, and a note says how to point Helm 4 at
+    /// it. (Helm 3 needs no plugin: `--post-renderer $(which config-hash)`.)
+    InstallHelmPlugin {
+        /// Helm's plugins directory [default: $HELM_PLUGINS, else
+        /// $XDG_DATA_HOME/helm/plugins, else ~/.local/share/helm/plugins]; where in
+        /// doubt, pass "$(helm env HELM_PLUGINS)".
+        #[arg(long, value_name = "DIR")]
+        plugins_dir: Option<PathBuf>,
+    },
+    /// Show which workloads read which ConfigMaps/Secrets (and keys), and which
+    /// references are missing: "what rolls if I change this ConfigMap?". It takes the
+    /// same configuration as a run (flags, -c, a kpt package's Kptfile, the
+    /// ResourceList's functionConfig), so it resolves every name as stamping does.
+    Graph {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = GraphFormat::Table)]
+        format: GraphFormat,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Show what rolls between two renders, and which ConfigMap and Secret keys make it
+    /// roll (names, never values).
+    ///
+    /// For every workload whose stamp changes: which ConfigMaps and Secrets changed and
+    /// which of the keys its pods see (key names, never values); workloads added and
+    /// removed; objects renamed; and what says whether the roll happens. Both
+    /// sides are stamped first, in memory, with the configuration a run on each would
+    /// use (flags, -c, a kpt package's Kptfile, a ResourceList's functionConfig), so
+    /// rendered and unrendered manifests compare alike. Exit status: 0 whether or not
+    /// anything rolls; 3 when a gate (--max-rolls, protected workloads) fails; 1 when
+    /// AFTER cannot be read or stamped; 2 a usage error.
+    Diff {
+        /// The manifests before the change: a file, a directory, or - for stdin.
+        #[arg(value_name = "BEFORE")]
+        before: PathBuf,
+        /// The manifests after the change: a file, a directory, or - for stdin.
+        #[arg(value_name = "AFTER")]
+        after: PathBuf,
+        /// Output format: table (a terminal, a CI log), markdown (a pull-request comment,
+        /// a job summary), json (tools; the schema is in the documentation).
+        #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
+        format: DiffFormat,
+        /// Fail (exit 3) when more than N workloads roll.
+        #[arg(long, value_name = "N")]
+        max_rolls: Option<usize>,
+        /// Let workloads annotated config-hash.dev/protected: "true" roll; without it, a
+        /// protected workload that rolls fails the diff (exit 3).
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
+        allow_protected: bool,
+        #[command(flatten)]
+        flags: ConfigFlags,
+    },
+    /// List the workloads that read a ConfigMap or Secret and have nothing that rolls
+    /// them when it changes.
+    ///
+    /// A roll trigger is a config-hash stamp, a checksum/* pod-template annotation, a
+    /// Reloader or wave annotation, or a hashed name on what it reads. Reads manifests
+    /// as they are (a chart's render, a directory; files, directories or stdin), with the
+    /// same configuration as a run. Exit status: 0; 3 with --fail when a workload is
+    /// listed; 1 when the input cannot be read; 2 a usage error.
+    Audit {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = AuditFormat::Table)]
+        format: AuditFormat,
+        /// Exit 3 when a workload has no roll trigger.
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
+        fail: bool,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// List the old hashed ConfigMaps and Secrets that are safe to delete, as a stream
+    /// `kubectl delete -f -` reads; nothing is deleted, and no cluster is contacted.
+    ///
+    /// Safe means all of: a hashed name config-hash gave (config-hash.dev/base-name) or
+    /// kustomize gave (its suffix on a base name the render has); not in the render; named
+    /// by no live Pod, ReplicaSet (any replica count, so rollbacks keep working),
+    /// ControllerRevision, Job or CronJob at any reference site of the catalog; owned by
+    /// no other object; and not among the newest --keep N old versions of its base name
+    /// (by creationTimestamp). A dump that lacks a kind these rules need is refused,
+    /// naming it. Example:
+    ///
+    ///   kubectl get configmaps,secrets,replicasets,controllerrevisions,pods,jobs,cronjobs -A -o yaml > live.yaml
+    ///
+    ///   config-hash prune --live live.yaml rendered/ | kubectl delete -f -
+    Prune(super::prune::PruneArgs),
+    /// Print a shell completion script: `config-hash completions bash >
+    /// /etc/bash_completion.d/config-hash` (zsh: a file named _config-hash on $fpath;
+    /// fish: ~/.config/fish/completions/config-hash.fish).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the manual page (roff): `config-hash man > config-hash.1`, then `man
+    /// ./config-hash.1`, or install it under a man1 directory.
+    Man,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DiffFormat {
+    /// A readable table.
+    Table,
+    /// Markdown, for a pull-request comment or a CI job summary.
+    Markdown,
+    /// JSON: {"version": 1, "rolls": [...], ...}.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AuditFormat {
+    /// A readable table.
+    Table,
+    /// JSON: {"version": 1, "untriggered": [...], "reading": N}.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GraphFormat {
+    /// A readable table.
+    Table,
+    /// JSON: {"edges": [...]}.
+    Json,
+    /// Graphviz DOT (`| dot -Tsvg`); missing references drawn red and dashed.
+    Dot,
+}
+
+/// What a run reads and how it is configured: shared by a run, `graph` and `audit`, so
+/// they resolve names the same way.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// Manifest files or directories to read instead of stdin (a directory: every
+    /// *.yaml, *.yml and *.json below it, sorted, hidden ones skipped). They are read as
+    /// one package, so references across files resolve, and written to stdout as one
+    /// stream (or back to themselves with --in-place). A directory holding a Kptfile whose
+    /// pipeline runs config-hash gives its configuration (configMap: or configPath:).
+    #[arg(value_name = "PATH")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub flags: ConfigFlags,
+}
+
+/// How a run is configured, besides what it reads: the same for every command.
+#[derive(Debug, Args)]
+pub struct ConfigFlags {
+    /// A functionConfig file: `kind: ConfigHash` (fields under spec) or a ConfigMap
+    /// (fields under data).
+    #[arg(short, long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Write the hash as an annotation, an env var, or both [default: annotation].
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Annotation key for the hash [default: config-hash.dev/hash].
+    #[arg(long, value_name = "KEY")]
+    pub annotation_key: Option<String>,
+    /// Env var name for the hash [default: CONFIG_HASH].
+    #[arg(long, value_name = "NAME")]
+    pub env_name: Option<String>,
+    /// Hash only the keys each pod sees (key) or whole objects (object) [default: key].
+    #[arg(long, value_enum)]
+    pub granularity: Option<GranularityArg>,
+    /// What a non-optional reference to a missing object or key gets [default: warn; env
+    /// CONFIG_HASH_ON_MISSING].
+    #[arg(long, value_enum)]
+    pub on_missing: Option<OnMissingArg>,
+    /// Give ConfigMaps and Secrets kustomize-compatible hashed names
+    /// (--name-suffix=false turns off a config file's nameSuffix: true) [default: false].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub name_suffix: Option<bool>,
+    /// With --name-suffix, mark suffixed objects immutable (needs --name-suffix, or
+    /// --name-suffix=false for objects that opt in one by one) [default: false].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", requires = "name_suffix")]
+    pub immutable: Option<bool>,
+    /// For sources whose content changes outside git (ExternalSecret targets,
+    /// SecretProviderClasses): none, or reloader to also write Reloader's explicit
+    /// reload annotations listing exactly those [default: none].
+    #[arg(long, value_enum)]
+    pub runtime_reload: Option<RuntimeReloadArg>,
+    /// Objects made at install time (by a Helm hook Job, an operator), which the input
+    /// cannot hold: KIND/NAME or KIND/NAMESPACE/NAME, KIND being ConfigMap or Secret;
+    /// repeat the flag or separate with commas. References to them are not reported
+    /// missing.
+    #[arg(long, value_name = "KIND/NAME", value_parser = install_time)]
+    pub install_time: Vec<String>,
+    /// The namespace objects written without one are installed into (Helm's release
+    /// namespace, `kubectl apply -n NAME`): references are resolved as there. As a Helm
+    /// post-renderer, pass the release's (--post-renderer-args --namespace=NAME)
+    /// [default: none].
+    #[arg(long, value_name = "NAME")]
+    pub namespace: Option<String>,
+    /// The GitOps tool that applies the output: every object given a hashed name gets
+    /// what it needs to leave the old copies to `config-hash prune` (argocd: sync-options
+    /// Prune=false and compare-options IgnoreExtraneous; flux: prune disabled)
+    /// [default: none].
+    #[arg(long, value_enum)]
+    pub gitops: Option<GitOpsArg>,
+    /// Stamp keyed hashes (HMAC-SHA256, `hmac-sha256:...`) with the key in FILE (one
+    /// trailing newline is ignored). Also: env CONFIG_HASH_KEY_FILE, or the key itself in
+    /// env CONFIG_HASH_KEY. Never put the key in the functionConfig.
+    #[arg(long, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Change nothing: list what is out of date and exit 3 if anything is.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
+    pub check: bool,
+    /// Say on stderr where the input was read in bigger chunks than one item, and why.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
+    pub debug: bool,
+    /// Write the stamped files back to themselves (only those that change, atomically,
+    /// keeping their mode) instead of to stdout, and print each file written.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, requires = "files", conflicts_with = "check")]
+    pub in_place: bool,
+    /// Quiet: no summary line on stderr, and no "up to date" from --check (warnings,
+    /// errors and what is out of date are still printed).
+    #[arg(short, long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    Annotation,
+    Env,
+    Both,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GranularityArg {
+    Key,
+    Object,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RuntimeReloadArg {
+    None,
+    Reloader,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GitOpsArg {
+    Argocd,
+    Flux,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OnMissingArg {
+    Warn,
+    Error,
+    Ignore,
+}
+
+/// `--install-time`, checked as a functionConfig's installTime is.
+fn install_time(value: &str) -> Result<String, String> {
+    config_hash::model::config::InstallTime::parse_list(value).map(|_| value.to_string())
+}
+
+impl ConfigFlags {
+    /// The flags as typed configuration overrides.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            mode: self.mode.map(|m| match m {
+                ModeArg::Annotation => Mode::Annotation,
+                ModeArg::Env => Mode::Env,
+                ModeArg::Both => Mode::Both,
+            }),
+            annotation_key: self.annotation_key.clone(),
+            env_name: self.env_name.clone(),
+            granularity: self.granularity.map(|g| match g {
+                GranularityArg::Key => Granularity::Key,
+                GranularityArg::Object => Granularity::Object,
+            }),
+            on_missing: self.on_missing.map(|o| match o {
+                OnMissingArg::Warn => OnMissing::Warn,
+                OnMissingArg::Error => OnMissing::Error,
+                OnMissingArg::Ignore => OnMissing::Ignore,
+            }),
+            name_suffix: self.name_suffix,
+            immutable: self.immutable,
+            namespace: self.namespace.clone(),
+            install_time: (!self.install_time.is_empty()).then(|| {
+                config_hash::model::config::InstallTime::parse_list(&self.install_time.join(","))
+                    .expect("checked by clap")
+            }),
+            runtime_reload: self.runtime_reload.map(|r| match r {
+                RuntimeReloadArg::None => RuntimeReload::None,
+                RuntimeReloadArg::Reloader => RuntimeReload::Reloader,
+            }),
+            gitops: self.gitops.map(|g| match g {
+                GitOpsArg::Argocd => Some(GitOps::ArgoCd),
+                GitOpsArg::Flux => Some(GitOps::Flux),
+                GitOpsArg::None => None,
+            }),
+        }
+    }
+}

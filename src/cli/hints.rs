@@ -1,0 +1,71 @@
+//! Hints for misuse a newcomer runs into: nothing piped in at a terminal, a subcommand
+//! spelled wrong, a ConfigHash config that kustomize runs as a generator. (A
+//! Kustomization among the input is found by `input.rs`, which knows the files.)
+
+use std::io::{self, IsTerminal as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::CommandFactory as _;
+
+use super::{args, usage};
+
+/// Before reading stdin: a terminal there means nobody piped anything in, and reading
+/// would wait for the user to type manifests.
+pub fn stdin_is_a_terminal(paths: &[PathBuf]) -> Option<ExitCode> {
+    (paths.is_empty() && io::stdin().is_terminal()).then(|| {
+        usage(
+            "config-hash reads manifests or a ResourceList on stdin, and stdin is a terminal: \
+             pipe them in (kubectl kustomize DIR | config-hash), or name files or directories \
+             (config-hash manifests/)",
+        )
+    })
+}
+
+/// A PATH that does not exist but is spelled like a subcommand (`grpah`): say so.
+pub fn mistyped_subcommand(paths: &[PathBuf]) -> Option<ExitCode> {
+    let first = paths.first()?;
+    let word = first.to_str()?;
+    if first.exists() || word.contains(['/', '.', '\\']) {
+        return None;
+    }
+    let command = args::Cli::command();
+    let best = command
+        .get_subcommands()
+        .map(|s| s.get_name())
+        .map(|name| (strsim::jaro(word, name), name))
+        .filter(|(score, _)| *score > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))?;
+    Some(usage(format!(
+        "no subcommand or file '{word}'\n\n  tip: a similar subcommand exists: '{}'",
+        best.1
+    )))
+}
+
+/// A ResourceList from kustomize (its items carry kustomize's resource ids): kustomize
+/// ignores `results`.
+pub fn kustomize_function(text: &str) -> bool {
+    text.contains("kustomize.config.k8s.io/id")
+}
+
+/// A ResourceList with no items whose functionConfig is a ConfigHash: what kustomize
+/// sends a KRM function listed under `generators:`.
+pub fn generator_list(text: &str) -> bool {
+    // Such a list is small; a large input is never read again for this.
+    if text.len() > 1 << 16 || !text.contains("ConfigHash") {
+        return false;
+    }
+    let Ok(tree) = config_hash::yaml::parse(text.trim_start_matches('\u{feff}')) else {
+        return false;
+    };
+    let Some(root) = tree.documents().first().map(|d| d.root()) else {
+        return false;
+    };
+    let str_at = |path: &[&str]| tree.get_path(root, path).and_then(|n| tree.str(n));
+    let no_items = tree
+        .get(root, "items")
+        .is_none_or(|i| tree.is_null(i) || (tree.is_seq(i) && tree.items(i).next().is_none()));
+    str_at(&["kind"]) == Some("ResourceList")
+        && no_items
+        && str_at(&["functionConfig", "kind"]) == Some(config_hash::model::config::CONFIG_KIND)
+}

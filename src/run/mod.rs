@@ -1,0 +1,3 @@
+//! The run: the one way through for every input (frame, pass 1, pass 2, conclusion).
+
+pub(crate) mod pipeline;
