@@ -138,7 +138,7 @@ pub enum Command {
     ///   kubectl get configmaps,secrets,replicasets,controllerrevisions,pods,jobs,cronjobs -A -o yaml > live.yaml
     ///
     ///   config-hash prune --live live.yaml rendered/ | kubectl delete -f -
-    Prune(super::prune::PruneArgs),
+    Prune(PruneArgs),
     /// Print a shell completion script: `config-hash completions bash >
     /// /etc/bash_completion.d/config-hash` (zsh: a file named _config-hash on $fpath;
     /// fish: ~/.config/fish/completions/config-hash.fish).
@@ -359,4 +359,38 @@ impl ConfigFlags {
             }),
         }
     }
+}
+
+/// What `prune` reads (see its help above).
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// What is being applied now: files or directories (as a run reads them), or - for
+    /// stdin. It is read as it is, not stamped: give the rendered output.
+    #[arg(value_name = "RENDER", required = true)]
+    pub render: Vec<PathBuf>,
+    /// The live objects: `kubectl get ... -o yaml` (a List) or a stream, a file or -.
+    #[arg(long, value_name = "DUMP")]
+    pub live: PathBuf,
+    /// Keep this many of the newest old versions of each base name.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub keep: usize,
+    /// Output format: yaml and json are for `kubectl delete -f -`; table lists every
+    /// old hashed object, deleted or kept, and why.
+    #[arg(long, value_enum, default_value_t = PruneFormat::Yaml)]
+    pub format: PruneFormat,
+    /// A functionConfig file: its catalog rows (podReferences, references, ...) are
+    /// reference sites too, and its namespace applies.
+    #[arg(short, long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The namespace render objects written without one are applied to [default: an
+    /// object of that name in any namespace].
+    #[arg(long, value_name = "NAME")]
+    pub namespace: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PruneFormat {
+    Yaml,
+    Json,
+    Table,
 }

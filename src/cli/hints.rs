@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 use clap::CommandFactory as _;
 
-use super::{args, usage};
+use super::args;
+use super::exit::usage;
 
 /// Before reading stdin: a terminal there means nobody piped anything in, and reading
 /// would wait for the user to type manifests.

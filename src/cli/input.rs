@@ -211,7 +211,7 @@ impl Package {
                     vec![root]
                 };
                 for object in objects.into_iter().filter(|&o| tree.is_map(o)) {
-                    let id = config_hash::model::krm::ResourceId::of(&tree, object);
+                    let id = config_hash::model::resource::ResourceId::of(&tree, object);
                     let (line, _) = tree.line_col(tree.content_start(object));
                     places
                         .entry(id.kind_namespace_name())

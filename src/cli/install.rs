@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use super::fail;
+use super::exit::fail;
 
 /// This executable, with symlinks resolved: what the plugins link to.
 fn this_executable() -> Result<PathBuf, String> {

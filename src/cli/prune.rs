@@ -2,50 +2,17 @@
 //! the live dump, write what is safe to delete. It never talks to a cluster and never
 //! deletes anything itself.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
 use config_hash::model::catalog::Catalog;
 use config_hash::model::config::Overrides;
 use config_hash::model::invocation::{InputConfig, Invocation};
 use config_hash::views::prune;
 
-use super::{fail, input, usage, write_stdout};
-
-/// What `prune` reads (see its help in `cli.rs`).
-#[derive(Debug, Args)]
-pub struct PruneArgs {
-    /// What is being applied now: files or directories (as a run reads them), or - for
-    /// stdin. It is read as it is, not stamped: give the rendered output.
-    #[arg(value_name = "RENDER", required = true)]
-    pub render: Vec<PathBuf>,
-    /// The live objects: `kubectl get ... -o yaml` (a List) or a stream, a file or -.
-    #[arg(long, value_name = "DUMP")]
-    pub live: PathBuf,
-    /// Keep this many of the newest old versions of each base name.
-    #[arg(long, value_name = "N", default_value_t = 2)]
-    pub keep: usize,
-    /// Output format: yaml and json are for `kubectl delete -f -`; table lists every
-    /// old hashed object, deleted or kept, and why.
-    #[arg(long, value_enum, default_value_t = PruneFormat::Yaml)]
-    pub format: PruneFormat,
-    /// A functionConfig file: its catalog rows (podReferences, references, ...) are
-    /// reference sites too, and its namespace applies.
-    #[arg(short, long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// The namespace render objects written without one are applied to [default: an
-    /// object of that name in any namespace].
-    #[arg(long, value_name = "NAME")]
-    pub namespace: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum PruneFormat {
-    Yaml,
-    Json,
-    Table,
-}
+use super::args::{PruneArgs, PruneFormat};
+use super::exit::{fail, usage, write_stdout};
+use super::input;
 
 fn read(path: &Path, stdin_taken: &mut bool) -> Result<Vec<(String, String)>, String> {
     if path == Path::new("-") {

@@ -5,11 +5,12 @@
 use std::process::ExitCode;
 
 use config_hash::Prepared;
-use config_hash::model::findings::{self, Finding};
-use config_hash::model::krm::Severity;
+use config_hash::model::findings::Finding;
+use config_hash::model::findings::Severity;
 
+use super::exit::EXIT_USAGE;
 use super::host::{self, Host};
-use super::{EXIT_USAGE, input};
+use super::input;
 
 /// Who sees config-hash's messages, whether it should be brief, and how it fails.
 #[derive(Debug, Clone, Copy)]
@@ -39,7 +40,7 @@ pub fn findings_on_stderr(
     package: &input::Package,
     host: Host,
 ) -> Vec<String> {
-    let reported = |r: &config_hash::model::krm::KrmResult| r.severity != Severity::Info;
+    let reported = |r: &config_hash::model::result::KrmResult| r.severity != Severity::Info;
     if !outcome.results.iter().any(reported) {
         return Vec::new();
     }
@@ -70,7 +71,9 @@ pub fn findings_on_stderr(
                 .as_ref()
                 .and_then(|id| places.get(&id.kind_namespace_name()).cloned());
         }
-        let Some(line) = findings::stderr_lines(std::slice::from_ref(result)).next() else {
+        let Some(line) =
+            config_hash::model::result::stderr_lines(std::slice::from_ref(result)).next()
+        else {
             continue;
         };
         let line = match (place, line.split_once(": ")) {
@@ -88,7 +91,7 @@ pub fn findings_on_stderr(
 
 /// One line on stderr after a plain-stream run: what was stamped, renamed, warned about.
 pub fn summary(outcome: &Prepared<'_>, written: Option<usize>) {
-    if let Some(line) = findings::stderr_summary(&outcome.results, written) {
+    if let Some(line) = config_hash::model::result::stderr_summary(&outcome.results, written) {
         eprintln!("{line}");
     }
 }

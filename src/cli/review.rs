@@ -5,12 +5,14 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use config_hash::model::krm::Severity;
+use config_hash::model::findings::Severity;
 use config_hash::views::diff::{self, Gates, Side};
 
+use super::args;
+use super::exit::{EXIT_STALE, EXIT_USAGE, usage, write_stdout};
 use super::host::Host;
+use super::read::{Read, read_invocation, unreadable};
 use super::report::{Report, findings_on_stderr};
-use super::{EXIT_STALE, Read, args, read_invocation, unreadable, usage, write_stdout};
 
 /// One side as a run on it would read it: `-` is stdin.
 fn read_side(path: &Path, flags: &args::ConfigFlags) -> Result<Read, ExitCode> {
@@ -109,18 +111,18 @@ pub fn audit(format: args::AuditFormat, fail_on_any: bool, args: &args::ConfigAr
     };
     // The configuration must be right; what stamping would say about the manifests is
     // not the audit's business (a missing Secret is listed as not in the input).
-    let config_errors: Vec<&config_hash::model::krm::KrmResult> = prepared
+    let config_errors: Vec<&config_hash::model::result::KrmResult> = prepared
         .results
         .iter()
         .filter(|r| matches!(*r.finding, config_hash::model::findings::Finding::Config(_)))
         .collect();
     if !config_errors.is_empty() {
-        for line in config_hash::model::findings::stderr_lines(&prepared.results) {
+        for line in config_hash::model::result::stderr_lines(&prepared.results) {
             eprintln!("{line}");
         }
         let bad_flag = !read.invocation.overrides.problems().is_empty();
         return if bad_flag {
-            ExitCode::from(super::EXIT_USAGE)
+            ExitCode::from(EXIT_USAGE)
         } else {
             ExitCode::FAILURE
         };

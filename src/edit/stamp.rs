@@ -1,19 +1,23 @@
 //! The core pass: for each workload, resolve the ConfigMaps and Secrets its pod template
 //! sees, hash exactly that, and stamp the template (annotation and/or env var).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
-use crate::model::catalog::{Catalog, Restart, WorkloadKind, annotations};
+use crate::model::catalog::CONTAINER_LISTS;
+use crate::model::catalog::{Restart, WorkloadKind, annotations};
 use crate::model::config::{Config, RuntimeReload};
 use crate::model::findings::{Covered, Finding, MadeBy, SpecFixed, Written};
 use crate::model::hash::{self, Seen};
-use crate::model::krm::{KrmResult, ResourceId, flag, is_local_config};
+use crate::model::reference::Keys;
+use crate::model::reference::SourceKey;
+use crate::model::resource::{ResourceId, flag, is_local_config};
+use crate::model::result::KrmResult;
 use crate::read::data_refs::{DataRefs, DataStamp};
-use crate::read::references::{self, CONTAINER_LISTS, Keys};
+use crate::read::env_shift::{env_indices, env_lists, own, shifted_env_lists};
+use crate::read::references::{self};
 use crate::resolve::renames;
 use crate::resolve::resolution::{
-    self, Context, Note, PodTemplate, Read, SourceIndex, SourceKey, WorkloadResolution,
-    reloader_keys_written,
+    self, Context, Note, PodTemplate, Read, SourceIndex, WorkloadResolution, reloader_keys_written,
 };
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
@@ -472,7 +476,7 @@ fn runtime_annotations(
     // never rewritten.
     wanted.retain(|key, names| {
         let theirs =
-            crate::model::krm::annotation(tree, item, key).filter(|_| !before.contains(key));
+            crate::model::resource::annotation(tree, item, key).filter(|_| !before.contains(key));
         if let Some(value) = theirs {
             let listed: Vec<&str> = value.split(',').map(str::trim).collect();
             let missing: Vec<&str> = names
@@ -545,7 +549,7 @@ fn job_name(
         return Ok(());
     }
     let opted_in =
-        crate::model::krm::annotation(tree, item, annotations::NAME_SUFFIX) == Some("true");
+        crate::model::resource::annotation(tree, item, annotations::NAME_SUFFIX) == Some("true");
     if !opted_in {
         if !reads.is_empty() {
             out.notes.push(stamp.about(Finding::ImmutableTemplate));
@@ -679,7 +683,7 @@ fn apply(
 
 /// Whether an annotation is there at all (whatever its value).
 fn flag_present(tree: &Tree<'_>, item: NodeId, key: &str) -> bool {
-    crate::model::krm::annotation(tree, item, key).is_some()
+    crate::model::resource::annotation(tree, item, key).is_some()
 }
 
 /// Removes several annotations of `owner` (an object or a pod template); when they are
@@ -900,116 +904,6 @@ fn containers(tree: &Tree<'_>, spec: NodeId) -> Result<Vec<NodeId>, EditError> {
         }
     }
     Ok(out)
-}
-
-fn own(tree: &Tree<'_>, map: NodeId, key: &str) -> Option<NodeId> {
-    tree.own_entries(map)
-        .find(|&(k, _)| tree.str(k) == Some(key))
-        .map(|(_, v)| v)
-}
-
-/// The field paths (`...containers[0].env`) of env lists where env mode will add the
-/// hash as the first entry, moving every existing entry down by one.
-fn shifted_env_lists(
-    tree: &Tree<'_>,
-    spec: NodeId,
-    spec_path: &str,
-    lists: &[&str],
-    config: &Config,
-) -> Shifted {
-    let mut out = HashSet::new();
-    for list in lists {
-        let Some(seq) = own(tree, spec, list) else {
-            continue;
-        };
-        for (i, c) in tree.items(seq).enumerate() {
-            let Some(env) = own(tree, c, "env") else {
-                continue;
-            };
-            if tree.is_seq(env)
-                && !tree.is_alias(env)
-                && env_indices(tree, env, &config.env_name).is_empty()
-            {
-                out.insert(format!("{spec_path}.{list}[{i}].env"));
-            }
-        }
-    }
-    Shifted(out)
-}
-
-/// For messages about the fields of one item: where env mode will insert the hash ahead
-/// of them in a workload's env list (`None`: nothing moves). Results describe the
-/// output, so a second run must word them the same.
-pub(crate) fn shifted_fields_of(
-    tree: &Tree<'_>,
-    item: NodeId,
-    config: &Config,
-    catalog: &Catalog,
-) -> Option<Shifted> {
-    let id = ResourceId::of(tree, item);
-    let kind = catalog.workload(id.api_version(), id.kind())?;
-    let lists = env_lists(kind, config);
-    if lists.is_empty() || flag(tree, item, annotations::SKIP) {
-        return None;
-    }
-    let spec = tree.get(
-        tree.get_path(item, &references::path_strs(&kind.template))?,
-        "spec",
-    )?;
-    let spec_path = kind.spec_field();
-    // Only a workload that reads something gets the hash.
-    if references::find(tree, spec, &spec_path, &catalog.pod_sites).is_empty() {
-        return None;
-    }
-    Some(shifted_env_lists(tree, spec, &spec_path, lists, config))
-}
-
-/// The container lists where stamping inserts the env var: containers and init
-/// containers in env mode; regular containers only for a kind restarted in place
-/// through the downward API (whatever the mode); none otherwise.
-fn env_lists(kind: &WorkloadKind, config: &Config) -> &'static [&'static str] {
-    if !kind.env_allowed {
-        &[]
-    } else if kind.restart == Restart::DownwardApi {
-        &CONTAINER_LISTS[..1]
-    } else if config.writes_env() {
-        &CONTAINER_LISTS[..2]
-    } else {
-        &[]
-    }
-}
-
-/// The env lists (by field path) that gain the hash as their first entry.
-pub(crate) struct Shifted(HashSet<String>);
-
-impl Shifted {
-    /// A field's path as it reads in the output, when the hash entry moves it (`None`:
-    /// it does not move). One look-up per `[` of the path, so many fields of one item
-    /// cost no more than reading their paths.
-    pub(crate) fn output_field(&self, field: &str) -> Option<String> {
-        if self.0.is_empty() {
-            return None;
-        }
-        field.match_indices('[').find_map(|(at, _)| {
-            let list = &field[..at];
-            if !self.0.contains(list) {
-                return None;
-            }
-            let (idx, tail) = field[at + 1..].split_once(']')?;
-            let idx: usize = idx.parse().ok()?;
-            Some(format!("{list}[{}]{tail}", idx + 1))
-        })
-    }
-}
-
-/// Every entry of an env list with this name: Kubernetes uses the last, so all of them
-/// are kept equal.
-fn env_indices(tree: &Tree<'_>, seq: NodeId, name: &str) -> Vec<usize> {
-    tree.items(seq)
-        .enumerate()
-        .filter(|&(_, i)| tree.get(i, "name").and_then(|n| tree.str(n)) == Some(name))
-        .map(|(idx, _)| idx)
-        .collect()
 }
 
 fn set_env(

@@ -358,6 +358,10 @@ pub const CLUSTER_SCOPED: &[&str] = &[
     "PriorityLevelConfiguration",
 ];
 
+/// The key an env var's `configMapKeyRef` or `secretKeyRef` names to ask for the hash of
+/// the whole object instead of one key (the `__data` convention).
+pub const WHOLE_OBJECT_KEY: &str = "__data";
+
 /// Where an old name left in a field may be a reference the user must answer for, and
 /// where it cannot be: the old-name warning asks only where a field can name a ConfigMap
 /// or Secret that the catalog does not know.

@@ -164,16 +164,6 @@ impl Default for Config {
     }
 }
 
-/// A Kubernetes namespace name (an RFC 1123 label).
-fn valid_namespace(ns: &str) -> bool {
-    let b = ns.as_bytes();
-    (1..=63).contains(&b.len())
-        && b.iter()
-            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-        && b[0] != b'-'
-        && b[b.len() - 1] != b'-'
-}
-
 /// A configuration problem, worded for the user: it names the field and what is accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
@@ -292,7 +282,7 @@ impl Overrides {
     pub fn problems(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
         if let Some(key) = &self.annotation_key {
-            if let Err(why) = valid_annotation_key(key) {
+            if let Err(why) = crate::model::names::valid_annotation_key(key) {
                 out.push((
                     "annotationKey",
                     format!("{key:?} is not a valid annotation key: {why}"),
@@ -300,7 +290,7 @@ impl Overrides {
             }
         }
         if let Some(ns) = &self.namespace {
-            if !ns.is_empty() && !valid_namespace(ns) {
+            if !ns.is_empty() && !crate::model::names::valid_namespace(ns) {
                 out.push((
                     "namespace",
                     format!(
@@ -310,7 +300,7 @@ impl Overrides {
             }
         }
         if let Some(name) = &self.env_name {
-            if !valid_env_name(name) {
+            if !crate::model::names::valid_env_name(name) {
                 out.push((
                     "envName",
                     format!(
@@ -483,7 +473,7 @@ pub fn looks_like_function_config(tree: &Tree<'_>, item: NodeId) -> bool {
                 .get(item, "data")
                 .map(|d| tree.entries(d))
                 .unwrap_or_default();
-            crate::model::krm::is_local_config(tree, item)
+            crate::model::resource::is_local_config(tree, item)
                 && !data.is_empty()
                 && data
                     .iter()
@@ -491,53 +481,6 @@ pub fn looks_like_function_config(tree: &Tree<'_>, item: NodeId) -> bool {
         }
         _ => false,
     }
-}
-
-/// Kubernetes annotation key rules: an optional DNS-subdomain prefix and `/`, then a
-/// name of at most 63 characters of alphanumerics, `-`, `_`, `.`, starting and ending
-/// alphanumeric.
-pub fn valid_annotation_key(key: &str) -> Result<(), &'static str> {
-    let (prefix, name) = match key.split_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, key),
-    };
-    if let Some(p) = prefix {
-        let label_ok = |l: &str| {
-            !l.is_empty()
-                && l.len() <= 63
-                && l.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !l.starts_with('-')
-                && !l.ends_with('-')
-        };
-        if p.is_empty() || p.len() > 253 || !p.split('.').all(label_ok) {
-            return Err(
-                "the prefix before '/' must be a lowercase DNS subdomain such as example.com",
-            );
-        }
-    }
-    let alnum = |b: u8| b.is_ascii_alphanumeric();
-    let bytes = name.as_bytes();
-    if name.is_empty() || name.len() > 63 {
-        return Err("the name after the prefix must be 1 to 63 characters");
-    }
-    if !alnum(bytes[0]) || !alnum(bytes[bytes.len() - 1]) {
-        return Err("the name must start and end with a letter or digit");
-    }
-    if !bytes
-        .iter()
-        .all(|&b| alnum(b) || b == b'-' || b == b'_' || b == b'.')
-    {
-        return Err("the name may contain only letters, digits, '-', '_' and '.'");
-    }
-    Ok(())
-}
-
-/// Environment variable names as Kubernetes has always accepted them.
-pub fn valid_env_name(name: &str) -> bool {
-    let mut bytes = name.bytes();
-    matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_' || b == b'-' || b == b'.')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
 }
 
 #[cfg(test)]
@@ -621,17 +564,5 @@ mod tests {
         assert!(!looks(
             "apiVersion: example.com/v1\nkind: ConfigHash\nmetadata: {name: e}\n"
         ));
-    }
-
-    #[test]
-    fn validates_keys_and_env_names() {
-        assert!(valid_annotation_key("config-hash.dev/hash").is_ok());
-        assert!(valid_annotation_key("hash").is_ok());
-        assert!(valid_annotation_key("Bad.Prefix/x").is_err());
-        assert!(valid_annotation_key("x/-bad").is_err());
-        assert!(valid_annotation_key("a/b/c").is_err());
-        assert!(valid_env_name("CONFIG_HASH"));
-        assert!(!valid_env_name("1X"));
-        assert!(!valid_env_name("A=B"));
     }
 }

@@ -449,7 +449,7 @@ impl Reader<'_, '_> {
         let key = self.required(entry, at, "key", "the annotation key on the workload");
         let kind = self.source_kind(entry, at, "kind", "the kind its names name");
         if let Some(k) = &key {
-            if let Err(why) = crate::model::config::valid_annotation_key(k) {
+            if let Err(why) = crate::model::names::valid_annotation_key(k) {
                 self.error(
                     format!("{at}.key"),
                     format!("{at}.key {k:?} is not a valid annotation key: {why}"),

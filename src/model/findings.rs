@@ -8,13 +8,13 @@
 
 use std::fmt::{self, Display, Write as _};
 
+use crate::model::catalog::SourceKind;
+use crate::model::catalog::WHOLE_OBJECT_KEY;
 use crate::model::catalog::annotations::{BASE_NAME, DATA_REFS, NAME_SUFFIX};
 use crate::model::config::ConfigError;
-use crate::model::hash::ContentError;
-use crate::model::krm::{KrmResult, ResourceId, Severity};
-use crate::read::data_refs::WHOLE_OBJECT_KEY;
-use crate::read::references::SourceKind;
-pub use crate::resolve::resolution::Status;
+use crate::model::content::ContentError;
+pub use crate::model::reference::Status;
+use crate::model::resource::ResourceId;
 use crate::yaml::EditError;
 
 /// The object that makes a source, as a finding names it: `SealedSecret db`.
@@ -122,6 +122,23 @@ impl Status {
             out.push_str(" (changes at runtime)");
         }
         out
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
     }
 }
 
@@ -251,7 +268,7 @@ pub enum Finding {
     /// value too, or hashes it in a way not reproduced here. Never carries a value.
     Unhashable {
         field: String,
-        why: crate::resolve::renames::Unhashable,
+        why: crate::model::name_hash::Unhashable,
     },
     /// The recorded base name is empty.
     EmptyBaseName,
@@ -558,7 +575,7 @@ impl Finding {
                 f,
                 "{id}: not stamped: the hashed name {new_name:?} would be {} characters, over Kubernetes' limit of {}; shorten the name or remove {NAME_SUFFIX}",
                 new_name.len(),
-                crate::resolve::renames::JOB_NAME_MAX
+                crate::model::names::JOB_NAME_MAX
             ),
             JobRenamed { base } => write!(
                 f,
@@ -605,7 +622,7 @@ impl Finding {
                 "{kind}: metadata.name is {written}, which kubectl reads as {reads_as}, not as a name (the API server refuses it), so there is no base name to suffix; quote it if it is meant as a name"
             ),
             Unhashable { field, why } => {
-                use crate::resolve::renames::Unhashable::*;
+                use crate::model::name_hash::Unhashable::*;
                 write!(f, "{id}: {field} ")?;
                 let fix = match why {
                     NotFinite => {
@@ -724,64 +741,6 @@ impl Finding {
     }
 }
 
-/// Warnings and errors as stderr shows them for a plain stream, which has no `results`.
-pub fn stderr_lines(results: &[KrmResult]) -> impl Iterator<Item = String> + '_ {
-    results
-        .iter()
-        .filter(|r| r.severity != Severity::Info)
-        .map(|r| {
-            let severity = r.severity.as_str();
-            match (&r.resource, &r.field) {
-                // A configuration problem: the field path is not in the message (kpt
-                // prints `field: message` for it), so name it here, once.
-                (None, Some(field)) => {
-                    format!("{severity}: functionConfig {field}: {}", r.message())
-                }
-                _ => format!("{severity}: {}", r.message()),
-            }
-        })
-}
-
-/// The one line on stderr after a plain-stream run: the summary, objects renamed,
-/// warnings, and files written (when the input was files).
-pub fn stderr_summary(results: &[KrmResult], written: Option<usize>) -> Option<String> {
-    let summary = results.iter().rev().find(|r| r.finding.is_summary())?;
-    let renamed = results.iter().filter(|r| r.finding.is_rename()).count();
-    let warnings = results
-        .iter()
-        .filter(|r| r.severity == Severity::Warning)
-        .count();
-    let mut line = summary.message();
-    if renamed > 0 {
-        let _ = write!(line, ", {renamed} object(s) renamed");
-    }
-    let _ = write!(line, ", {warnings} warning(s)");
-    if let Some(n) = written {
-        let _ = write!(line, ", {n} file(s) written");
-    }
-    Some(line)
-}
-
-/// What `--check` prints: the resources out of date and the files that would change.
-pub fn check_report(stale: &[ResourceId], files: &[String]) -> String {
-    if stale.is_empty() {
-        return "config-hash: up to date\n".to_string();
-    }
-    let mut text = String::new();
-    for id in stale {
-        let _ = writeln!(text, "out of date: {id}");
-    }
-    for file in files {
-        let _ = writeln!(text, "would change: {file}");
-    }
-    let _ = writeln!(
-        text,
-        "config-hash: {} resource(s) out of date; run config-hash --in-place (or kpt fn render) and commit the result",
-        stale.len()
-    );
-    text
-}
-
 fn write_missing(f: &mut String, id: &ResourceId, m: &Missing) -> fmt::Result {
     let k = m.kind.as_str();
     write!(f, "{id}")?;
@@ -896,6 +855,7 @@ impl Display for ContentError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::result::KrmResult;
 
     fn web() -> ResourceId {
         ResourceId::new("apps/v1", "Deployment", Some("shop"), "web")
@@ -1013,42 +973,6 @@ mod tests {
         let warned =
             about(Finding::Missing(Box::new(missing("f")))).with_severity(Severity::Warning);
         assert_eq!(warned.severity, Severity::Warning);
-    }
-
-    #[test]
-    fn stderr_summarises_counts_renames_and_warnings() {
-        let results = vec![
-            about(Finding::Renamed {
-                base: "cfg".into(),
-                references: 2,
-            }),
-            about(Finding::JobRenamed { base: "job".into() }),
-            about(Finding::Missing(Box::new(missing("f")))).with_severity(Severity::Warning),
-            KrmResult::new(Finding::Summary {
-                stamped: 3,
-                skipped: 1,
-                missing: 1,
-            }),
-        ];
-        assert_eq!(
-            stderr_summary(&results, Some(2)).unwrap(),
-            "config-hash: 3 workload(s) stamped, 1 skipped, 1 missing reference(s), 2 object(s) renamed, 1 warning(s), 2 file(s) written"
-        );
-        let lines: Vec<String> = stderr_lines(&results).collect();
-        assert_eq!(lines.len(), 1);
-        assert!(
-            lines[0].starts_with("warning: Deployment shop/web container \"app\": f refers to")
-        );
-        assert_eq!(stderr_summary(&results[..3], None), None);
-    }
-
-    #[test]
-    fn check_says_up_to_date_or_lists_what_is_stale() {
-        assert_eq!(check_report(&[], &[]), "config-hash: up to date\n");
-        assert_eq!(
-            check_report(&[web()], &["apps/web.yaml".to_string()]),
-            "out of date: Deployment shop/web\nwould change: apps/web.yaml\nconfig-hash: 1 resource(s) out of date; run config-hash --in-place (or kpt fn render) and commit the result\n"
-        );
     }
 
     #[test]

@@ -2,11 +2,15 @@
 
 pub mod catalog;
 pub mod config;
+pub mod content;
 pub mod extension;
 pub mod findings;
 pub mod gitops;
 pub mod go_value;
 pub mod hash;
 pub mod invocation;
-pub mod krm;
 pub mod name_hash;
+pub mod names;
+pub mod reference;
+pub mod resource;
+pub mod result;

@@ -246,6 +246,26 @@ fn push_unicode_escape(out: &mut String, c: char) {
     }
 }
 
+/// Why kustomize's hash of an object is not given. Never carries a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unhashable {
+    // kubectl kustomize fails on these too.
+    /// `.inf`, `.nan`: Go's JSON encoder refuses them.
+    NotFinite,
+    /// `!!int abc`: go-yaml refuses it.
+    WrongTag(String),
+    /// A key go-yaml reads as a number, boolean or null: kustomize cannot write the
+    /// object out.
+    KeyNotAString,
+    // kubectl kustomize hashes these; config-hash does not reproduce how.
+    /// A date with a time of day (a Go `time.Time` in RFC 3339 with its zone).
+    Timestamp,
+    /// `!!binary` (the decoded bytes, invalid UTF-8 replaced).
+    Binary,
+    /// A mapping or sequence as a value of `data` (nested JSON).
+    Nested,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,12 +2,9 @@
 //! the key `__data` gets the hash of that whole object as its value, recorded in a
 //! pod-template annotation so that a later run on the output refreshes it.
 
-use crate::model::catalog::annotations;
-use crate::read::references::{CONTAINER_LISTS, SourceKind};
+use crate::model::catalog::{CONTAINER_LISTS, SourceKind};
+use crate::model::catalog::{WHOLE_OBJECT_KEY, annotations};
 use crate::yaml::{EditError, Editor, NodeId, Tree};
-
-/// The key that asks for the hash of the whole object instead of one key.
-pub const WHOLE_OBJECT_KEY: &str = "__data";
 
 /// What the `__data` convention adds to a stamp: the record to write, and whether the
 /// hash annotation was written already (in place of a stale record).

@@ -6,8 +6,10 @@
 use std::collections::HashMap;
 
 use crate::model::catalog::CONTAINER_LISTS;
+use crate::model::catalog::SourceKind;
 use crate::model::catalog::annotations::IGNORE_KEYS;
-use crate::read::references::{Keys, Reference, SourceKind};
+use crate::model::reference::Keys;
+use crate::read::references::Reference;
 use crate::yaml::{NodeId, Tree};
 
 /// The keys `config-hash.dev/ignore-keys` lists in an object's `metadata.annotations`

@@ -3,8 +3,8 @@
 //! content the hash covers. Pass 1 indexes them like ConfigMaps and Secrets.
 
 use crate::model::catalog::{FieldPath, Hashed, Open, Producer, SourceKind};
-use crate::model::hash::{Content, ContentError, EntriesBuilder, Origin};
-use crate::model::krm::ResourceId;
+use crate::model::content::{Content, ContentError, EntriesBuilder, Origin};
+use crate::model::resource::ResourceId;
 use crate::read::references;
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{NodeId, Tree};

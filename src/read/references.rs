@@ -3,18 +3,10 @@
 //! its fields name one outside pod specs, and which annotations list extra dependencies.
 
 use crate::model::catalog::{AnnotationSite, Catalog, FieldPath, Form, KeySel, PodSite, Scoped};
-pub use crate::model::catalog::{CONTAINER_LISTS, SourceKind};
-use crate::model::krm::ResourceId;
+use crate::model::catalog::{CONTAINER_LISTS, SourceKind};
+use crate::model::reference::Keys;
+use crate::model::resource::ResourceId;
 use crate::yaml::{NodeId, Tree};
-
-/// What a reference exposes to the pod.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Keys {
-    /// Every key (envFrom, a volume without `items`).
-    All,
-    /// Just these keys (a `*KeyRef`, a volume's `items`).
-    Some(Vec<String>),
-}
 
 /// One place in a pod spec that names a ConfigMap or Secret.
 #[derive(Debug, Clone)]

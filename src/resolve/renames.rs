@@ -6,16 +6,18 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
+use crate::model::catalog::SourceKind;
 use crate::model::catalog::{Catalog, Form, annotations, mentions};
 use crate::model::config::Config;
 use crate::model::findings::Finding;
 use crate::model::go_value::{self, GoValue};
-use crate::model::krm::{KrmResult, ResourceId, annotation, flag};
 use crate::model::name_hash::{
-    self, ConfigKind, HashField, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN,
+    self, ConfigKind, HashField, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN, Unhashable,
 };
-use crate::read::references::{self, SourceKind};
-use crate::resolve::resolution::SourceEntry;
+use crate::model::names::JOB_NAME_MAX;
+use crate::model::resource::{ResourceId, annotation, flag};
+use crate::model::result::KrmResult;
+use crate::read::references::{self};
 pub use crate::yaml::replace_name;
 use crate::yaml::{Editor, Kind, Layout, NewValue, NodeId, Splices, Style, Tree};
 
@@ -481,28 +483,6 @@ pub fn rename_object(
     }
 }
 
-/// The result that describes a renamed object in the output, made of its index entry
-/// and its renaming, which nothing reads after this.
-pub fn renamed_result(source: SourceEntry, renaming: Renaming, references: usize) -> KrmResult {
-    let mut result = source.into_result(Finding::Renamed {
-        base: renaming.base,
-        references,
-    });
-    if let Some(r) = result.resource.as_mut() {
-        *r = r.with_name(&renaming.new_name);
-    }
-    result
-}
-
-/// The result that says kustomize's generated objects keep their names here.
-pub fn generated_result(count: usize) -> KrmResult {
-    KrmResult::new(Finding::Generated { count })
-}
-
-/// The longest Job name: the Job controller copies it into the `job-name` label of its
-/// pods, and label values stop at 63 characters.
-pub const JOB_NAME_MAX: usize = 63;
-
 /// A stamped Job that asked for a hashed name.
 pub struct JobToRename<'j> {
     pub id: &'j ResourceId,
@@ -700,26 +680,6 @@ fn not_a_string(tree: &Tree<'_>, node: NodeId) -> Option<&'static str> {
     }
 }
 
-/// Why kustomize's hash of an object is not given. Never carries a value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unhashable {
-    // kubectl kustomize fails on these too.
-    /// `.inf`, `.nan`: Go's JSON encoder refuses them.
-    NotFinite,
-    /// `!!int abc`: go-yaml refuses it.
-    WrongTag(String),
-    /// A key go-yaml reads as a number, boolean or null: kustomize cannot write the
-    /// object out.
-    KeyNotAString,
-    // kubectl kustomize hashes these; config-hash does not reproduce how.
-    /// A date with a time of day (a Go `time.Time` in RFC 3339 with its zone).
-    Timestamp,
-    /// `!!binary` (the decoded bytes, invalid UTF-8 replaced).
-    Binary,
-    /// A mapping or sequence as a value of `data` (nested JSON).
-    Nested,
-}
-
 /// The object as kustomize's hasher reads it (its `getNodeValues`): each field is
 /// looked up; a scalar is hashed as its text whatever YAML reads it as (`data: ~` is
 /// `"~"`), a mapping as the JSON of the values go-yaml decodes, and a sequence as a
@@ -853,7 +813,7 @@ pub fn warn_unknown_mentions(
     let shifted = if hits.is_empty() {
         None
     } else {
-        crate::edit::stamp::shifted_fields_of(tree, item, config, catalog)
+        crate::read::env_shift::shifted_fields_of(tree, item, config, catalog)
     };
     for (field, text, new) in hits {
         let field = shifted
@@ -1002,7 +962,7 @@ fn scan<'t>(tree: &'t Tree<'_>, item: NodeId, f: &mut dyn FnMut(NodeId, &[PathSt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::krm::ResourceId;
+    use crate::model::resource::ResourceId;
 
     fn decision(item: &str, config: &Config) -> Decision {
         let tree = crate::yaml::parse(item).unwrap();

@@ -5,18 +5,20 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::OnceLock;
 
+use crate::model::catalog::SourceKind;
 use crate::model::catalog::{Catalog, Form, WorkloadKind, annotations};
 use crate::model::config::{Config, Granularity, OnMissing};
+use crate::model::content::{Content, ContentError};
+use crate::model::findings::Severity;
 use crate::model::findings::{Finding, MadeBy, Missing};
-use crate::model::hash::{self, Content, ContentError};
-use crate::model::krm::{KrmResult, ResourceId, Severity};
+use crate::model::reference::Keys;
+use crate::model::reference::{SourceKey, Status, Via};
+use crate::model::resource::ResourceId;
+use crate::model::result::KrmResult;
 use crate::read::data_refs::DataRefs;
-use crate::read::references::{self, Keys, SourceKind};
-use crate::resolve::renames::{AnyNamespace, Renames};
+use crate::read::references::{self};
+use crate::resolve::renames::{AnyNamespace, Renames, Renaming};
 use crate::yaml::{NodeId, Tree};
-
-/// Kind, namespace and name of a source.
-pub type SourceKey = (SourceKind, Option<String>, String);
 
 /// What the hash needs of one ConfigMap or Secret, owned, so that the tree it came from
 /// can be dropped (large inputs are parsed one chunk at a time). Kept small: a large
@@ -33,7 +35,7 @@ pub struct SourceEntry {
     pub ignored_keys: Box<[String]>,
     pub content: Result<Content, ContentError>,
     /// The file the orchestrator read it from, for results.
-    file: Option<crate::model::krm::FileRef>,
+    file: Option<crate::model::resource::FileRef>,
     /// The object that makes it, when git holds that instead (a SealedSecret).
     pub producer: Option<Box<Producer>>,
     /// Its place among the index's entries, in input order (set by
@@ -62,7 +64,7 @@ fn ignored(tree: &Tree<'_>, annotations: Option<NodeId>) -> bool {
 /// kustomize's alphabet a generator appends, as a rendered kustomization holds them).
 pub fn hashed_name(tree: &Tree<'_>, item: NodeId, name: &str) -> bool {
     use crate::model::catalog::annotations::{BASE_NAME, NAME_SUFFIX, NEEDS_HASH};
-    let annotation = |key| crate::model::krm::annotation(tree, item, key);
+    let annotation = |key| crate::model::resource::annotation(tree, item, key);
     annotation(BASE_NAME).is_some()
         || annotation(NAME_SUFFIX) == Some("true")
         || annotation(NEEDS_HASH) == Some("true")
@@ -86,8 +88,8 @@ impl SourceEntry {
             id,
             ignored: ignored(tree, annotations),
             ignored_keys: crate::read::ignore_keys::listed(tree, annotations).into_boxed_slice(),
-            content: hash::content(tree, item, kind),
-            file: crate::model::krm::file_of(tree, item),
+            content: crate::read::content::content(tree, item, kind),
+            file: crate::model::resource::file_of(tree, item),
             producer: None,
             order: 0,
         }
@@ -107,7 +109,7 @@ impl SourceEntry {
             ignored: ignored(tree, annotations_of(tree, item)),
             ignored_keys: Box::default(),
             content: made.content,
-            file: crate::model::krm::file_of(tree, item),
+            file: crate::model::resource::file_of(tree, item),
             producer: Some(Box::new(Producer {
                 id: producer.clone(),
                 runtime,
@@ -141,6 +143,19 @@ impl SourceEntry {
         r.resource = Some(self.id.clone());
         r.file = self.file.clone();
         r
+    }
+
+    /// The result that describes it under its hashed name in the output, made of its
+    /// index entry and its renaming, which nothing reads after this.
+    pub fn into_renamed_result(self, renaming: Renaming, references: usize) -> KrmResult {
+        let mut result = self.into_result(Finding::Renamed {
+            base: renaming.base,
+            references,
+        });
+        if let Some(r) = result.resource.as_mut() {
+            *r = r.with_name(&renaming.new_name);
+        }
+        result
     }
 }
 
@@ -251,43 +266,6 @@ impl SourceIndex {
             })
             .collect()
     }
-}
-
-/// What a reference found: the state `graph` shows and stamping hashes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Status {
-    Found,
-    /// Not in the input, and some reference to it is not optional.
-    Missing,
-    /// Not in the input, but every reference is optional.
-    OptionalAbsent,
-    /// Marked `config-hash.dev/ignore` (or Reloader's ignore).
-    Ignored,
-}
-
-impl Status {
-    /// The status of a reference to `source` (`None`: not in the input).
-    pub fn of(source: Option<&SourceEntry>, optional: bool) -> Status {
-        match source {
-            Some(s) if s.ignored => Status::Ignored,
-            Some(_) => Status::Found,
-            None if optional => Status::OptionalAbsent,
-            None => Status::Missing,
-        }
-    }
-}
-
-/// How the referrer depends on the object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Via {
-    /// The pod template reads it: it is hashed.
-    Pod,
-    /// A field names it (a Secret of an Ingress, a user-declared reference): renaming
-    /// rewrites it, nothing is hashed.
-    Name,
-    /// A workload annotation names it (`config-hash.dev/extra-secrets`, Reloader's and
-    /// wave's lists): the app reads it through the API; it is hashed.
-    Extra,
 }
 
 /// A result of one workload, or a mark where an unreadable source it references must be
@@ -704,7 +682,7 @@ pub fn resolve_workload(
             Some(ns) if r.namespace.as_deref() != id.namespace() => format!("{ns}/{}", found.name),
             _ => found.name.clone(),
         };
-        let status = Status::of(found.entry, r.optional);
+        let status = Status::of(found.entry.map(|s| s.ignored), r.optional);
         let content = found.entry.map(|s| &s.content);
         let missing_keys: Vec<String> = match (content, &r.keys, r.optional, &status) {
             (Some(Ok(content)), Keys::Some(ks), false, Status::Found) => ks
@@ -858,7 +836,7 @@ impl WorkloadResolution {
 /// The Reloader annotation keys the marker says config-hash wrote (entries trimmed, so
 /// reading and rewriting agree on what is ours): those are output, not dependencies.
 pub fn reloader_keys_written<'t>(tree: &'t Tree<'_>, item: NodeId) -> Vec<&'t str> {
-    crate::model::krm::annotation(tree, item, annotations::RELOADER_WRITTEN)
+    crate::model::resource::annotation(tree, item, annotations::RELOADER_WRITTEN)
         .unwrap_or("")
         .split(',')
         .map(str::trim)
@@ -893,7 +871,7 @@ pub fn resolve_names(
         let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));
         out.push(Resolved {
             kind: r.kind,
-            status: Status::of(found.entry, false),
+            status: Status::of(found.entry.map(|s| s.ignored), false),
             name: found.name,
             namespace,
             field: r.field,

@@ -5,7 +5,7 @@
 use crate::model::catalog::{Restart, WorkloadKind, annotations};
 use crate::model::config::Config;
 use crate::model::findings::Held;
-use crate::model::krm::{ResourceId, flag};
+use crate::model::resource::{ResourceId, flag};
 use crate::resolve::resolution::{Marks, PodTemplate, Trigger};
 use crate::yaml::{NodeId, Tree};
 
@@ -17,7 +17,7 @@ pub fn marks(
     kind: &WorkloadKind,
     config: &Config,
 ) -> Marks {
-    let base_name = match crate::model::krm::annotation(tree, item, annotations::BASE_NAME) {
+    let base_name = match crate::model::resource::annotation(tree, item, annotations::BASE_NAME) {
         Some(base) if kind.restart == Restart::NewObject && !base.is_empty() => base.to_string(),
         _ => id.name().to_string(),
     };
@@ -55,7 +55,7 @@ fn triggers(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind, config: &Config)
     });
     let mut out = Vec::new();
     let stamped_env = pod.is_some_and(|p| {
-        crate::read::references::CONTAINER_LISTS.iter().any(|list| {
+        crate::model::catalog::CONTAINER_LISTS.iter().any(|list| {
             tree.get(p.spec, list)
                 .into_iter()
                 .flat_map(|l| tree.items(l))

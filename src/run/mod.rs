@@ -1,3 +1,4 @@
 //! The run: the one way through for every input (frame, pass 1, pass 2, conclusion).
 
+pub(crate) mod conclude;
 pub(crate) mod pipeline;

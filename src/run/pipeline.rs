@@ -9,18 +9,22 @@ use rayon::prelude::*;
 
 use crate::edit::stamp::{self, ItemOutcome};
 use crate::model::catalog::Catalog;
+use crate::model::catalog::SourceKind;
 use crate::model::config::Config;
 use crate::model::findings::Finding;
 use crate::model::invocation::{InputConfig, Invocation, is_package_kptfile};
-use crate::model::krm::{self, InputError, KrmResult, ResourceId, ResourceList, is_local_config};
+use crate::model::reference::SourceKey;
+use crate::model::resource::{ResourceId, is_local_config};
+use crate::model::result::KrmResult;
 use crate::read::chunks::{self, Chunk, Coarser, Frame as Frame_, Shape, Split};
-use crate::read::references::SourceKind;
+use crate::read::input_error::InputError;
+use crate::read::resource_list::ResourceList;
 use crate::resolve::renames::{self, Decision, RenameId, Renames, Renaming};
 use crate::resolve::resolution::{
-    self, ItemResolution, Resolution, Resolved, Resolver, SourceEntry, SourceIndex, SourceKey,
+    self, ItemResolution, Resolution, Resolved, Resolver, SourceEntry, SourceIndex,
 };
+use crate::run::conclude::{Concluding, Prepared};
 use crate::yaml::{Context, NodeId, Splices, Tree};
-use crate::{Concluding, Prepared};
 
 /// Why an attempt stopped: the input cannot be read, or a chunk must be bigger.
 enum Stop {
@@ -46,6 +50,31 @@ pub(crate) enum Want {
     Edits,
     /// The resolution too (`graph` and other views).
     Resolution,
+}
+
+pub(crate) const BOM: &str = "\u{feff}";
+
+pub(crate) fn strip_bom(input: &str) -> (&str, &str) {
+    match input.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", input),
+    }
+}
+
+/// The one entry to the pipeline: refuses what YAML refuses, and reads lone CR line
+/// breaks through an LF copy whose edits get the original breaks back.
+pub(crate) fn prepare_input<'a>(
+    input: &'a str,
+    invocation: &Invocation,
+    want: Want,
+) -> Result<Prepared<'a>, InputError> {
+    let (bom, body) = strip_bom(input);
+    crate::yaml::check_characters(body)?;
+    if let Some(lf) = crate::yaml::breaks::lone_cr_as_lf(body) {
+        let prepared = prepare(&lf, bom, invocation, want)?;
+        return Ok(prepared.rebase(body, bom));
+    }
+    prepare(body, bom, invocation, want)
 }
 
 /// Runs the function.
@@ -354,14 +383,18 @@ impl<'t> Frame<'t> {
     }
 
     /// Writes the ResourceList's results where the frame says (nothing for a stream).
-    fn write_results(&self, body: &str, splices: &mut Splices) -> Option<krm::ResultsStyle> {
+    fn write_results(
+        &self,
+        body: &str,
+        splices: &mut Splices,
+    ) -> Option<crate::edit::results::ResultsStyle> {
         let (tree, list) = (self.tree.as_ref()?, self.list.as_ref()?);
         let Some((s, e)) = self.cut else {
-            return krm::write_results(tree, list, splices);
+            return crate::edit::results::write_results(tree, list, splices);
         };
-        let end = krm::TextEnd::of_cut(tree, list.root, body, s..e);
+        let end = crate::edit::results::TextEnd::of_cut(tree, list.root, body, s..e);
         let mut in_skeleton = Splices::new();
-        let style = krm::write_results_before(tree, list, end, &mut in_skeleton);
+        let style = crate::edit::results::write_results_before(tree, list, end, &mut in_skeleton);
         in_skeleton.uncut(s..e).append_to(splices);
         style
     }
@@ -527,7 +560,7 @@ fn attempt<'a>(
             } else {
                 index.take(&key)?
             };
-            Some(renames::renamed_result(*source, r, n))
+            Some(source.into_renamed_result(r, n))
         },
     ));
     let resolution = match resolution {
@@ -542,11 +575,11 @@ fn attempt<'a>(
         }
     };
     if generated > 0 {
-        results.push(renames::generated_result(generated));
+        results.push(KrmResult::new(Finding::Generated { count: generated }));
     }
     results.extend(stamping.results());
 
-    let prepared = crate::conclude(
+    let mut prepared = crate::run::conclude::conclude(
         Concluding {
             body,
             bom,
@@ -558,11 +591,9 @@ fn attempt<'a>(
         |edited| if edited { stale } else { Vec::new() },
         |splices: &mut Splices| frame.write_results(body, splices),
     );
-    Ok(Prepared {
-        coarser,
-        resolution: resolution.unwrap_or_default(),
-        ..prepared
-    })
+    prepared.coarser = coarser;
+    prepared.resolution = resolution.unwrap_or_default();
+    Ok(prepared)
 }
 
 /// A run that stops at configuration errors: no edits, the errors as results.
@@ -573,22 +604,23 @@ fn finish_with_config_errors<'a>(
     errors: Vec<crate::model::config::ConfigError>,
     coarser: Vec<Coarser>,
 ) -> Prepared<'a> {
-    let prepared = crate::conclude(
+    let mut prepared = crate::run::conclude::conclude(
         Concluding {
             body,
             bom,
             item_edits: Splices::new(),
-            results: errors.into_iter().map(crate::config_error).collect(),
+            results: errors
+                .into_iter()
+                .map(crate::run::conclude::config_error)
+                .collect(),
             resource_list: frame.is_resource_list(),
             keep_edits: false,
         },
         |_| Vec::new(),
         |splices: &mut Splices| frame.write_results(body, splices),
     );
-    Prepared {
-        coarser,
-        ..prepared
-    }
+    prepared.coarser = coarser;
+    prepared
 }
 
 /// What the passes share once pass 1 is done.
@@ -999,7 +1031,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
 
 #[cfg(test)]
 mod tests {
-    use crate::model::krm::Severity;
+    use crate::model::findings::Severity;
     use crate::{Invocation, graph, run};
 
     #[test]
@@ -1172,7 +1204,7 @@ items:
         let mut invocation = Invocation::default();
         invocation.overrides.namespace = Some("prod".into());
         let resolution = crate::resolve(stream, &invocation).unwrap();
-        let namespaces: Vec<(&str, Option<&str>, crate::resolve::resolution::Status)> = resolution
+        let namespaces: Vec<(&str, Option<&str>, crate::model::reference::Status)> = resolution
             .items
             .iter()
             .flat_map(|item| {
@@ -1184,12 +1216,8 @@ items:
         assert_eq!(
             namespaces,
             [
-                ("placed", None, crate::resolve::resolution::Status::Found),
-                (
-                    "own",
-                    Some("prod"),
-                    crate::resolve::resolution::Status::Found
-                )
+                ("placed", None, crate::model::reference::Status::Found),
+                ("own", Some("prod"), crate::model::reference::Status::Found)
             ]
         );
     }

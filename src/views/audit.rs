@@ -4,8 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::model::krm::ResourceId;
-use crate::read::references::{Keys, SourceKind};
+use crate::model::catalog::SourceKind;
+use crate::model::reference::Keys;
+use crate::model::resource::ResourceId;
 use crate::resolve::resolution::Resolution;
 
 /// A ConfigMap or Secret a workload reads that nothing ties its pods to.

@@ -6,8 +6,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
-use crate::model::krm::{KrmResult, ResourceId};
-use crate::read::references::{Keys, SourceKind};
+use crate::model::resource::ResourceId;
+
+use crate::model::catalog::SourceKind;
+use crate::model::reference::Keys;
+use crate::model::result::KrmResult;
 use crate::resolve::resolution::{Read, Resolution, SourceIndex};
 
 /// One side of a diff: its resolution and the results of stamping it (only the AFTER
@@ -233,7 +236,7 @@ impl<'a> Bases<'a> {
 fn seen<'a>(
     index: &'a SourceIndex,
     read: &'a Read,
-) -> BTreeMap<&'a str, Option<(crate::model::hash::Origin, &'a [u8])>> {
+) -> BTreeMap<&'a str, Option<(crate::model::content::Origin, &'a [u8])>> {
     let content = index.get(&read.key()).and_then(|s| s.content.as_ref().ok());
     let keys: Vec<&str> = match (&read.keys, content) {
         (Keys::All, Some(c)) => c.entries.keys().collect(),

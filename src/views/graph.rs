@@ -4,12 +4,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::model::krm::ResourceId;
-use crate::read::references::{Keys, SourceKind};
+use crate::model::catalog::SourceKind;
+use crate::model::reference::Keys;
+use crate::model::resource::ResourceId;
 use crate::resolve::resolution::{Resolution, Resolved};
 use crate::yaml::scalar::double_quoted;
 
-pub use crate::resolve::resolution::{Status, Via};
+pub use crate::model::reference::{Status, Via};
 
 /// One referrer -> object dependency.
 #[derive(Debug, Clone)]

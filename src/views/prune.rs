@@ -9,8 +9,8 @@
 use std::collections::{BTreeMap, HashSet};
 
 use crate::model::catalog::{Catalog, SourceKind, annotations};
-use crate::model::krm::{ResourceId, annotation};
 use crate::model::name_hash;
+use crate::model::resource::{ResourceId, annotation};
 use crate::read::references;
 use crate::yaml::{NodeId, Tree};
 
@@ -114,7 +114,7 @@ impl<'t> Objects<'t> {
             .map(|(what, text)| {
                 crate::yaml::parse(text).map_err(|e| PruneError::Unreadable {
                     what: what.clone(),
-                    message: crate::model::krm::InputError::from(e).to_string(),
+                    message: crate::read::input_error::InputError::from(e).to_string(),
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
