@@ -5,7 +5,9 @@
 //! nothing outside this crate does arithmetic on them.
 
 use crate::scalar::{double_quoted, key as key_text};
-use crate::{Kind, NodeId, Splices, Style, Tree};
+use crate::scan::Style;
+use crate::splice::Splices;
+use crate::tree::{Kind, NodeId, Tree};
 
 /// A value the function writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,10 +75,10 @@ pub struct Layout {
 impl Layout {
     /// The conventions of a whole text.
     pub fn detect(src: &str) -> Layout {
-        Layout::of_context(crate::Context::of(src))
+        Layout::of_context(crate::context::Context::of(src))
     }
 
-    fn of_context(ctx: crate::Context) -> Layout {
+    fn of_context(ctx: crate::context::Context) -> Layout {
         Layout {
             eol: ctx.eol(),
             seq_indent: 0,
@@ -1315,7 +1317,7 @@ mod tests {
     use super::*;
 
     fn edit(src: &str, f: impl FnOnce(&mut Editor<'_, '_>, NodeId)) -> String {
-        let tree = Tree::parse(src, crate::Context::of(src)).unwrap();
+        let tree = Tree::parse(src, crate::context::Context::of(src)).unwrap();
         let root = tree.documents()[0].root();
         let mut ed = Editor::new(&tree, Layout::detect(src));
         f(&mut ed, root);
@@ -1473,7 +1475,7 @@ mod tests {
     #[test]
     fn refuses_to_edit_through_an_alias() {
         let src = "base: &b\n  x: 1\nuse: *b\n";
-        let tree = Tree::parse(src, crate::Context::of(src)).unwrap();
+        let tree = Tree::parse(src, crate::context::Context::of(src)).unwrap();
         let root = tree.documents()[0].root();
         let mut ed = Editor::new(&tree, Layout::detect(src));
         assert!(matches!(
