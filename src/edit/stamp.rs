@@ -155,11 +155,10 @@ pub fn stamp_item(
         let hash = (!reads.is_empty()).then(|| {
             for d in &mut data.refs {
                 if let Some((k, name)) = &d.resolved {
-                    let content = ctx.resolver.index.get(&(
-                        *k,
-                        id.namespace().map(str::to_string),
-                        name.clone(),
-                    ));
+                    let content = ctx
+                        .resolver
+                        .index
+                        .get(&SourceKey::new(*k, id.namespace(), name));
                     let one = [Seen {
                         kind: *k,
                         name,

@@ -4,8 +4,24 @@
 
 use crate::model::catalog::SourceKind;
 
-/// Kind, namespace and name of a source.
-pub type SourceKey = (SourceKind, Option<String>, String);
+/// A ConfigMap, Secret or SecretProviderClass by kind, namespace and name: how every
+/// command finds a source, and sorts them (by kind, then namespace, then name).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SourceKey {
+    pub kind: SourceKind,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl SourceKey {
+    pub fn new(kind: SourceKind, namespace: Option<&str>, name: &str) -> SourceKey {
+        SourceKey {
+            kind,
+            namespace: namespace.map(str::to_string),
+            name: name.to_string(),
+        }
+    }
+}
 
 /// What a reference exposes to the pod.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,4 +78,46 @@ pub enum Via {
     /// A workload annotation names it (`config-hash.dev/extra-secrets`, Reloader's and
     /// wave's lists): the app reads it through the API; it is hashed.
     Extra,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_cover_what_the_pod_sees() {
+        let some = Keys::Some(vec!["a".into(), "b".into()]);
+        assert!(some.covers("a") && some.covers("b"));
+        assert!(!some.covers("c") && !some.covers(""));
+        assert!(Keys::All.covers("anything"));
+        assert!(!Keys::Some(Vec::new()).covers("a"));
+    }
+
+    #[test]
+    fn source_keys_sort_by_kind_then_namespace_then_name() {
+        let mut keys = [
+            SourceKey::new(SourceKind::Secret, None, "a"),
+            SourceKey::new(SourceKind::ConfigMap, Some("b"), "a"),
+            SourceKey::new(SourceKind::ConfigMap, None, "z"),
+            SourceKey::new(SourceKind::ConfigMap, Some("a"), "z"),
+        ];
+        keys.sort();
+        let names: Vec<(SourceKind, Option<&str>, &str)> = keys
+            .iter()
+            .map(|k| (k.kind, k.namespace.as_deref(), k.name.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (SourceKind::ConfigMap, None, "z"),
+                (SourceKind::ConfigMap, Some("a"), "z"),
+                (SourceKind::ConfigMap, Some("b"), "a"),
+                (SourceKind::Secret, None, "a"),
+            ]
+        );
+        assert_ne!(
+            SourceKey::new(SourceKind::Secret, None, "a"),
+            SourceKey::new(SourceKind::Secret, Some(""), "a")
+        );
+    }
 }

@@ -226,7 +226,15 @@ impl SourceIndex {
             self.by_id.iter().map(|(k, e)| (e.order, k)).collect();
         keys.sort_unstable_by_key(|&(order, _)| order);
         let mut anywhere = Anywhere::with_capacity(keys.len());
-        for (_, (kind, ns, name)) in keys {
+        for (
+            _,
+            SourceKey {
+                kind,
+                namespace: ns,
+                name,
+            },
+        ) in keys
+        {
             anywhere
                 .entry(name.clone())
                 .or_insert_with(|| Vec::with_capacity(1))
@@ -294,7 +302,7 @@ pub struct Found<'r> {
 
 impl Found<'_> {
     pub fn key(&self, kind: SourceKind) -> SourceKey {
-        (kind, self.namespace.clone(), self.name.clone())
+        SourceKey::new(kind, self.namespace.as_deref(), &self.name)
     }
 }
 
@@ -306,9 +314,7 @@ impl<'r> Resolver<'r> {
             .final_name(kind, namespace, name)
             .unwrap_or(name)
             .to_string();
-        let entry = self
-            .index
-            .get(&(kind, namespace.map(str::to_string), name.clone()));
+        let entry = self.index.get(&SourceKey::new(kind, namespace, &name));
         Found {
             name,
             namespace: namespace.map(str::to_string),
@@ -335,7 +341,9 @@ impl<'r> Resolver<'r> {
                 name.to_string(),
             ),
         };
-        let entry = self.index.get(&(kind, namespace.clone(), name.clone()));
+        let entry = self
+            .index
+            .get(&SourceKey::new(kind, namespace.as_deref(), &name));
         Found {
             name,
             namespace,
@@ -354,7 +362,7 @@ impl<'r> Resolver<'r> {
         let other = kind.other()?;
         let found = self
             .index
-            .get(&(other, namespace.clone(), name.to_string()))?;
+            .get(&SourceKey::new(other, namespace.as_deref(), name))?;
         let by = found.producer.as_ref().map(|p| MadeBy {
             kind: p.id.kind().to_string(),
             name: p.id.name().to_string(),
@@ -408,7 +416,7 @@ pub struct Read {
 
 impl Read {
     pub fn key(&self) -> SourceKey {
-        (self.kind, self.namespace.clone(), self.name.clone())
+        SourceKey::new(self.kind, self.namespace.as_deref(), &self.name)
     }
 }
 
@@ -630,10 +638,7 @@ pub fn resolve_workload(
                     .get(key)
                     .into_iter()
                     .flatten()
-                    .any(|s| match &s.keys {
-                        Keys::All => true,
-                        Keys::Some(ks) => ks.contains(k),
-                    })
+                    .any(|s| s.keys.covers(k))
             })
             .cloned()
             .collect()
@@ -646,10 +651,7 @@ pub fn resolve_workload(
         let kept: Vec<String> = entry
             .ignored_keys
             .iter()
-            .filter(|k| match &s.keys {
-                Keys::All => true,
-                Keys::Some(ks) => ks.contains(k),
-            })
+            .filter(|k| s.keys.covers(k))
             .cloned()
             .collect();
         if kept.is_empty() || !warned.insert(key) {
@@ -657,8 +659,8 @@ pub fn resolve_workload(
         }
         out.notes.push(Note::Result(
             KrmResult::new(Finding::IgnoredKeysThroughSubPath {
-                kind: key.0,
-                name: key.2.clone(),
+                kind: key.kind,
+                name: key.name.clone(),
                 keys: kept,
                 field: s.field.clone(),
                 expr: s.keys == Keys::All,
@@ -707,10 +709,7 @@ pub fn resolve_workload(
             runtime,
             ignored_keys: unhashed(r.kind, &found)
                 .into_iter()
-                .filter(|k| match &r.keys {
-                    Keys::All => true,
-                    Keys::Some(ks) => ks.contains(k),
-                })
+                .filter(|k| r.keys.covers(k))
                 .collect(),
         });
         if status == Status::Ignored {

@@ -483,7 +483,7 @@ fn attempt<'a>(
     } = index_sources(pass1);
     let renamed: HashMap<(SourceKind, Option<&str>, &str), &Renaming> = renamed_list
         .iter()
-        .map(|((kind, ns, name), r)| ((*kind, ns.as_deref(), name.as_str()), r))
+        .map(|(key, r)| ((key.kind, key.namespace.as_deref(), key.name.as_str()), r))
         .collect();
 
     // Pass 2: every chunk that has work, against the complete index.
@@ -501,9 +501,9 @@ fn attempt<'a>(
     let renamed_sources: Vec<resolution::RenamedSource> = if want_resolution {
         renamed_list
             .iter()
-            .map(|((kind, ns, _), r)| resolution::RenamedSource {
-                kind: *kind,
-                namespace: ns.clone(),
+            .map(|(key, r)| resolution::RenamedSource {
+                kind: key.kind,
+                namespace: key.namespace.clone(),
                 base: r.base.clone(),
                 name: r.new_name.clone(),
             })
@@ -551,18 +551,24 @@ fn attempt<'a>(
     // What the results need of the index is taken out of it, and the rest dropped, as
     // the renames were: nothing reads them any more, and their memory is free for what
     // follows.
-    results.extend(renamed_list.into_iter().zip(&pointed).filter_map(
-        |(((kind, ns, _), r), &n)| {
-            let key = (kind, ns, r.new_name.clone());
-            // Views keep the index: the result gets a copy.
-            let source = if want_resolution {
-                Box::new(index.get(&key)?.clone())
-            } else {
-                index.take(&key)?
-            };
-            Some(source.into_renamed_result(r, n))
-        },
-    ));
+    results.extend(
+        renamed_list
+            .into_iter()
+            .zip(&pointed)
+            .filter_map(|((key, r), &n)| {
+                let key = SourceKey {
+                    name: r.new_name.clone(),
+                    ..key
+                };
+                // Views keep the index: the result gets a copy.
+                let source = if want_resolution {
+                    Box::new(index.get(&key)?.clone())
+                } else {
+                    index.take(&key)?
+                };
+                Some(source.into_renamed_result(r, n))
+            }),
+    );
     let resolution = match resolution {
         Some(mut r) => {
             r.sources = index;
@@ -675,14 +681,7 @@ fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
                 Decision::Refused(r) => results.push(*r),
                 Decision::Rename(r) => {
                     renames.add(s.kind, id.namespace(), id.name(), &r.base, &r.new_name);
-                    renamed_list.push((
-                        (
-                            s.kind,
-                            id.namespace().map(str::to_string),
-                            id.name().to_string(),
-                        ),
-                        *r,
-                    ));
+                    renamed_list.push((SourceKey::new(s.kind, id.namespace(), id.name()), *r));
                 }
             }
         }
@@ -711,7 +710,7 @@ fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
                         .final_name(s.kind, id.namespace(), id.name())
                         .unwrap_or(id.name())
                         .to_string();
-                    let key = (s.kind, id.namespace().map(str::to_string), name);
+                    let key = SourceKey::new(s.kind, id.namespace(), &name);
                     if let Err(dup) = index.insert(key, s.entry) {
                         duplicates.push(*dup);
                     }

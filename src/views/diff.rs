@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::model::resource::ResourceId;
 
 use crate::model::catalog::SourceKind;
-use crate::model::reference::Keys;
+use crate::model::reference::{Keys, SourceKey};
 use crate::model::result::KrmResult;
 use crate::resolve::resolution::{Read, Resolution, SourceIndex};
 
@@ -254,8 +254,8 @@ fn source_changes(
     (after, bases_a): (&Resolution, &Bases<'_>),
     a: &[Read],
 ) -> Vec<SourceChange> {
-    type SourceAt = (SourceKind, Option<String>, String);
-    let by_base = |bases: &Bases<'_>, reads: &'_ [Read]| -> BTreeMap<SourceAt, usize> {
+    // Each source by its base name: a renamed source is the same one in both renders.
+    let by_base = |bases: &Bases<'_>, reads: &'_ [Read]| -> BTreeMap<SourceKey, usize> {
         reads
             .iter()
             .enumerate()
@@ -263,12 +263,15 @@ fn source_changes(
                 let base = bases
                     .base(read.kind, &read.namespace, &read.name)
                     .to_string();
-                ((read.kind, read.namespace.clone(), base), i)
+                (
+                    SourceKey::new(read.kind, read.namespace.as_deref(), &base),
+                    i,
+                )
             })
             .collect()
     };
     let (bb, ab) = (by_base(bases_b, b), by_base(bases_a, a));
-    let all: BTreeSet<&SourceAt> = bb.keys().chain(ab.keys()).collect();
+    let all: BTreeSet<&SourceKey> = bb.keys().chain(ab.keys()).collect();
     let mut out = Vec::new();
     for at in all {
         let (rb, ra) = (bb.get(at).map(|&i| &b[i]), ab.get(at).map(|&i| &a[i]));
@@ -408,16 +411,14 @@ pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
         }
     }
     // ConfigMaps and Secrets with a hashed name that changed with their content.
-    let named = |r: &Resolution,
-                 bases: &Bases<'_>|
-     -> BTreeMap<(SourceKind, Option<String>, String), BTreeSet<String>> {
+    let named = |r: &Resolution, bases: &Bases<'_>| -> BTreeMap<SourceKey, BTreeSet<String>> {
         let mut out: BTreeMap<_, BTreeSet<String>> = BTreeMap::new();
-        for ((kind, ns, name), _) in r.sources.iter() {
-            let base = bases.base(*kind, ns, name);
-            if base != name {
-                out.entry((*kind, ns.clone(), base.to_string()))
+        for (key, _) in r.sources.iter() {
+            let base = bases.base(key.kind, &key.namespace, &key.name);
+            if base != key.name {
+                out.entry(SourceKey::new(key.kind, key.namespace.as_deref(), base))
                     .or_default()
-                    .insert(name.clone());
+                    .insert(key.name.clone());
             }
         }
         out
@@ -427,7 +428,11 @@ pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
         let Some(before_names) = nb.get(key) else {
             continue;
         };
-        let (kind, ns, _) = key;
+        let SourceKey {
+            kind,
+            namespace: ns,
+            ..
+        } = key;
         let gone: Vec<&String> = before_names.difference(after_names).collect();
         let new: Vec<&String> = after_names.difference(before_names).collect();
         if let ([before], [after]) = (gone.as_slice(), new.as_slice()) {

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::model::catalog::{Catalog, SourceKind, annotations};
 use crate::model::name_hash;
+use crate::model::reference::SourceKey;
 use crate::model::resource::{ResourceId, annotation};
 use crate::read::references;
 use crate::yaml::{NodeId, Tree};
@@ -150,9 +151,6 @@ impl<'t> Objects<'t> {
     }
 }
 
-/// A source's identity.
-type Key = (SourceKind, Option<String>, String);
-
 /// The old hashed objects of `live` with what the rules made of each, newest first per
 /// base name; those with `kept: None` are safe to delete. `render` and `live` are
 /// (description, text) pairs.
@@ -166,8 +164,8 @@ pub fn plan(
     let catalog = &options.catalog;
 
     // The render: what it holds, and the base names it has.
-    let mut held: HashSet<Key> = HashSet::new();
-    let mut bases: HashSet<Key> = HashSet::new();
+    let mut held: HashSet<SourceKey> = HashSet::new();
+    let mut bases: HashSet<SourceKey> = HashSet::new();
     for (tree, item) in render.each() {
         let id = ResourceId::of(tree, item);
         let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
@@ -181,20 +179,21 @@ pub fn plan(
             .map(str::to_string)
             .or_else(|| kustomize_base(id.name()).map(str::to_string))
             .unwrap_or_else(|| id.name().to_string());
-        bases.insert((kind, ns.clone(), base));
-        held.insert((kind, ns, id.name().to_string()));
+        bases.insert(SourceKey::new(kind, ns.as_deref(), &base));
+        held.insert(SourceKey::new(kind, ns.as_deref(), id.name()));
     }
     // A render object without a namespace (and no --namespace) stands for any.
-    let in_render = |set: &HashSet<Key>, kind: SourceKind, ns: &Option<String>, name: &str| {
-        set.contains(&(kind, ns.clone(), name.to_string()))
-            || set.contains(&(kind, None, name.to_string()))
-    };
+    let in_render =
+        |set: &HashSet<SourceKey>, kind: SourceKind, ns: &Option<String>, name: &str| {
+            set.contains(&SourceKey::new(kind, ns.as_deref(), name))
+                || set.contains(&SourceKey::new(kind, None, name))
+        };
 
     let objects = live.each();
     check_complete(&objects)?;
 
     // Every name a live object gives at a reference site of the catalog.
-    let mut read_by: BTreeMap<Key, (ResourceId, String)> = BTreeMap::new();
+    let mut read_by: BTreeMap<SourceKey, (ResourceId, String)> = BTreeMap::new();
     let mut read_anywhere: BTreeMap<(SourceKind, String), (ResourceId, String)> = BTreeMap::new();
     for &(tree, item) in &objects {
         let id = ResourceId::of(tree, item);
@@ -205,14 +204,18 @@ pub fn plan(
                     .or_insert((id.clone(), field));
             } else {
                 read_by
-                    .entry((kind, namespace, name))
+                    .entry(SourceKey {
+                        kind,
+                        namespace,
+                        name,
+                    })
                     .or_insert((id.clone(), field));
             }
         }
     }
 
     // The hashed objects, and the rules that keep them.
-    let mut groups: BTreeMap<Key, Vec<Old>> = BTreeMap::new();
+    let mut groups: BTreeMap<SourceKey, Vec<Old>> = BTreeMap::new();
     for &(tree, item) in &objects {
         let id = ResourceId::of(tree, item);
         let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
@@ -245,7 +248,7 @@ pub fn plan(
         let kept = if in_render(&held, kind, &ns, id.name()) {
             Some(Kept::InRender)
         } else if let Some((by, field)) = read_by
-            .get(&(kind, ns.clone(), id.name().to_string()))
+            .get(&SourceKey::new(kind, ns.as_deref(), id.name()))
             .or_else(|| read_anywhere.get(&(kind, id.name().to_string())))
         {
             Some(Kept::ReadBy {
@@ -260,7 +263,7 @@ pub fn plan(
             .and_then(|t| tree.str(t))
             .map(str::to_string);
         groups
-            .entry((kind, ns.clone(), base.clone()))
+            .entry(SourceKey::new(kind, ns.as_deref(), &base))
             .or_default()
             .push(Old {
                 kind,
