@@ -5,7 +5,6 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use config_hash::model::catalog::Catalog;
 use config_hash::model::config::Overrides;
 use config_hash::model::invocation::{InputConfig, Invocation};
 use config_hash::views::prune;
@@ -54,8 +53,8 @@ pub fn run(args: &PruneArgs) -> ExitCode {
             Err(e) => return fail(e),
         }
     }
-    let config = match invocation.configure(InputConfig::None) {
-        Ok(config) => config,
+    let settings = match invocation.settings(InputConfig::None) {
+        Ok(settings) => settings,
         Err(errors) => {
             let text: Vec<String> = errors
                 .iter()
@@ -67,12 +66,9 @@ pub fn run(args: &PruneArgs) -> ExitCode {
             return usage(text.join("\n"));
         }
     };
-    let mut catalog = Catalog::builtin();
-    catalog.extend(&config.catalog);
     let options = prune::Options {
         keep: args.keep,
-        catalog,
-        namespace: config.namespace,
+        settings,
     };
     let olds = match prune::plan(&render, &live, &options) {
         Ok(olds) => olds,

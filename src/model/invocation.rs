@@ -1,7 +1,8 @@
 //! One run's configuration, assembled once: a config file (`-c`, a kpt package's Kptfile
 //! step, the kustomize plugin's file), the ResourceList's own functionConfig (or the
 //! Kptfile it carries), the flags and the hash key. Stamping, `--check`, `--in-place` and
-//! `graph` all run on the [`Config`] this gives, so no command assembles its own.
+//! `graph`, `diff`, `audit` and `prune` all run on the [`Settings`] this gives, so no
+//! command assembles its own.
 //!
 //! Precedence, highest first: the flags; the config file; the input's functionConfig;
 //! when the input has none, the config-hash step of a Kptfile among its items (what
@@ -9,6 +10,7 @@
 
 use crate::model::config::{Config, ConfigError, Overrides};
 use crate::model::hash::HashKey;
+use crate::model::settings::Settings;
 use crate::yaml::{NodeId, Tree};
 
 /// What a run is given besides the input: everything but the input's own functionConfig.
@@ -83,6 +85,12 @@ impl Invocation {
         self.overrides.apply(&mut config);
         config.hash_key = self.hash_key.clone();
         Ok(config)
+    }
+
+    /// The settings of this run: [`Invocation::configure`], and the catalog the
+    /// configuration extends.
+    pub fn settings(&self, input: InputConfig<'_, '_>) -> Result<Settings, Vec<ConfigError>> {
+        self.configure(input).map(Settings::new)
     }
 
     /// Whether the input's own configuration matters: a Kptfile item is looked for only

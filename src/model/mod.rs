@@ -14,3 +14,4 @@ pub mod names;
 pub mod reference;
 pub mod resource;
 pub mod result;
+pub mod settings;

@@ -436,8 +436,8 @@ fn attempt<'a>(
             }
         }
     };
-    let config = match invocation.configure(input_config) {
-        Ok(config) => config,
+    let settings = match invocation.settings(input_config) {
+        Ok(settings) => settings,
         Err(errors) => {
             // Nothing is stamped and the results say why, unless an item cannot be read:
             // that is reported first, as always (a chunk that does not read makes the
@@ -451,8 +451,7 @@ fn attempt<'a>(
             ));
         }
     };
-    let mut catalog = Catalog::builtin();
-    catalog.extend(&config.catalog);
+    let (config, catalog) = (&settings.config, &settings.catalog);
 
     // Pass 1: the sources' content and rename decisions.
     let prefilter = catalog.prefilter_kinds();
@@ -466,7 +465,7 @@ fn attempt<'a>(
             }
             frame.with_chunk(body, chunk, ctx, |tree, items| {
                 let stream = !frame.is_resource_list();
-                first_pass(tree, items, &config, &catalog, stream, want_resolution)
+                first_pass(tree, items, config, catalog, stream, want_resolution)
             })
         })
         .collect::<Result<_, Stop>>()?;
@@ -488,8 +487,8 @@ fn attempt<'a>(
 
     // Pass 2: every chunk that has work, against the complete index.
     let shared = Shared {
-        config: &config,
-        catalog: &catalog,
+        config,
+        catalog,
         renames: &renames,
         index: &index,
         renamed,

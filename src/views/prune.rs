@@ -12,6 +12,7 @@ use crate::model::catalog::{Catalog, SourceKind, annotations};
 use crate::model::name_hash;
 use crate::model::reference::SourceKey;
 use crate::model::resource::{ResourceId, annotation};
+use crate::model::settings::Settings;
 use crate::read::references;
 use crate::yaml::{NodeId, Tree};
 
@@ -20,12 +21,11 @@ use crate::yaml::{NodeId, Tree};
 pub struct Options {
     /// How many of the newest old versions of each base name to keep.
     pub keep: usize,
-    /// The catalog, with the rows the configuration adds: its reference sites are what
-    /// "reads it" means.
-    pub catalog: Catalog,
-    /// The namespace render objects written without one are applied to; `None`: they
-    /// stand for an object of that name in any namespace.
-    pub namespace: Option<String>,
+    /// The run's settings: the catalog's reference sites (with the rows the configuration
+    /// adds) are what "reads it" means, and the configuration's namespace is the one
+    /// render objects written without one are applied to (`None`: they stand for an
+    /// object of that name in any namespace).
+    pub settings: Settings,
 }
 
 /// One hashed object of the live dump, and what the rules made of it.
@@ -161,7 +161,8 @@ pub fn plan(
 ) -> Result<Vec<Old>, PruneError> {
     let render = Objects::read(render)?;
     let live = Objects::read(live)?;
-    let catalog = &options.catalog;
+    let catalog = &options.settings.catalog;
+    let namespace = &options.settings.config.namespace;
 
     // The render: what it holds, and the base names it has.
     let mut held: HashSet<SourceKey> = HashSet::new();
@@ -174,7 +175,7 @@ pub fn plan(
         let ns = id
             .namespace()
             .map(str::to_string)
-            .or_else(|| options.namespace.clone());
+            .or_else(|| namespace.clone());
         let base = annotation(tree, item, annotations::BASE_NAME)
             .map(str::to_string)
             .or_else(|| kustomize_base(id.name()).map(str::to_string))
@@ -603,8 +604,7 @@ mod tests {
     fn options(keep: usize) -> Options {
         Options {
             keep,
-            catalog: Catalog::builtin(),
-            namespace: None,
+            settings: Settings::default(),
         }
     }
 
