@@ -1,9 +1,10 @@
 //! The function's configuration: read from a ConfigMap (every value a string, as kpt
 //! sends `key=value` pairs) or a typed ConfigHash object, with defaults and validation.
 
-use crate::model::catalog::{Extension, annotations};
+use crate::model::catalog::{CLUSTER_SCOPED, Extension, annotations};
 use crate::model::extension;
 pub use crate::model::gitops::GitOps;
+use crate::model::resource::ResourceId;
 use crate::yaml::{NodeId, Tree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -364,6 +365,18 @@ impl Overrides {
 }
 
 impl Config {
+    /// The object as installed: written without a namespace, a namespaced object lands
+    /// in the one the configuration names (Helm's release namespace, `kubectl apply
+    /// -n`), so it is resolved there.
+    pub fn placed(&self, id: ResourceId) -> ResourceId {
+        match &self.namespace {
+            Some(ns) if id.namespace().is_none() && !CLUSTER_SCOPED.contains(&id.kind()) => {
+                id.with_namespace(Some(ns))
+            }
+            _ => id,
+        }
+    }
+
     pub fn writes_annotation(&self) -> bool {
         matches!(self.mode, Mode::Annotation | Mode::Both)
     }

@@ -3,40 +3,24 @@
 //! yielding per item its resolutions, findings and splices; one conclusion turns those
 //! into the output, the results, `--check`'s stale list and `graph`'s edges.
 
-use std::collections::HashMap;
-
 use rayon::prelude::*;
 
-use crate::edit::stamp::{self, ItemOutcome};
-use crate::model::catalog::Catalog;
-use crate::model::catalog::SourceKind;
-use crate::model::config::Config;
+use crate::edit::stamp;
+use crate::model::config::ConfigError;
 use crate::model::findings::Finding;
 use crate::model::invocation::{InputConfig, Invocation, is_package_kptfile};
 use crate::model::reference::SourceKey;
-use crate::model::resource::{ResourceId, is_local_config};
 use crate::model::result::KrmResult;
-use crate::read::chunks::{self, Chunk, Coarser, Frame as Frame_, Shape, Split};
+use crate::model::settings::Settings;
+use crate::read::chunks::{self, Coarser, Frame as Cut, Split};
 use crate::read::input_error::InputError;
-use crate::read::resource_list::ResourceList;
-use crate::resolve::renames::{self, Decision, RenameId, Renames, Renaming};
-use crate::resolve::resolution::{
-    self, ItemResolution, Resolution, Resolved, Resolver, SourceEntry, SourceIndex,
-};
+use crate::resolve::renames::Renaming;
+use crate::resolve::resolution::{self, SourceIndex};
 use crate::run::conclude::{Concluding, Prepared};
-use crate::yaml::{Context, NodeId, Splices, Tree};
-
-/// Why an attempt stopped: the input cannot be read, or a chunk must be bigger.
-enum Stop {
-    Input(InputError),
-    Coarser(Coarser),
-}
-
-impl From<InputError> for Stop {
-    fn from(e: InputError) -> Self {
-        Stop::Input(e)
-    }
-}
+use crate::run::frame::{Frame, Stop, kptfile_chunk};
+use crate::run::pass1::{self, Indexed, Pass1};
+use crate::run::pass2::{self, Gathered};
+use crate::yaml::{Context, Splices};
 
 /// What the caller needs beyond the output and results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,298 +92,6 @@ pub(crate) fn prepare<'a>(
     }
 }
 
-/// A ConfigMap or Secret as pass 1 saw it.
-struct SourceSeen {
-    kind: SourceKind,
-    /// Boxed, to move into the index as it is.
-    entry: Box<SourceEntry>,
-    decision: Decision,
-}
-
-/// What pass 1 learned of one chunk. Kept to 32 bytes (one per chunk, all held until
-/// pass 2 starts): a larger table of them, freed, lets the allocator keep more of what
-/// follows on its heap, and the whole run's peak memory grows by more than the table.
-// `lookalikes` boxes a Vec on purpose: one pointer in every chunk's record, not three.
-#[allow(clippy::box_collection)]
-enum Pass1 {
-    /// Not parsed: no source can be in it.
-    Unparsed,
-    Parsed {
-        sources: Box<[SourceSeen]>,
-        /// Objects that look like config-hash's configuration, among plain manifests:
-        /// rare, so boxed (no room taken in every chunk's record).
-        lookalikes: Option<Box<Vec<KrmResult>>>,
-        /// Pass 2 has work here even without renames: a workload, or a kind with
-        /// name-reference sites (whether or not it is also a source).
-        busy: bool,
-    },
-}
-
-impl Pass1 {
-    /// Whether pass 2 must read the chunk again when nothing is renamed (with renames,
-    /// every chunk is read again, for references and stale mentions). A ConfigMap or
-    /// Secret alone is read once: its content is in the index, and only a rename edits
-    /// it.
-    fn busy(&self) -> bool {
-        match self {
-            Pass1::Unparsed => true,
-            Pass1::Parsed { busy, .. } => *busy,
-        }
-    }
-}
-
-/// What pass 2 yields for one item.
-#[derive(Default)]
-struct ItemReport {
-    /// As written (results, graph and --check name it so).
-    id: Option<ResourceId>,
-    /// The namespace it was placed in (`namespace` of the configuration), when written
-    /// without one.
-    placed: Option<String>,
-    /// In input offsets.
-    splices: Splices,
-    rename_error: Option<Box<KrmResult>>,
-    mentions: Vec<KrmResult>,
-    /// The renamed objects this item's references point at.
-    pointed: Vec<RenameId>,
-    /// Boxed: most items of a large input are not workloads, and the report of each
-    /// is kept until the conclusion.
-    stamp: Option<Box<ItemOutcome>>,
-    /// Name references outside pod specs, for views.
-    names: Vec<Resolved>,
-    /// What a workload's manifest says about rolling, for views.
-    marks: Option<Box<resolution::Marks>>,
-}
-
-impl ItemReport {
-    fn is_empty(&self) -> bool {
-        self.splices.is_empty()
-            && self.rename_error.is_none()
-            && self.mentions.is_empty()
-            && self.pointed.is_empty()
-            && self.stamp.is_none()
-            && self.names.is_empty()
-    }
-}
-
-/// How many chunks pass 2 works on before their reports are gathered: enough for every
-/// thread to have work, few enough that the reports of a large input never all live
-/// at once.
-const BATCH: usize = 512;
-
-/// The item reports of pass 2, folded in input order as they arrive.
-struct Gathered {
-    /// Views asked for the resolution.
-    resolution: Option<Resolution>,
-    rename_errors: Vec<KrmResult>,
-    mentions: Vec<KrmResult>,
-    /// References per renamed object: two objects of one name in two namespaces may get
-    /// the same hashed name, and each result counts only the references to its object.
-    pointed: Vec<usize>,
-    item_edits: Splices,
-    stale: Vec<ResourceId>,
-    stamping: stamp::Finish,
-}
-
-impl Gathered {
-    fn new(renamed: usize, want_resolution: bool, stamping: stamp::Finish) -> Self {
-        Gathered {
-            resolution: want_resolution.then(Resolution::default),
-            rename_errors: Vec::new(),
-            mentions: Vec::new(),
-            pointed: vec![0; renamed],
-            item_edits: Splices::new(),
-            stale: Vec::new(),
-            stamping,
-        }
-    }
-
-    fn add(&mut self, mut r: ItemReport) {
-        for &p in &r.pointed {
-            self.pointed[Renames::position(p)] += 1;
-        }
-        if let Some(e) = r.rename_error.take() {
-            self.rename_errors.push(*e);
-        }
-        self.mentions.append(&mut r.mentions);
-        let id = r.id.take();
-        let edited = !r.splices.is_empty();
-        if edited {
-            r.splices.append_to(&mut self.item_edits);
-        }
-        let mut workload = None;
-        let mut renamed = None;
-        if let Some(mut o) = r.stamp.take() {
-            workload = o.resolution.take();
-            renamed = o.renamed.take();
-            self.stamping.add(*o);
-        }
-        // Read from where it was placed: an object in that namespace is shown as the
-        // object names it, without one.
-        if let Some(placed) = r.placed.take() {
-            let refs = workload.iter_mut().flat_map(|w| w.references.iter_mut());
-            for resolved in refs.chain(r.names.iter_mut()) {
-                if resolved.namespace.as_deref() == Some(placed.as_str()) {
-                    resolved.namespace = None;
-                }
-            }
-        }
-        if let (Some(resolution), Some(id)) = (&mut self.resolution, &id) {
-            if workload.is_some() || !r.names.is_empty() {
-                // Under the name it has in the output, as the results say.
-                resolution.items.push(ItemResolution {
-                    id: renamed.unwrap_or_else(|| id.clone()),
-                    marks: r.marks.take(),
-                    workload,
-                    names: std::mem::take(&mut r.names),
-                });
-            }
-        }
-        if edited {
-            self.stale.extend(id);
-        }
-    }
-}
-
-/// Everything pass 2 reads.
-struct Shared<'c> {
-    config: &'c Config,
-    catalog: &'c Catalog,
-    renames: &'c Renames,
-    index: &'c SourceIndex,
-    /// Objects being renamed: (kind, namespace, name) -> base and new name, borrowed
-    /// from the list of renames rather than copied (a large input renames thousands).
-    renamed: HashMap<(SourceKind, Option<&'c str>, &'c str), &'c Renaming>,
-    /// Keep the resolution for views.
-    record: bool,
-    /// Report each item's id (for the stale list and the edges).
-    ids: bool,
-}
-
-/// What holds the items: nothing (a manifest stream), or a ResourceList read from its
-/// skeleton (the input without its items) or, when the input is one chunk, from the
-/// whole text, whose tree is then that chunk's too.
-struct Frame<'t> {
-    tree: Option<Tree<'t>>,
-    list: Option<ResourceList>,
-    /// Where the items were cut out of the input, for a skeleton's tree.
-    cut: Option<(usize, usize)>,
-    /// The items of the whole input, when the tree is of the whole input.
-    whole_items: Option<Vec<NodeId>>,
-}
-
-impl<'t> Frame<'t> {
-    /// Reads the frame the splitter found. A skeleton that does not read as the
-    /// ResourceList it should be makes the input one chunk.
-    fn read(
-        body: &'t str,
-        skeleton: Option<&'t str>,
-        split: &Split,
-        ctx: Context,
-    ) -> Result<Frame<'t>, Stop> {
-        let unusual = || {
-            Stop::Coarser(Coarser::UnusualList {
-                line: 1,
-                what: "not separable from the list around them",
-            })
-        };
-        match (&split.frame, skeleton) {
-            (Frame_::List { list: cut }, Some(text)) => {
-                let tree = Tree::parse(text, ctx).map_err(|_| unusual())?;
-                if !crate::read::stream::is_resource_list(&tree) {
-                    return Err(Stop::Coarser(Coarser::PossibleResourceList));
-                }
-                let list = ResourceList::locate(&tree).map_err(|_| unusual())?;
-                // The cut must be where the frame's own `items` value was: a line that
-                // only looked like `items:` (inside a multi-line quoted scalar, say) would
-                // make chunks of text the whole input reads otherwise.
-                if !tree.only_separators_after_key(list.root, "items", cut.0)
-                    || !list.items.is_empty()
-                {
-                    return Err(unusual());
-                }
-                Ok(Frame {
-                    tree: Some(tree),
-                    list: Some(list),
-                    cut: Some(*cut),
-                    whole_items: None,
-                })
-            }
-            (Frame_::Whole, _) => {
-                let tree = Tree::parse(body, ctx).map_err(InputError::from)?;
-                let list = if crate::read::stream::is_resource_list(&tree) {
-                    Some(ResourceList::locate(&tree)?)
-                } else {
-                    None
-                };
-                let items = match &list {
-                    Some(l) => l.items.clone(),
-                    None => crate::read::stream::items(&tree),
-                };
-                Ok(Frame {
-                    tree: Some(tree),
-                    list,
-                    cut: None,
-                    whole_items: Some(items),
-                })
-            }
-            _ => Ok(Frame {
-                tree: None,
-                list: None,
-                cut: None,
-                whole_items: None,
-            }),
-        }
-    }
-
-    fn is_resource_list(&self) -> bool {
-        self.list.is_some()
-    }
-
-    /// The ResourceList's functionConfig, unless it is absent or null.
-    fn function_config(&self) -> Option<(&Tree<'t>, NodeId)> {
-        let (tree, list) = (self.tree.as_ref()?, self.list.as_ref()?);
-        let node = list.function_config.filter(|&n| !tree.is_null(n))?;
-        Some((tree, node))
-    }
-
-    /// Runs `f` on a chunk's tree and items: the whole input's are the frame's own,
-    /// every other chunk is parsed here.
-    fn with_chunk<R>(
-        &self,
-        body: &'t str,
-        chunk: &Chunk,
-        ctx: Context,
-        f: impl FnOnce(&Tree<'t>, &[NodeId]) -> R,
-    ) -> Result<R, Stop> {
-        if let (Shape::Whole, Some(tree), Some(items)) =
-            (chunk.shape, &self.tree, &self.whole_items)
-        {
-            return Ok(f(tree, items));
-        }
-        let tree = parse_chunk(body, chunk, ctx)?;
-        let items = items_of(&tree, chunk)?;
-        Ok(f(&tree, &items))
-    }
-
-    /// Writes the ResourceList's results where the frame says (nothing for a stream).
-    fn write_results(
-        &self,
-        body: &str,
-        splices: &mut Splices,
-    ) -> Option<crate::edit::results::ResultsStyle> {
-        let (tree, list) = (self.tree.as_ref()?, self.list.as_ref()?);
-        let Some((s, e)) = self.cut else {
-            return crate::edit::results::write_results(tree, list, splices);
-        };
-        let end = crate::edit::results::TextEnd::of_cut(tree, list.root, body, s..e);
-        let mut in_skeleton = Splices::new();
-        let style = crate::edit::results::write_results_before(tree, list, end, &mut in_skeleton);
-        in_skeleton.uncut(s..e).append_to(splices);
-        style
-    }
-}
-
 fn attempt<'a>(
     body: &'a str,
     bom: &'a str,
@@ -407,19 +99,116 @@ fn attempt<'a>(
     want: Want,
     split: Split,
 ) -> Result<Prepared<'a>, Stop> {
-    let want_resolution = want == Want::Resolution;
+    let views = want == Want::Resolution;
     // Every part of the input is read as the whole would be (JSON or YAML, its line
     // endings), with the whole input's line numbers.
     let ctx = Context::of(body);
-    let coarser = split.coarser.clone();
     let skeleton = match split.frame {
-        Frame_::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
+        Cut::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
         _ => None,
     };
     let frame = Frame::read(body, skeleton.as_deref(), &split, ctx)?;
+    let settings = match settings(body, invocation, &frame, &split, ctx)? {
+        Ok(settings) => settings,
+        Err(errors) => {
+            // Nothing is stamped and the results say why, unless an item cannot be read:
+            // that is reported first, as always (a chunk that does not read makes the
+            // input one chunk, which words the error).
+            split
+                .chunks
+                .par_iter()
+                .try_for_each(|chunk| frame.with_chunk(body, chunk, ctx, |_, _| ()))?;
+            return Ok(finish_with_config_errors(
+                body,
+                bom,
+                &frame,
+                errors,
+                split.coarser,
+            ));
+        }
+    };
+    let (config, catalog) = (&settings.config, &settings.catalog);
 
-    // The configuration. The Kptfile a ResourceList carries is read only when nothing
-    // else configures the run, and only the chunks that can hold it are parsed for it.
+    // Pass 1: the sources' content and rename decisions; between the passes, renames,
+    // then the index under final names.
+    let pass1: Vec<Pass1> = pass1::run(body, ctx, &frame, &split.chunks, &settings, views)?;
+    let Indexed {
+        renames,
+        renamed_list,
+        index,
+        results,
+        duplicates,
+        generated,
+        busy,
+    } = pass1::index_sources(pass1);
+
+    // Pass 2: every chunk that has work, against the complete index.
+    let renamed = renamed_list
+        .iter()
+        .map(|(key, r)| ((key.kind, key.namespace.as_deref(), key.name.as_str()), r))
+        .collect();
+    let shared = pass2::Shared {
+        config,
+        catalog,
+        renames: &renames,
+        index: &index,
+        renamed,
+        record: views,
+        ids: want != Want::Output,
+    };
+    let stamping = stamp::Finish::new(duplicates, index.unreadable());
+    let gathered = Gathered::new(renames.len(), views, stamping);
+    let gathered = pass2::run(body, ctx, &frame, &split.chunks, &busy, &shared, gathered)?;
+    drop(shared);
+    drop(renames);
+
+    // Conclusion: results in a fixed order, edits, stale list, edges.
+    let Gathered {
+        rename_errors,
+        mentions,
+        pointed,
+        item_edits,
+        stale,
+        stamping,
+        resolution,
+        ..
+    } = gathered;
+    let mut results = results;
+    results.extend(rename_errors);
+    results.extend(mentions);
+    let resolution = renamed_results(renamed_list, &pointed, index, resolution, &mut results);
+    if generated > 0 {
+        results.push(KrmResult::new(Finding::Generated { count: generated }));
+    }
+    results.extend(stamping.results());
+    let mut prepared = crate::run::conclude::conclude(
+        Concluding {
+            body,
+            bom,
+            item_edits,
+            results,
+            resource_list: frame.is_resource_list(),
+            keep_edits: want == Want::Edits,
+        },
+        |edited| if edited { stale } else { Vec::new() },
+        |splices: &mut Splices| frame.write_results(body, splices),
+    );
+    prepared.coarser = split.coarser;
+    prepared.resolution = resolution.unwrap_or_default();
+    Ok(prepared)
+}
+
+/// The run's settings, from the invocation and the input's own configuration. The
+/// Kptfile a ResourceList carries is read only when nothing else configures the run,
+/// and only the chunks that can hold it are parsed for it. `Err`: an item cannot be
+/// read; `Ok(Err)`: the configuration is wrong.
+fn settings(
+    body: &str,
+    invocation: &Invocation,
+    frame: &Frame<'_>,
+    split: &Split,
+    ctx: Context,
+) -> Result<Result<Settings, Vec<ConfigError>>, Stop> {
     let parsed_kptfile;
     let input_config = match (frame.function_config(), &frame.tree, &frame.whole_items) {
         (Some((tree, node)), _, _) => InputConfig::FunctionConfig(tree, node),
@@ -436,68 +225,22 @@ fn attempt<'a>(
             }
         }
     };
-    let settings = match invocation.settings(input_config) {
-        Ok(settings) => settings,
-        Err(errors) => {
-            // Nothing is stamped and the results say why, unless an item cannot be read:
-            // that is reported first, as always (a chunk that does not read makes the
-            // input one chunk, which words the error).
-            split
-                .chunks
-                .par_iter()
-                .try_for_each(|chunk| frame.with_chunk(body, chunk, ctx, |_, _| ()))?;
-            return Ok(finish_with_config_errors(
-                body, bom, &frame, errors, coarser,
-            ));
-        }
-    };
-    let (config, catalog) = (&settings.config, &settings.catalog);
+    Ok(invocation.settings(input_config))
+}
 
-    // Pass 1: the sources' content and rename decisions.
-    let prefilter = catalog.prefilter_kinds();
-    let pass1: Vec<Pass1> = split
-        .chunks
-        .par_iter()
-        .map(|chunk| {
-            let text = &body[chunk.start..chunk.end];
-            if !chunks::may_matter_before_stamping(text, &prefilter) {
-                return Ok(Pass1::Unparsed);
-            }
-            frame.with_chunk(body, chunk, ctx, |tree, items| {
-                let stream = !frame.is_resource_list();
-                first_pass(tree, items, config, catalog, stream, want_resolution)
-            })
-        })
-        .collect::<Result<_, Stop>>()?;
-
-    // Between the passes: renames, then the index under final names.
-    let Indexed {
-        renames,
-        renamed_list,
-        mut index,
-        mut results,
-        duplicates,
-        generated,
-        busy,
-    } = index_sources(pass1);
-    let renamed: HashMap<(SourceKind, Option<&str>, &str), &Renaming> = renamed_list
-        .iter()
-        .map(|(key, r)| ((key.kind, key.namespace.as_deref(), key.name.as_str()), r))
-        .collect();
-
-    // Pass 2: every chunk that has work, against the complete index.
-    let shared = Shared {
-        config,
-        catalog,
-        renames: &renames,
-        index: &index,
-        renamed,
-        record: want_resolution,
-        ids: want != Want::Output,
-    };
-    let everything = !renames.is_empty();
-    let stamping = stamp::Finish::new(duplicates, index.unreadable());
-    let renamed_sources: Vec<resolution::RenamedSource> = if want_resolution {
+/// Adds the result of each renamed object, in input order, and gives the resolution (when
+/// views asked for one) the index. What the results need of the index is taken out of
+/// it, and the rest dropped, as the renames were: nothing reads them any more, and their
+/// memory is free for what follows.
+fn renamed_results(
+    renamed_list: Vec<(SourceKey, Renaming)>,
+    pointed: &[usize],
+    mut index: SourceIndex,
+    resolution: Option<resolution::Resolution>,
+    results: &mut Vec<KrmResult>,
+) -> Option<resolution::Resolution> {
+    let views = resolution.is_some();
+    let renamed_sources: Vec<resolution::RenamedSource> = if views {
         renamed_list
             .iter()
             .map(|(key, r)| resolution::RenamedSource {
@@ -510,57 +253,17 @@ fn attempt<'a>(
     } else {
         Vec::new()
     };
-    let mut gathered = Gathered::new(renames.len(), want_resolution, stamping);
-    // In batches of chunks, each batch's reports gathered before the next starts.
-    for (chunks, busy) in split.chunks.chunks(BATCH).zip(busy.chunks(BATCH)) {
-        let reports: Vec<Vec<ItemReport>> = chunks
-            .par_iter()
-            .zip(busy.par_iter())
-            .map(|(chunk, &busy)| {
-                // Without renames, an item that is neither a workload nor has name
-                // sites yields no report (not even for views): its chunk is not read.
-                if !busy && !everything {
-                    return Ok(Vec::new());
-                }
-                frame.with_chunk(body, chunk, ctx, |tree, items| {
-                    second_pass(tree, items, chunk.start, &shared)
-                })
-            })
-            .collect::<Result<_, Stop>>()?;
-        for r in reports.into_iter().flatten() {
-            gathered.add(r);
-        }
-    }
-
-    // Conclusion: results in a fixed order, edits, stale list, edges.
-    drop(shared);
-    drop(renames);
-    let Gathered {
-        rename_errors,
-        mentions,
-        pointed,
-        item_edits,
-        stale,
-        stamping,
-        resolution,
-        ..
-    } = gathered;
-    results.extend(rename_errors);
-    results.extend(mentions);
-    // What the results need of the index is taken out of it, and the rest dropped, as
-    // the renames were: nothing reads them any more, and their memory is free for what
-    // follows.
     results.extend(
         renamed_list
             .into_iter()
-            .zip(&pointed)
+            .zip(pointed)
             .filter_map(|((key, r), &n)| {
                 let key = SourceKey {
                     name: r.new_name.clone(),
                     ..key
                 };
                 // Views keep the index: the result gets a copy.
-                let source = if want_resolution {
+                let source = if views {
                     Box::new(index.get(&key)?.clone())
                 } else {
                     index.take(&key)?
@@ -568,37 +271,10 @@ fn attempt<'a>(
                 Some(source.into_renamed_result(r, n))
             }),
     );
-    let resolution = match resolution {
-        Some(mut r) => {
-            r.sources = index;
-            r.renamed = renamed_sources;
-            Some(r)
-        }
-        None => {
-            drop(index);
-            None
-        }
-    };
-    if generated > 0 {
-        results.push(KrmResult::new(Finding::Generated { count: generated }));
-    }
-    results.extend(stamping.results());
-
-    let mut prepared = crate::run::conclude::conclude(
-        Concluding {
-            body,
-            bom,
-            item_edits,
-            results,
-            resource_list: frame.is_resource_list(),
-            keep_edits: want == Want::Edits,
-        },
-        |edited| if edited { stale } else { Vec::new() },
-        |splices: &mut Splices| frame.write_results(body, splices),
-    );
-    prepared.coarser = coarser;
-    prepared.resolution = resolution.unwrap_or_default();
-    Ok(prepared)
+    let mut resolution = resolution?;
+    resolution.sources = index;
+    resolution.renamed = renamed_sources;
+    Some(resolution)
 }
 
 /// A run that stops at configuration errors: no edits, the errors as results.
@@ -606,7 +282,7 @@ fn finish_with_config_errors<'a>(
     body: &'a str,
     bom: &'a str,
     frame: &Frame<'_>,
-    errors: Vec<crate::model::config::ConfigError>,
+    errors: Vec<ConfigError>,
     coarser: Vec<Coarser>,
 ) -> Prepared<'a> {
     let mut prepared = crate::run::conclude::conclude(
@@ -628,428 +304,10 @@ fn finish_with_config_errors<'a>(
     prepared
 }
 
-/// What the passes share once pass 1 is done.
-struct Indexed {
-    renames: Renames,
-    /// The objects renamed, by their key in the input, in input order.
-    renamed_list: Vec<(SourceKey, Renaming)>,
-    /// Every source under its final name.
-    index: SourceIndex,
-    /// The first results: configuration look-alikes, then renames refused.
-    results: Vec<KrmResult>,
-    /// Sources that appear more than once.
-    duplicates: Vec<KrmResult>,
-    /// Objects kustomize's generators made, which keep their names here.
-    generated: usize,
-    /// Per chunk: pass 2 has work there even without renames.
-    busy: Vec<bool>,
-}
-
-/// Between the passes: decides the renames, then indexes every source under its final
-/// name.
-fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
-    let mut renames = Renames::default();
-    let mut results = Vec::new();
-    for p in &mut pass1 {
-        if let Pass1::Parsed {
-            lookalikes: Some(lookalikes),
-            ..
-        } = p
-        {
-            results.append(lookalikes);
-        }
-    }
-    let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
-    let mut generated = 0usize;
-    for p in &mut pass1 {
-        let Pass1::Parsed { sources, .. } = p else {
-            continue;
-        };
-        for s in sources {
-            let id = &s.entry.id;
-            // Taken, not copied: nothing after this reads a decision.
-            match std::mem::replace(&mut s.decision, Decision::Keep) {
-                Decision::Keep => {}
-                Decision::Generated {
-                    name_after_build,
-                    opted_in,
-                } => {
-                    generated += usize::from(opted_in);
-                    renames.add_after_build(s.kind, id.namespace(), id.name(), &name_after_build);
-                }
-                Decision::Refused(r) => results.push(*r),
-                Decision::Rename(r) => {
-                    renames.add(s.kind, id.namespace(), id.name(), &r.base, &r.new_name);
-                    renamed_list.push((SourceKey::new(s.kind, id.namespace(), id.name()), *r));
-                }
-            }
-        }
-    }
-    // Existing objects matter only to renaming (never taken for an earlier suffixed name).
-    if !renames.is_empty() {
-        for p in &pass1 {
-            if let Pass1::Parsed { sources, .. } = p {
-                for s in sources {
-                    renames.add_existing(s.kind, s.entry.id.namespace(), s.entry.id.name());
-                }
-            }
-        }
-    }
-    let mut index = SourceIndex::default();
-    let mut duplicates = Vec::new();
-    let mut busy = Vec::with_capacity(pass1.len());
-    for p in pass1 {
-        busy.push(p.busy());
-        match p {
-            Pass1::Unparsed => {}
-            Pass1::Parsed { sources, .. } => {
-                for s in sources {
-                    let id = &s.entry.id;
-                    let name = renames
-                        .final_name(s.kind, id.namespace(), id.name())
-                        .unwrap_or(id.name())
-                        .to_string();
-                    let key = SourceKey::new(s.kind, id.namespace(), &name);
-                    if let Err(dup) = index.insert(key, s.entry) {
-                        duplicates.push(*dup);
-                    }
-                }
-            }
-        }
-    }
-    Indexed {
-        renames,
-        renamed_list,
-        index,
-        results,
-        duplicates,
-        generated,
-        busy,
-    }
-}
-
-/// The package's Kptfile among the items of a ResourceList cut into chunks, if any:
-/// only chunks whose text names a Kptfile are parsed for it.
-fn kptfile_chunk<'a>(
-    body: &'a str,
-    chunks: &[Chunk],
-    ctx: Context,
-) -> Result<Option<(Tree<'a>, NodeId)>, Stop> {
-    for chunk in chunks {
-        if !body[chunk.start..chunk.end].contains("Kptfile") {
-            continue;
-        }
-        let tree = parse_chunk(body, chunk, ctx)?;
-        let items = items_of(&tree, chunk)?;
-        if let Some(&item) = items.iter().find(|&&i| is_package_kptfile(&tree, i)) {
-            return Ok(Some((tree, item)));
-        }
-    }
-    Ok(None)
-}
-
-/// Parses one chunk; a chunk that does not parse makes the whole input one chunk, which
-/// reports the error as the whole input's.
-fn parse_chunk<'a>(body: &'a str, chunk: &Chunk, ctx: Context) -> Result<Tree<'a>, Stop> {
-    Tree::parse(&body[chunk.start..chunk.end], ctx.at_line(chunk.line_base)).map_err(|_| {
-        Stop::Coarser(Coarser::ChunkUnreadable {
-            line: chunk.line_base + 1,
-        })
-    })
-}
-
-/// The items of a chunk's tree, or a reason to read the input whole.
-fn items_of(tree: &Tree<'_>, chunk: &Chunk) -> Result<Vec<NodeId>, Stop> {
-    let unreadable = || {
-        Stop::Coarser(Coarser::ChunkUnreadable {
-            line: chunk.line_base + 1,
-        })
-    };
-    let items: Vec<NodeId> = match (chunk.shape, tree.documents()) {
-        (Shape::Documents, _) => return Ok(crate::read::stream::items(tree)),
-        // A chunk of entries starts at a dash at the entries' column, so it reads as one
-        // block sequence (a root of another kind has no items here); a JSON item starts
-        // at its opening brace, so it reads as one mapping.
-        (Shape::Entries, [doc]) => tree.items(doc.root()).collect(),
-        (Shape::Node, [doc]) => vec![doc.root()],
-        _ => return Err(unreadable()),
-    };
-    // Every item must be a resource: one that is not is refused by the whole read.
-    if items.is_empty() || !items.iter().all(|&i| tree.is_map(i)) {
-        return Err(unreadable());
-    }
-    Ok(items)
-}
-
-/// Pass 1 over the items of one tree; `stream`: they are plain manifests; `views`: the
-/// resolution is kept, with what only views read.
-fn first_pass(
-    tree: &Tree<'_>,
-    items: &[NodeId],
-    config: &Config,
-    catalog: &Catalog,
-    stream: bool,
-    views: bool,
-) -> Pass1 {
-    let mut sources = Vec::new();
-    let mut lookalikes = Vec::new();
-    let mut busy = false;
-    for &item in items {
-        if stream && crate::model::config::looks_like_function_config(tree, item) {
-            lookalikes.push(KrmResult::new(Finding::ConfigAmongManifests).about(tree, item));
-        }
-        if is_local_config(tree, item) {
-            continue;
-        }
-        let id = placed(ResourceId::of(tree, item), config);
-        // Whatever else it is (a catalog may declare any kind a workload).
-        busy |= catalog.workload(id.api_version(), id.kind()).is_some()
-            || catalog.has_name_sites(id.api_version(), id.kind());
-        if let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) {
-            let decision = renames::decide(tree, item, &id, kind, config);
-            let mut entry = Box::new(SourceEntry::read(tree, item, id, kind));
-            if views {
-                entry.hashed_name = resolution::hashed_name(tree, item, entry.id.name());
-            }
-            sources.push(SourceSeen {
-                kind,
-                entry,
-                decision,
-            });
-        } else if catalog
-            .producers_for(id.api_version(), id.kind())
-            .next()
-            .is_some()
-        {
-            for p in catalog.producers_for(id.api_version(), id.kind()) {
-                for made in crate::read::produced::read(tree, item, &id, p) {
-                    let kind = made.kind;
-                    let mut entry =
-                        Box::new(SourceEntry::produced(tree, item, &id, made, p.runtime));
-                    if views {
-                        entry.hashed_name = resolution::hashed_name(tree, item, entry.id.name());
-                    }
-                    sources.push(SourceSeen {
-                        kind,
-                        entry,
-                        decision: Decision::Keep,
-                    });
-                }
-            }
-        }
-    }
-    // Most chunks hold one item: no spare capacity for the whole run.
-    Pass1::Parsed {
-        sources: sources.into_boxed_slice(),
-        lookalikes: (!lookalikes.is_empty()).then(|| Box::new(lookalikes)),
-        busy,
-    }
-}
-
-/// Whether the edit `s..e` lies inside one of `replaced` (sorted, disjoint ranges a
-/// stamp replaces whole) without being that range itself: such an edit (the rename of a
-/// name inside a `__data` reference the stamp rewrites) is moot, and applying both would
-/// overlap. Only the last range starting at or before `s` can hold it.
-fn within_a_replaced_range(replaced: &[(usize, usize)], s: usize, e: usize) -> bool {
-    let at = replaced.partition_point(|&(a, _)| a <= s);
-    at > 0 && {
-        let (a, b) = replaced[at - 1];
-        e <= b && (s, e) != (a, b)
-    }
-}
-
-/// The object as installed: written without a namespace, a namespaced object lands in
-/// the one the configuration names (Helm's release namespace, `kubectl apply -n`), so it
-/// is resolved there.
-fn placed(id: ResourceId, config: &Config) -> ResourceId {
-    match &config.namespace {
-        Some(ns)
-            if id.namespace().is_none()
-                && !crate::model::catalog::CLUSTER_SCOPED.contains(&id.kind()) =>
-        {
-            id.with_namespace(Some(ns))
-        }
-        _ => id,
-    }
-}
-
-/// Pass 2 over the items of one tree whose text starts at `offset` in the input.
-fn second_pass(
-    tree: &Tree<'_>,
-    items: &[NodeId],
-    offset: usize,
-    shared: &Shared<'_>,
-) -> Vec<ItemReport> {
-    let mut out = Vec::new();
-    for &item in items {
-        let mut report = second_pass_item(tree, item, shared);
-        if !report.is_empty() {
-            if offset > 0 {
-                report.splices = std::mem::take(&mut report.splices).map_positions(|p| p + offset);
-            }
-            out.push(report);
-        }
-    }
-    // Most chunks hold one item: no spare capacity kept for the rest of the run.
-    out.shrink_to_fit();
-    out
-}
-
-fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemReport {
-    let mut report = ItemReport::default();
-    if is_local_config(tree, item) {
-        return report;
-    }
-    let id = placed(ResourceId::of(tree, item), shared.config);
-    let catalog = shared.catalog;
-    let mut renamed_here = false;
-    if let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) {
-        let key = (kind, id.namespace(), id.name());
-        if let Some(r) = shared.renamed.get(&key) {
-            renamed_here = true;
-            match renames::rename_object(tree, item, &id, &r.base, &r.new_name, shared.config) {
-                Ok(splices) => splices.append_to(&mut report.splices),
-                Err(r) => report.rename_error = Some(r),
-            }
-        }
-    }
-    if !shared.renames.is_empty() {
-        let (mut rewritten, pointed, ambiguous) = renames::rewrite_references(
-            tree,
-            item,
-            &id,
-            catalog,
-            shared.renames,
-            &mut report.splices,
-        );
-        report.pointed = pointed;
-        // Annotation reference sites name base names, which resolve to the renamed
-        // objects: known fields, not stale mentions.
-        if let Some(annotations) = tree.get_path(item, &["metadata", "annotations"]) {
-            rewritten.extend(
-                catalog
-                    .annotation_sites
-                    .iter()
-                    .filter_map(|site| tree.get(annotations, &site.key)),
-            );
-        }
-        report.mentions = ambiguous;
-        if !renamed_here {
-            report.mentions.extend(renames::warn_unknown_mentions(
-                tree,
-                shared.config,
-                catalog,
-                item,
-                &id,
-                shared.renames,
-                &rewritten,
-            ));
-        }
-    }
-    let resolver = Resolver {
-        index: shared.index,
-        renames: shared.renames,
-    };
-    if shared.record && catalog.has_name_sites(id.api_version(), id.kind()) {
-        report.names = resolution::resolve_names(tree, item, &id, catalog, resolver);
-    }
-    if let Some(kind) = catalog.workload(id.api_version(), id.kind()) {
-        if shared.record {
-            report.marks = Some(Box::new(crate::resolve::rollout::marks(
-                tree,
-                item,
-                &id,
-                kind,
-                shared.config,
-            )));
-        }
-        let ctx = resolution::Context {
-            config: shared.config,
-            catalog,
-            resolver,
-            record: shared.record,
-        };
-        if let Some(mut o) = stamp::stamp_item(tree, item, &id, kind, &ctx) {
-            // A stamp that replaces a whole reference (`__data` becoming a value) makes
-            // the rename of the name inside it moot.
-            let replaced: Vec<(usize, usize)> = o
-                .splices
-                .edits()
-                .into_iter()
-                .filter(|(s, e, _)| e > s)
-                .map(|(s, e, _)| (s, e))
-                .collect();
-            if !replaced.is_empty() && !report.splices.is_empty() {
-                let mut kept = Splices::new();
-                let mut moot: HashMap<String, usize> = HashMap::new();
-                for (s, e, text) in report.splices.edits() {
-                    if !within_a_replaced_range(&replaced, s, e) {
-                        kept.replace(s, e, text);
-                    } else {
-                        // Nor does that reference point at the renamed object any more.
-                        let name = text.trim_matches(|c| c == '"' || c == '\'');
-                        *moot.entry(name.to_string()).or_default() += 1;
-                    }
-                }
-                if !moot.is_empty() {
-                    let renames = shared.renames;
-                    report
-                        .pointed
-                        .retain(|&p| match moot.get_mut(renames.final_of(p)) {
-                            Some(n) if *n > 0 => {
-                                *n -= 1;
-                                false
-                            }
-                            _ => true,
-                        });
-                }
-                report.splices = kept;
-            }
-            std::mem::take(&mut o.splices).append_to(&mut report.splices);
-            o.notes.shrink_to_fit();
-            report.stamp = Some(Box::new(o));
-        }
-    }
-    if shared.ids {
-        // Read again only when it may have been placed.
-        let written = match &shared.config.namespace {
-            Some(_) => {
-                let written = ResourceId::of(tree, item);
-                if written.namespace().is_none() {
-                    report.placed = id.namespace().map(str::to_string);
-                }
-                written
-            }
-            None => id,
-        };
-        report.id = Some(written);
-    }
-    report
-}
-
 #[cfg(test)]
 mod tests {
     use crate::model::findings::Severity;
     use crate::{Invocation, graph, run};
-
-    #[test]
-    fn only_an_edit_strictly_inside_a_replaced_range_is_moot() {
-        use super::within_a_replaced_range;
-        let replaced = [(10, 20), (30, 40)];
-        for (s, e, moot) in [
-            (12, 15, true),  // inside the first
-            (10, 14, true),  // from its start
-            (15, 20, true),  // to its end
-            (10, 20, false), // the range itself: the stamp's own edit
-            (15, 25, false), // running out of it
-            (5, 12, false),  // starting before it
-            (25, 28, false), // between the ranges
-            (31, 39, true),  // inside the second
-            (0, 0, false),   // before every range
-        ] {
-            assert_eq!(within_a_replaced_range(&replaced, s, e), moot, "{s}..{e}");
-        }
-    }
 
     const LIST: &str = "apiVersion: config.kubernetes.io/v1
 kind: ResourceList
@@ -1369,30 +627,6 @@ items:
         );
         assert!(out.item_edits.is_empty(), "{:?}", out.item_edits);
         assert!(out.output.starts_with(input), "{}", out.output);
-    }
-
-    #[test]
-    fn pass_two_reads_again_only_chunks_it_may_edit() {
-        let config = crate::model::config::Config::default();
-        let catalog = crate::model::catalog::Catalog::builtin();
-        let busy = |text: &str| {
-            let tree = crate::yaml::parse(text).unwrap();
-            let root = tree.documents()[0].root();
-            super::first_pass(&tree, &[root], &config, &catalog, false, false).busy()
-        };
-        // Its content is in the index; only a rename (which reads every chunk) edits it.
-        assert!(!busy(
-            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
-        ));
-        assert!(!busy(
-            "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: Yg==}\n"
-        ));
-        assert!(!busy(
-            "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"
-        ));
-        assert!(busy(
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: []}}}\n"
-        ));
     }
 
     #[test]
