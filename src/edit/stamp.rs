@@ -15,7 +15,6 @@ use crate::model::result::KrmResult;
 use crate::read::data_refs::{DataRefs, DataStamp};
 use crate::read::env_shift::{env_indices, env_lists, own, shifted_env_lists};
 use crate::read::references::{self};
-use crate::resolve::renames;
 use crate::resolve::resolution::{
     self, Context, Note, PodTemplate, Read, SourceIndex, WorkloadResolution, reloader_keys_written,
 };
@@ -531,7 +530,7 @@ fn runtime_annotations(
 
 /// A kind whose pod template cannot change once the object exists (a Job): with
 /// `config-hash.dev/name-suffix: "true"` it gets a hashed name (see
-/// [`crate::resolve::renames::rename_job`]); without, an info result names the trade-off.
+/// [`crate::resolve::crate::edit::rename::rename_job`]); without, an info result names the trade-off.
 #[allow(clippy::too_many_arguments)]
 fn job_name(
     ed: &mut Editor<'_, '_>,
@@ -580,7 +579,7 @@ fn job_name(
         }
     }
     let spec_path = stamp.kind.spec_field();
-    let job = renames::JobToRename {
+    let job = crate::edit::rename::JobToRename {
         id,
         template: pod.template,
         spec: pod.spec,
@@ -588,7 +587,7 @@ fn job_name(
         stamped_nodes: &stamped_nodes,
         hash: hash.unwrap_or(""),
     };
-    match renames::rename_job(
+    match crate::edit::rename::rename_job(
         tree,
         item,
         &job,
@@ -604,7 +603,7 @@ fn job_name(
             out.renamed = Some(renamed);
             Ok(())
         }
-        Err(renames::JobRenameError::TooLong(new_name)) => {
+        Err(crate::edit::rename::JobRenameError::TooLong(new_name)) => {
             out.notes.push(Note::Result(
                 KrmResult::new(Finding::JobNameTooLong { new_name })
                     .about(tree, item)
@@ -612,7 +611,7 @@ fn job_name(
             ));
             Err(None)
         }
-        Err(renames::JobRenameError::Edit(e)) => Err(Some(e)),
+        Err(crate::edit::rename::JobRenameError::Edit(e)) => Err(Some(e)),
     }
 }
 

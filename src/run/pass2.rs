@@ -11,7 +11,7 @@ use crate::model::config::Config;
 use crate::model::resource::{ResourceId, is_local_config};
 use crate::model::result::KrmResult;
 use crate::read::chunks::Chunk;
-use crate::resolve::renames::{self, RenameId, Renames, Renaming};
+use crate::resolve::renames::{RenameId, Renames, Renaming};
 use crate::resolve::resolution::{
     self, ItemResolution, Resolution, Resolved, Resolver, SourceIndex,
 };
@@ -273,7 +273,7 @@ fn rename_object(
     let Some(r) = shared.renamed.get(&(kind, id.namespace(), id.name())) else {
         return false;
     };
-    match renames::rename_object(tree, item, id, &r.base, &r.new_name, shared.config) {
+    match crate::edit::rename::rename_object(tree, item, id, &r.base, &r.new_name, shared.config) {
         Ok(splices) => splices.append_to(&mut report.splices),
         Err(r) => report.rename_error = Some(r),
     }
@@ -292,8 +292,14 @@ fn rewrite_references(
     report: &mut ItemReport,
 ) {
     let catalog = shared.catalog;
-    let (mut rewritten, pointed, ambiguous) =
-        renames::rewrite_references(tree, item, id, catalog, shared.renames, &mut report.splices);
+    let (mut rewritten, pointed, ambiguous) = crate::edit::rename::rewrite_references(
+        tree,
+        item,
+        id,
+        catalog,
+        shared.renames,
+        &mut report.splices,
+    );
     report.pointed = pointed;
     // Annotation reference sites name base names, which resolve to the renamed
     // objects: known fields, not stale mentions.
@@ -307,15 +313,17 @@ fn rewrite_references(
     }
     report.mentions = ambiguous;
     if !renamed_here {
-        report.mentions.extend(renames::warn_unknown_mentions(
-            tree,
-            shared.config,
-            catalog,
-            item,
-            id,
-            shared.renames,
-            &rewritten,
-        ));
+        report
+            .mentions
+            .extend(crate::edit::rename::warn_unknown_mentions(
+                tree,
+                shared.config,
+                catalog,
+                item,
+                id,
+                shared.renames,
+                &rewritten,
+            ));
     }
 }
 
