@@ -128,20 +128,14 @@ pub fn stamp_item(
         resolution::resolve_workload(tree, item, id, kind, pod, ctx, &mut data, &|field| {
             shifted.output_field(field)
         });
-    let WorkloadResolution {
-        ref reads,
-        failed,
-        missing,
-        ..
-    } = resolution;
-    out.counts.missing += missing;
+    out.counts.missing += resolution.missing;
+    let reads = &resolution.reads;
     let stamp = Stamp::of(tree, item, kind, config);
     let mut ed = Editor::new(
         tree,
         with_seq_indent(tree, pod.spec, Layout::for_item(tree, item)),
     );
-    let mut stamped = None;
-    let written = if failed {
+    let written = if resolution.failed {
         Err(None)
     } else if !reads.is_empty() && !stamp.writes_anything() {
         out.notes
@@ -150,63 +144,13 @@ pub fn stamp_item(
         out.counts.skipped += 1;
         Err(None)
     } else {
-        // Hash.
-        let hash = (!reads.is_empty()).then(|| {
-            for d in &mut data.refs {
-                if let Some((k, name)) = &d.resolved {
-                    let content = ctx
-                        .resolver
-                        .index
-                        .get(&SourceKey::new(*k, id.namespace(), name));
-                    let one = [Seen {
-                        kind: *k,
-                        name,
-                        content: content.and_then(|s| s.content.as_ref().ok()),
-                        keys: &Keys::All,
-                        skip: content.map_or(&[], |s| &s.ignored_keys),
-                    }];
-                    d.hash = Some(hash::pod_hash(&one, config.hash_key.as_ref()));
-                }
-            }
-            pod_hash(reads, ctx.resolver.index, config)
-        });
-        if ctx.record {
-            stamped.clone_from(&hash);
-        }
-        // Write.
-        write(
-            &mut ed,
-            &stamp,
-            pod,
-            &data,
-            hash.as_deref(),
-            reads,
-            ctx,
-            &mut out,
-        )
-        .and_then(|()| {
-            // The runtime tools' annotations.
-            runtime_annotations(&mut ed, &stamp, reads, ctx, &mut out).map_err(Some)
-        })
-        .and_then(|()| {
-            // A Job that asks for it: a hashed name.
-            job_name(
-                &mut ed,
-                &stamp,
-                id,
-                pod,
-                reads,
-                hash.as_deref(),
-                ctx,
-                &mut out,
-            )
-        })
+        hash_and_write(&mut ed, &stamp, id, pod, &mut data, reads, ctx, &mut out)
     };
     match written {
-        Ok(()) => {
+        Ok(stamped) => {
             out.splices = ed.into_splices();
             // Stamped: say when the workload's own spec keeps the stamp from rolling it.
-            if !reads.is_empty() {
+            if !resolution.reads.is_empty() {
                 if let Some(held) = crate::resolve::rollout::held(tree, item, id) {
                     out.notes.push(stamp.about(Finding::Held(held)));
                 }
@@ -238,6 +182,46 @@ pub fn stamp_item(
         out.resolution = Some(resolution);
     }
     Some(out)
+}
+
+/// Hashes what the pod template reads (and each `__data` object whole), writes the hash,
+/// the runtime tools' annotations, and a Job's hashed name when it asks for one. `Ok`:
+/// the hash stamped, for views (`None` when they did not ask, or nothing is read).
+#[allow(clippy::too_many_arguments)]
+fn hash_and_write(
+    ed: &mut Editor<'_, '_>,
+    stamp: &Stamp<'_, '_>,
+    id: &ResourceId,
+    pod: PodTemplate,
+    data: &mut DataRefs,
+    reads: &[Read],
+    ctx: &Context<'_>,
+    out: &mut ItemOutcome,
+) -> Result<Option<String>, Option<EditError>> {
+    let config = ctx.config;
+    let hash = (!reads.is_empty()).then(|| {
+        for d in &mut data.refs {
+            if let Some((k, name)) = &d.resolved {
+                let content = ctx
+                    .resolver
+                    .index
+                    .get(&SourceKey::new(*k, id.namespace(), name));
+                let one = [Seen {
+                    kind: *k,
+                    name,
+                    content: content.and_then(|s| s.content.as_ref().ok()),
+                    keys: &Keys::All,
+                    skip: content.map_or(&[], |s| &s.ignored_keys),
+                }];
+                d.hash = Some(hash::pod_hash(&one, config.hash_key.as_ref()));
+            }
+        }
+        pod_hash(reads, ctx.resolver.index, config)
+    });
+    write(ed, stamp, pod, data, hash.as_deref(), reads, ctx, out)?;
+    runtime_annotations(ed, stamp, reads, ctx, out).map_err(Some)?;
+    job_name(ed, stamp, id, pod, reads, hash.as_deref(), ctx, out)?;
+    Ok(hash.filter(|_| ctx.record))
 }
 
 /// The findings about a workload whose pod template is not where its catalog row says:
@@ -530,7 +514,7 @@ fn runtime_annotations(
 
 /// A kind whose pod template cannot change once the object exists (a Job): with
 /// `config-hash.dev/name-suffix: "true"` it gets a hashed name (see
-/// [`crate::resolve::crate::edit::rename::rename_job`]); without, an info result names the trade-off.
+/// [`crate::edit::rename::rename_job`]); without, an info result names the trade-off.
 #[allow(clippy::too_many_arguments)]
 fn job_name(
     ed: &mut Editor<'_, '_>,
