@@ -151,7 +151,7 @@ pub fn stamp_item(
             out.splices = ed.into_splices();
             // Stamped: say when the workload's own spec keeps the stamp from rolling it.
             if !resolution.reads.is_empty() {
-                if let Some(held) = crate::resolve::rollout::held(tree, item, id) {
+                if let Some(held) = crate::resolve::rollout::held(tree, item, stamp.kind) {
                     out.notes.push(stamp.about(Finding::Held(held)));
                 }
             }

@@ -150,8 +150,29 @@ pub struct WorkloadKind {
     /// Where the object may name another workload whose pod template runs in its place
     /// (an Argo Rollout's `spec.workloadRef`).
     pub delegate: Option<FieldPath>,
+    /// A changed pod template replaces running pods: false for a bare Pod (its spec is
+    /// fixed) and a CronJob (its pods start afresh at every scheduled run, reading what
+    /// the ConfigMaps and Secrets hold then), where a roll trigger means nothing.
+    pub rolls: bool,
+    /// What in the object's own spec can keep a changed stamp from rolling it now.
+    pub holds: Vec<Hold>,
     /// Where a user declared it (`spec.workloads[0]`), for messages; `None` for built-ins.
     pub declared_at: Option<String>,
+}
+
+/// What in a workload's own spec can keep a changed pod template from rolling its pods
+/// now (Kubernetes' update strategies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// `spec.updateStrategy.type: OnDelete`: a pod gets the change only when deleted.
+    OnDelete,
+    /// `spec.updateStrategy.rollingUpdate.partition` at or above `spec.replicas` (which
+    /// defaults to 1): no ordinal is updated.
+    Partition,
+    /// `spec.paused: true`: no rollout starts until it is resumed.
+    Paused,
+    /// The change reaches the Jobs it starts from the next scheduled run on.
+    NextSchedule,
 }
 
 impl WorkloadKind {
@@ -524,26 +545,38 @@ const INGRESS: &str = "networking.k8s.io,extensions";
 const KRUISE: &str = "apps.kruise.io";
 const TEMPLATE: &str = "spec/template";
 
-/// Built-in workload kinds: (groups, kind, template, env allowed, restart, delegate).
-/// Third-party rows show that a CRD is only data; each was checked against its
-/// project's documentation (docs, "What it finds").
+/// A row of [`WORKLOADS`].
+type WorkloadRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+    Restart,
+    &'static str,
+    bool,
+    &'static [Hold],
+);
+
+/// Built-in workload kinds: (groups, kind, template, env allowed, restart, delegate,
+/// rolls, holds). Third-party rows show that a CRD is only data; each was checked against
+/// its project's documentation (docs, "What it finds").
 #[rustfmt::skip]
-const WORKLOADS: &[(&str, &str, &str, bool, Restart, &str)] = &[
-    (CORE, "Pod", "", false, Restart::Template, ""),
-    (CORE, "PodTemplate", "template", true, Restart::Template, ""),
-    (CORE, "ReplicationController", TEMPLATE, true, Restart::Template, ""),
-    (APPS, "Deployment", TEMPLATE, true, Restart::Template, ""),
-    (APPS, "DaemonSet", TEMPLATE, true, Restart::Template, ""),
-    (APPS, "ReplicaSet", TEMPLATE, true, Restart::Template, ""),
-    ("apps", "StatefulSet", TEMPLATE, true, Restart::Template, ""),
-    ("batch", "Job", TEMPLATE, true, Restart::NewObject, ""),
-    ("batch", "CronJob", "spec/jobTemplate/spec/template", true, Restart::Template, ""),
-    ("argoproj.io", "Rollout", TEMPLATE, true, Restart::Template, "spec/workloadRef"),
-    ("serving.knative.dev", "Service", TEMPLATE, true, Restart::Template, ""),
-    (KRUISE, "CloneSet", TEMPLATE, true, Restart::DownwardApi, ""),
-    (KRUISE, "StatefulSet", TEMPLATE, true, Restart::DownwardApi, ""),
-    (KRUISE, "DaemonSet", TEMPLATE, true, Restart::DownwardApi, ""),
-    ("keda.sh", "ScaledJob", "spec/jobTargetRef/template", true, Restart::Template, ""),
+const WORKLOADS: &[WorkloadRow] = &[
+    (CORE, "Pod", "", false, Restart::Template, "", false, &[]),
+    (CORE, "PodTemplate", "template", true, Restart::Template, "", true, &[]),
+    (CORE, "ReplicationController", TEMPLATE, true, Restart::Template, "", true, &[]),
+    (APPS, "Deployment", TEMPLATE, true, Restart::Template, "", true, &[Hold::Paused]),
+    (APPS, "DaemonSet", TEMPLATE, true, Restart::Template, "", true, &[Hold::OnDelete]),
+    (APPS, "ReplicaSet", TEMPLATE, true, Restart::Template, "", true, &[]),
+    ("apps", "StatefulSet", TEMPLATE, true, Restart::Template, "", true, &[Hold::OnDelete, Hold::Partition]),
+    ("batch", "Job", TEMPLATE, true, Restart::NewObject, "", true, &[]),
+    ("batch", "CronJob", "spec/jobTemplate/spec/template", true, Restart::Template, "", false, &[Hold::NextSchedule]),
+    ("argoproj.io", "Rollout", TEMPLATE, true, Restart::Template, "spec/workloadRef", true, &[]),
+    ("serving.knative.dev", "Service", TEMPLATE, true, Restart::Template, "", true, &[]),
+    (KRUISE, "CloneSet", TEMPLATE, true, Restart::DownwardApi, "", true, &[]),
+    (KRUISE, "StatefulSet", TEMPLATE, true, Restart::DownwardApi, "", true, &[]),
+    (KRUISE, "DaemonSet", TEMPLATE, true, Restart::DownwardApi, "", true, &[]),
+    ("keda.sh", "ScaledJob", "spec/jobTargetRef/template", true, Restart::Template, "", true, &[]),
 ];
 
 /// Built-in pod-spec reference sites: (path from the pod spec to the name, kind, keys
@@ -754,13 +787,15 @@ impl Catalog {
         let workloads = WORKLOADS
             .iter()
             .map(
-                |&(g, kind, template, env_allowed, restart, delegate)| WorkloadKind {
+                |&(g, kind, template, env_allowed, restart, delegate, rolls, holds)| WorkloadKind {
                     groups: groups(g),
                     kind: kind.to_string(),
                     template: FieldPath::of(template),
                     env_allowed,
                     restart,
                     delegate: optional_path(delegate),
+                    rolls,
+                    holds: holds.to_vec(),
                     declared_at: None,
                 },
             )
@@ -897,11 +932,29 @@ impl Catalog {
                 .is_some_and(|&i| after.is_none_or(|a| i > a))
         };
         let mut rows: Vec<WorkloadKind> = std::mem::take(&mut self.workloads);
+        // A declared row of a kind Kubernetes defines (a Deployment at another template
+        // path) still rolls, or is held back, as that kind does.
+        let rules_of = |w: &WorkloadKind| {
+            rows.iter()
+                .find(|r| r.kind == w.kind && r.groups.iter().any(|g| w.groups.contains(g)))
+                .map(|r| (r.rolls, r.holds.clone()))
+        };
+        let declared: Vec<WorkloadKind> = ext
+            .workloads
+            .iter()
+            .map(|w| {
+                let mut w = w.clone();
+                if let Some((rolls, holds)) = rules_of(&w) {
+                    (w.rolls, w.holds) = (rolls, holds);
+                }
+                w
+            })
+            .collect();
         for row in &mut rows {
             row.groups.retain(|g| !claimed(&row.kind, g, None));
         }
-        for (i, w) in ext.workloads.iter().enumerate() {
-            let mut w = w.clone();
+        for (i, w) in declared.into_iter().enumerate() {
+            let mut w = w;
             w.groups.retain(|g| !claimed(&w.kind, g, Some(i)));
             rows.push(w);
         }

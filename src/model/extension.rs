@@ -247,6 +247,10 @@ impl Reader<'_, '_> {
             env_allowed: true,
             restart: Restart::Template,
             delegate: None,
+            // A declared row of a built-in kind keeps the built-in row's rolling rules
+            // (see `Catalog::extend`).
+            rolls: true,
+            holds: Vec::new(),
             declared_at: Some(at.to_string()),
         })
     }
@@ -563,6 +567,28 @@ mod tests {
             deployments,
             ["built-in", "spec.workloads[1]", "spec.workloads[2]"]
         );
+    }
+
+    #[test]
+    fn a_declared_row_of_a_built_in_kind_rolls_and_is_held_back_as_that_kind() {
+        use crate::model::catalog::Hold;
+        let e = ext("workloads:\n- {group: apps, kind: Deployment, template: spec/a}\n- {group: batch, kind: CronJob, template: spec/t}\n- {group: example.com, kind: Deployment, template: spec/b}\n").unwrap();
+        let mut c = Catalog::builtin();
+        c.extend(&e);
+        let rules = |api: &str, kind: &str| {
+            let w = c.workload(api, kind).unwrap();
+            (w.declared_at.is_some(), w.rolls, w.holds.clone())
+        };
+        assert_eq!(
+            rules("apps/v1", "Deployment"),
+            (true, true, vec![Hold::Paused])
+        );
+        assert_eq!(
+            rules("batch/v1", "CronJob"),
+            (true, false, vec![Hold::NextSchedule])
+        );
+        // Another group's kind of the same name is a kind of its own.
+        assert_eq!(rules("example.com/v1", "Deployment"), (true, true, vec![]));
     }
 
     #[test]

@@ -893,6 +893,8 @@ pub struct Marks {
     /// The name it is known by across renders: the base name of a Job with a hashed name,
     /// else its name.
     pub base_name: String,
+    /// A changed pod template replaces its running pods (its catalog row's `rolls`).
+    pub rolls: bool,
     /// Annotated `config-hash.dev/protected: "true"`: it rolls only when allowed.
     pub protected: bool,
     /// What already rolls it when what it reads changes, as the manifest stands.

@@ -2,7 +2,7 @@
 //! about rolling (protected, already triggered by another tool) and what in its spec
 //! holds a roll back (`OnDelete`, a paused Deployment, a partition, a schedule).
 
-use crate::model::catalog::{Restart, WorkloadKind, annotations};
+use crate::model::catalog::{Hold, Restart, WorkloadKind, annotations};
 use crate::model::config::Config;
 use crate::model::findings::Held;
 use crate::model::resource::{ResourceId, flag};
@@ -23,6 +23,7 @@ pub fn marks(
     };
     Marks {
         base_name,
+        rolls: kind.rolls,
         protected: flag(tree, item, annotations::PROTECTED),
         triggers: triggers(tree, item, kind, config),
     }
@@ -98,28 +99,15 @@ fn triggers(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind, config: &Config)
     out
 }
 
-/// Whether a roll trigger means anything for the workload: a bare Pod cannot roll (its
-/// spec is fixed), and a CronJob's pods start afresh at every run, reading what the
-/// ConfigMaps and Secrets hold then.
-pub fn can_roll(id: &ResourceId) -> bool {
-    let group = crate::model::catalog::group_of(id.api_version());
-    !matches!((group, id.kind()), ("", "Pod") | ("batch", "CronJob"))
-}
-
-/// What in a stamped workload's spec keeps a changed stamp from rolling it now.
-pub fn held(tree: &Tree<'_>, item: NodeId, id: &ResourceId) -> Option<Held> {
-    let group = crate::model::catalog::group_of(id.api_version());
+/// What in a stamped workload's spec keeps a changed stamp from rolling it now, of the
+/// holds its catalog row names.
+pub fn held(tree: &Tree<'_>, item: NodeId, kind: &WorkloadKind) -> Option<Held> {
     let str_at = |path: &[&str]| tree.get_path(item, path).and_then(|n| tree.str(n));
     let num_at = |path: &[&str]| str_at(path).and_then(|s| s.parse::<u64>().ok());
-    let apps = matches!(group, "apps" | "extensions");
-    match id.kind() {
-        "StatefulSet" | "DaemonSet" if apps => {
-            if str_at(&["spec", "updateStrategy", "type"]) == Some("OnDelete") {
-                return Some(Held::OnDelete);
-            }
-            if id.kind() != "StatefulSet" {
-                return None;
-            }
+    kind.holds.iter().find_map(|hold| match hold {
+        Hold::OnDelete => (str_at(&["spec", "updateStrategy", "type"]) == Some("OnDelete"))
+            .then_some(Held::OnDelete),
+        Hold::Partition => {
             // The API server defaults replicas to 1.
             let replicas = num_at(&["spec", "replicas"]).unwrap_or(1);
             let partition = num_at(&["spec", "updateStrategy", "rollingUpdate", "partition"])?;
@@ -128,12 +116,9 @@ pub fn held(tree: &Tree<'_>, item: NodeId, id: &ResourceId) -> Option<Held> {
                 replicas,
             })
         }
-        "Deployment" if apps => {
-            (str_at(&["spec", "paused"]) == Some("true")).then_some(Held::Paused)
-        }
-        "CronJob" if group == "batch" => Some(Held::NextSchedule),
-        _ => None,
-    }
+        Hold::Paused => (str_at(&["spec", "paused"]) == Some("true")).then_some(Held::Paused),
+        Hold::NextSchedule => Some(Held::NextSchedule),
+    })
 }
 
 #[cfg(test)]
@@ -143,7 +128,9 @@ mod tests {
     fn held_of(text: &str) -> Option<Held> {
         let tree = crate::yaml::parse(text).unwrap();
         let item = tree.documents()[0].root();
-        held(&tree, item, &ResourceId::of(&tree, item))
+        let id = ResourceId::of(&tree, item);
+        let catalog = crate::model::catalog::Catalog::builtin();
+        held(&tree, item, catalog.workload(id.api_version(), id.kind())?)
     }
 
     #[test]

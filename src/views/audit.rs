@@ -47,7 +47,7 @@ pub fn audit(r: &Resolution) -> Audit {
         let (Some(w), Some(marks)) = (&item.workload, &item.marks) else {
             continue;
         };
-        if w.reads.is_empty() || !crate::resolve::rollout::can_roll(&item.id) {
+        if w.reads.is_empty() || !marks.rolls {
             continue;
         }
         out.reading += 1;
