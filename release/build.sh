@@ -127,8 +127,9 @@ step "JSON Schema of the functionConfig"
 install -m 0644 schema/config-hash.schema.json "$out/config-hash.schema.json"
 
 step "SHA256SUMS"
-(cd "$out" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort \
-  | xargs sha256sum >SHA256SUMS)
+(cd "$out" && find . -maxdepth 1 -type f -printf '%P\n' | LC_ALL=C sort | xargs sha256sum) \
+  >"$stage/SHA256SUMS"
+mv "$stage/SHA256SUMS" "$out/SHA256SUMS"
 cat "$out/SHA256SUMS"
 
 if [ "$build_image" = auto ]; then

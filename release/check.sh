@@ -22,12 +22,12 @@
 #     and runs as the post-renderer; an unsigned one is refused by default; signed with a
 #     throwaway key by release/helm-plugin.sh, it installs with verification.
 #  9. The kpt wasm function gives what `--exec` gives on every example package.
+# 10. CHANGELOG.md has this version's release notes (release/notes.sh).
 #
 # Tools: qemu-aarch64-static (Debian's qemu-user-static), node, kpt, kubectl, podman,
 # buildah, gpg, Helm 4 ($HELM, default target/tools/helm4/helm), cargo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 
 dist=$(cd "${1:-target/dist}" && pwd)
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
@@ -263,6 +263,12 @@ done
 KPT_FN_WASM_RUNTIME=nodejs kpt fn eval "$work/wasm-wasm" --allow-alpha-wasm --exec "$work/fn.wasm" \
   -- mode=sideways >"$work/wasm-error.out" 2>&1 && fail "the wasm function accepted mode=sideways"
 grep -q 'is not accepted' "$work/wasm-error.out" || fail "no error result: $(cat "$work/wasm-error.out")"
+
+step "10. the release notes of this version, from CHANGELOG.md"
+release/notes.sh "$version" >"$work/notes.md"
+head -n1 "$work/notes.md" | grep -q . || fail "the notes start with a blank line"
+grep -q '^## ' "$work/notes.md" && fail "the notes run into another version's section"
+release/notes.sh 0.0.0-not-a-version >/dev/null 2>&1 && fail "notes.sh found notes for no version"
 
 step "done"
 echo "check: every check passed in $((SECONDS - started))s"
