@@ -42,10 +42,13 @@ for tool in qemu-aarch64-static node kpt kubectl podman buildah gpg cargo "$helm
 done
 
 started=$SECONDS
+step_name=
 step_started=$SECONDS
-step() {
-  echo "== check: $* (previous step $((SECONDS - step_started))s)"
+step() { # ends the step before (printing its time), starts the next
+  if [ -n "$step_name" ]; then echo "-- $step_name: $((SECONDS - step_started))s"; fi
+  step_name=$*
   step_started=$SECONDS
+  echo "== check: $*"
 }
 fail() { echo "check: FAILED: $*" >&2; exit 1; }
 
