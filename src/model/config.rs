@@ -197,7 +197,63 @@ pub struct Overrides {
     pub gitops: Option<Option<GitOps>>,
 }
 
+// The words each field accepts, and what they mean: what `Overrides::set` parses and
+// what `accepts` tells the JSON Schema of the functionConfig.
 const BOOLS: &[(&str, bool)] = &[("true", true), ("false", false)];
+const MODES: &[(&str, Mode)] = &[
+    ("annotation", Mode::Annotation),
+    ("env", Mode::Env),
+    ("both", Mode::Both),
+];
+const GRANULARITIES: &[(&str, Granularity)] =
+    &[("key", Granularity::Key), ("object", Granularity::Object)];
+const ON_MISSING: &[(&str, OnMissing)] = &[
+    ("warn", OnMissing::Warn),
+    ("error", OnMissing::Error),
+    ("ignore", OnMissing::Ignore),
+];
+const RUNTIME_RELOADS: &[(&str, RuntimeReload)] = &[
+    ("none", RuntimeReload::None),
+    ("reloader", RuntimeReload::Reloader),
+];
+const GITOPS: &[(&str, Option<GitOps>)] = &[
+    ("argocd", Some(GitOps::ArgoCd)),
+    ("flux", Some(GitOps::Flux)),
+    ("none", None),
+];
+
+/// What a field's value may be, as a schema states it (the JSON Schema of the
+/// functionConfig is built from [`FIELDS`] and this).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Accepts {
+    /// One of these words.
+    OneOf(Vec<&'static str>),
+    /// `true` or `false` (in a ConfigMap's data, the strings).
+    Bool,
+    /// Any text; what it must look like is checked when the run reads it.
+    Text,
+    /// A list of catalog entries (the typed form only): see the catalog's page.
+    Entries,
+}
+
+/// What `field`, one of [`FIELDS`], accepts: read off the tables `Overrides::set`
+/// parses with. `None` for a field that is not one.
+pub fn accepts(field: &str) -> Option<Accepts> {
+    fn words<T>(table: &[(&'static str, T)]) -> Accepts {
+        Accepts::OneOf(table.iter().map(|&(word, _)| word).collect())
+    }
+    Some(match field {
+        "mode" => words(MODES),
+        "granularity" => words(GRANULARITIES),
+        "onMissing" => words(ON_MISSING),
+        "runtimeReload" => words(RUNTIME_RELOADS),
+        "gitops" => words(GITOPS),
+        "nameSuffix" | "immutable" => Accepts::Bool,
+        "annotationKey" | "envName" | "installTime" | "namespace" => Accepts::Text,
+        f if extension::FIELDS.contains(&f) => Accepts::Entries,
+        _ => return None,
+    })
+}
 
 fn one_of<T: Copy>(value: &str, choices: &[(&str, T)]) -> Result<T, String> {
     choices
@@ -218,57 +274,17 @@ impl Overrides {
     /// wrong with the value; the caller names the field.
     pub fn set(&mut self, field: &str, value: &str) -> Result<(), String> {
         match field {
-            "mode" => {
-                self.mode = Some(one_of(
-                    value,
-                    &[
-                        ("annotation", Mode::Annotation),
-                        ("env", Mode::Env),
-                        ("both", Mode::Both),
-                    ],
-                )?)
-            }
-            "granularity" => {
-                self.granularity = Some(one_of(
-                    value,
-                    &[("key", Granularity::Key), ("object", Granularity::Object)],
-                )?)
-            }
-            "onMissing" => {
-                self.on_missing = Some(one_of(
-                    value,
-                    &[
-                        ("warn", OnMissing::Warn),
-                        ("error", OnMissing::Error),
-                        ("ignore", OnMissing::Ignore),
-                    ],
-                )?)
-            }
+            "mode" => self.mode = Some(one_of(value, MODES)?),
+            "granularity" => self.granularity = Some(one_of(value, GRANULARITIES)?),
+            "onMissing" => self.on_missing = Some(one_of(value, ON_MISSING)?),
             "annotationKey" => self.annotation_key = Some(value.to_string()),
             "envName" => self.env_name = Some(value.to_string()),
             "nameSuffix" => self.name_suffix = Some(one_of(value, BOOLS)?),
             "immutable" => self.immutable = Some(one_of(value, BOOLS)?),
-            "runtimeReload" => {
-                self.runtime_reload = Some(one_of(
-                    value,
-                    &[
-                        ("none", RuntimeReload::None),
-                        ("reloader", RuntimeReload::Reloader),
-                    ],
-                )?)
-            }
+            "runtimeReload" => self.runtime_reload = Some(one_of(value, RUNTIME_RELOADS)?),
             "installTime" => self.install_time = Some(InstallTime::parse_list(value)?),
             "namespace" => self.namespace = Some(value.to_string()),
-            "gitops" => {
-                self.gitops = Some(one_of(
-                    value,
-                    &[
-                        ("argocd", Some(GitOps::ArgoCd)),
-                        ("flux", Some(GitOps::Flux)),
-                        ("none", None),
-                    ],
-                )?)
-            }
+            "gitops" => self.gitops = Some(one_of(value, GITOPS)?),
             _ => {
                 return Err(format!(
                     "unknown field; accepted fields: {}",
@@ -577,5 +593,37 @@ mod tests {
         assert!(!looks(
             "apiVersion: example.com/v1\nkind: ConfigHash\nmetadata: {name: e}\n"
         ));
+    }
+
+    /// `accepts` says what `set` does: every word it lists is taken, a word it does not
+    /// list is refused, and every field has an answer (the JSON Schema relies on it).
+    #[test]
+    fn accepts_tells_what_set_takes() {
+        for &field in FIELDS {
+            let accepts = accepts(field).unwrap_or_else(|| panic!("{field}: no answer"));
+            let set = |value: &str| Overrides::default().set(field, value);
+            match accepts {
+                Accepts::OneOf(words) => {
+                    for word in &words {
+                        assert_eq!(set(word), Ok(()), "{field}: {word}");
+                    }
+                    assert!(set("sideways").is_err(), "{field} takes a word not listed");
+                }
+                Accepts::Bool => {
+                    assert_eq!((set("true"), set("false")), (Ok(()), Ok(())), "{field}");
+                    assert!(set("yes").is_err(), "{field}");
+                }
+                Accepts::Text => {
+                    assert!(!extension::FIELDS.contains(&field), "{field}");
+                    assert_ne!(
+                        set("Secret/a").map_err(|e| e.contains("unknown field")),
+                        Err(true),
+                        "{field}"
+                    );
+                }
+                Accepts::Entries => assert!(extension::FIELDS.contains(&field), "{field}"),
+            }
+        }
+        assert_eq!(accepts("colour"), None);
     }
 }
