@@ -353,6 +353,7 @@ impl Finding {
 
 /// Why an edit could not be made, without the byte offset of the [`EditError`] (which
 /// is relative to the chunk it was made in): the finding carries line and column.
+/// Worded (`Display`) in [`crate::model::messages`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unwritable {
     ThroughAlias,
@@ -364,6 +365,8 @@ pub enum Unwritable {
         what: &'static str,
     },
 }
+
+impl std::error::Error for Unwritable {}
 
 impl From<EditError> for Unwritable {
     fn from(e: EditError) -> Self {
