@@ -404,8 +404,9 @@ fn rolling(finding: &Finding, f: &mut String, id: &ResourceId) -> fmt::Result {
     }
 }
 
-/// Why a Job's hashed name cannot be given.
-fn job_name_too_long(f: &mut impl fmt::Write, new_name: &str) -> fmt::Result {
+/// Why a Job's hashed name cannot be given: the finding's words, and the error's
+/// (`JobRenameError`, a layer up).
+pub fn job_name_too_long(f: &mut impl fmt::Write, new_name: &str) -> fmt::Result {
     write!(
         f,
         "the hashed name {new_name:?} would be {} characters, over Kubernetes' limit of {JOB_NAME_MAX}; shorten the name or remove {NAME_SUFFIX}",
