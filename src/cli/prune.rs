@@ -56,13 +56,7 @@ pub fn run(args: &PruneArgs) -> ExitCode {
     let settings = match invocation.settings(InputConfig::None) {
         Ok(settings) => settings,
         Err(errors) => {
-            let text: Vec<String> = errors
-                .iter()
-                .map(|e| match &e.field {
-                    Some(field) => format!("{field}: {e}"),
-                    None => e.to_string(),
-                })
-                .collect();
+            let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
             return usage(text.join("\n"));
         }
     };

@@ -8,7 +8,8 @@ use std::collections::HashSet;
 use crate::model::catalog::SourceKind;
 use crate::model::catalog::{Catalog, Form, annotations, mentions};
 use crate::model::config::Config;
-use crate::model::findings::Finding;
+use crate::model::findings::{Finding, Unwritable};
+use crate::model::messages;
 use crate::model::name_hash;
 use crate::model::names::JOB_NAME_MAX;
 use crate::model::resource::{ResourceId, annotation};
@@ -103,11 +104,25 @@ pub struct JobToRename<'j> {
 }
 
 /// Why a Job cannot get its hashed name.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobRenameError {
     /// The new name, over [`JOB_NAME_MAX`].
     TooLong(String),
     Edit(crate::yaml::EditError),
 }
+
+/// In the words of the findings it becomes (`JobNameTooLong`, `NotStamped`), after
+/// their "not stamped:".
+impl std::fmt::Display for JobRenameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobRenameError::TooLong(new_name) => messages::job_name_too_long(f, new_name),
+            JobRenameError::Edit(e) => write!(f, "{}", Unwritable::from(e.clone())),
+        }
+    }
+}
+
+impl std::error::Error for JobRenameError {}
 
 /// Gives a Job a hashed name: its base name (recorded by an earlier run, or its name)
 /// and 10 characters, in kustomize's suffix alphabet, of the hash of its pod template
@@ -442,6 +457,31 @@ fn scan<'t>(tree: &'t Tree<'_>, item: NodeId, f: &mut dyn FnMut(NodeId, &[PathSt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The error reads as the findings it becomes do, after their "not stamped: ".
+    #[test]
+    fn a_job_rename_error_is_worded_as_its_finding() {
+        let job = ResourceId::new("batch/v1", "Job", Some("shop"), "migrate");
+        let new_name = format!("{}-5h2k8m4b9d", "m".repeat(60));
+        let too_long = JobRenameError::TooLong(new_name.clone());
+        assert_eq!(
+            Finding::JobNameTooLong { new_name }.message(Some(&job)),
+            format!("Job shop/migrate: not stamped: {too_long}")
+        );
+        let alias = crate::yaml::EditError::ThroughAlias { pos: 40 };
+        let not_stamped = Finding::NotStamped {
+            error: Unwritable::from(alias.clone()),
+            line: 3,
+            column: 9,
+        };
+        assert_eq!(
+            not_stamped.message(Some(&job)),
+            format!(
+                "Job shop/migrate: not stamped: {} (line 3 column 9)",
+                JobRenameError::Edit(alias)
+            )
+        );
+    }
 
     #[test]
     fn the_old_name_warning_names_the_field_and_skips_what_was_rewritten() {

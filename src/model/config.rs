@@ -2,7 +2,7 @@
 //! sends `key=value` pairs) or a typed ConfigHash object, with defaults and validation.
 
 use crate::model::catalog::{CLUSTER_SCOPED, Extension, annotations};
-use crate::model::extension;
+use crate::model::extension::{self, EntryError};
 pub use crate::model::gitops::GitOps;
 use crate::model::resource::ResourceId;
 use crate::yaml::{NodeId, Tree};
@@ -173,9 +173,43 @@ pub struct ConfigError {
     pub message: String,
 }
 
+/// `functionConfig FIELD: MESSAGE`, or the message alone when no field is at fault (a
+/// flag, a config file that is not YAML): the error as it reads on its own, on stderr
+/// or in a usage error. A result holds the field apart (kpt prints `field: message`),
+/// so its message is [`ConfigError::message`] alone.
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+        write_problem(f, self.field.as_deref(), &self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Worded as the [`ConfigError`] it becomes.
+impl std::fmt::Display for EntryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write_problem(f, Some(&self.field), &self.message)
+    }
+}
+
+impl From<EntryError> for ConfigError {
+    fn from(e: EntryError) -> Self {
+        ConfigError {
+            field: Some(e.field),
+            message: e.message,
+        }
+    }
+}
+
+/// A configuration problem, with the functionConfig field at fault if one is.
+fn write_problem(
+    f: &mut std::fmt::Formatter<'_>,
+    field: Option<&str>,
+    message: &str,
+) -> std::fmt::Result {
+    match field {
+        Some(field) => write!(f, "functionConfig {field}: {message}"),
+        None => f.write_str(message),
     }
 }
 
@@ -442,10 +476,7 @@ impl Config {
         if section == "spec" {
             match extension::read(tree, fields, section) {
                 Ok(ext) => config.catalog = ext,
-                Err(entries) => errors.extend(entries.into_iter().map(|e| ConfigError {
-                    field: Some(e.field),
-                    message: e.message,
-                })),
+                Err(entries) => errors.extend(entries.into_iter().map(ConfigError::from)),
             }
         }
         for (k, v) in tree.entries(fields) {
@@ -572,6 +603,34 @@ mod tests {
             assert!(!e.message.contains("data."), "{}", e.message);
             assert!(!e.message.contains("functionConfig"), "{}", e.message);
         }
+    }
+
+    /// On its own (stderr, a usage error) an error names its field once, as an entry of
+    /// the catalog's lists does, which becomes one.
+    #[test]
+    fn an_error_on_its_own_names_the_functionconfig_field() {
+        let e = parse("apiVersion: v1\nkind: ConfigMap\ndata: {colour: red}").unwrap_err();
+        assert_eq!(
+            e[0].to_string(),
+            format!("functionConfig data.colour: {}", e[0].message)
+        );
+        let flag = ConfigError {
+            field: None,
+            message: "envName (a flag): \"1X\" is not a name".into(),
+        };
+        assert_eq!(flag.to_string(), flag.message);
+        let entry = EntryError {
+            field: "spec.workloads[0].template".into(),
+            message: "must be a path".into(),
+        };
+        assert_eq!(
+            entry.to_string(),
+            "functionConfig spec.workloads[0].template: must be a path"
+        );
+        assert_eq!(
+            ConfigError::from(entry.clone()).to_string(),
+            entry.to_string()
+        );
     }
 
     #[test]

@@ -170,13 +170,16 @@ impl Entries {
     }
 }
 
-/// Why an object's content cannot be read. Never carries a value.
+/// Why an object's content cannot be read. Never carries a value. Worded (`Display`)
+/// with the findings, in [`crate::model::messages`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ContentError {
     NotAMap { field: String },
     NotAString { field: String },
     BadBase64 { field: String },
 }
+
+impl std::error::Error for ContentError {}
 
 #[cfg(test)]
 mod tests {

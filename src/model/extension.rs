@@ -19,13 +19,16 @@ pub const FIELDS: &[&str] = &[
     "annotationReferences",
 ];
 
-/// A problem with one user entry, naming it.
+/// A problem with one user entry, naming it. Worded (`Display`) in
+/// [`crate::model::config`], as the configuration error it becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntryError {
     /// `spec.workloads[0].template`.
     pub field: String,
     pub message: String,
 }
+
+impl std::error::Error for EntryError {}
 
 const WORKLOAD_FIELDS: &[&str] = &["group", "version", "kind", "template"];
 const REFERENCE_FIELDS: &[&str] = &["kind", "version", "group", "fieldSpecs"];

@@ -9,6 +9,7 @@ pub mod gitops;
 pub mod go_value;
 pub mod hash;
 pub mod invocation;
+pub mod messages;
 pub mod name_hash;
 pub mod names;
 pub mod reference;

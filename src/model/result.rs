@@ -61,12 +61,10 @@ pub fn stderr_lines(results: &[KrmResult]) -> impl Iterator<Item = String> + '_ 
         .filter(|r| r.severity != Severity::Info)
         .map(|r| {
             let severity = r.severity.as_str();
-            match (&r.resource, &r.field) {
-                // A configuration problem: the field path is not in the message (kpt
-                // prints `field: message` for it), so name it here, once.
-                (None, Some(field)) => {
-                    format!("{severity}: functionConfig {field}: {}", r.message())
-                }
+            match &*r.finding {
+                // A configuration problem: the result's message leaves out the field
+                // (kpt prints `field: message`); on stderr it reads as the error does.
+                Finding::Config(e) => format!("{severity}: {e}"),
                 _ => format!("{severity}: {}", r.message()),
             }
         })
@@ -146,5 +144,31 @@ mod tests {
             lines[0].starts_with("warning: Deployment shop/web container \"app\": f refers to")
         );
         assert_eq!(stderr_summary(&results[..3], None), None);
+    }
+
+    #[test]
+    fn stderr_names_the_field_of_a_config_error_and_the_result_does_not() {
+        use crate::model::config::ConfigError;
+        let error = |field: Option<&str>, message: &str| {
+            let mut r = KrmResult::new(Finding::Config(ConfigError {
+                field: field.map(String::from),
+                message: message.into(),
+            }));
+            r.field = field.map(String::from);
+            r
+        };
+        let results = [
+            error(Some("data.mode"), "\"sideways\" is not accepted"),
+            error(None, "envName (a flag): \"1X\" is not a name"),
+        ];
+        let lines: Vec<String> = stderr_lines(&results).collect();
+        assert_eq!(
+            lines,
+            [
+                "error: functionConfig data.mode: \"sideways\" is not accepted",
+                "error: envName (a flag): \"1X\" is not a name",
+            ]
+        );
+        assert_eq!(results[0].message(), "\"sideways\" is not accepted");
     }
 }

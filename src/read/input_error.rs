@@ -21,6 +21,8 @@ impl std::fmt::Display for InputError {
     }
 }
 
+impl std::error::Error for InputError {}
+
 impl From<crate::yaml::Error> for InputError {
     fn from(e: crate::yaml::Error) -> Self {
         InputError {

@@ -47,6 +47,29 @@ pub enum EditError {
     Layout { pos: usize, what: &'static str },
 }
 
+/// The crate's own words, with the byte offset; a program that edits through the crate
+/// words the error for its users (config-hash says what to do in the manifest).
+impl std::fmt::Display for EditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EditError::ThroughAlias { pos } => write!(
+                f,
+                "byte {pos}: the place to edit is reached through an alias, and editing it would change every use of the anchor"
+            ),
+            EditError::WrongType {
+                pos,
+                field,
+                expected,
+            } => write!(f, "byte {pos}: {field} must be {expected}"),
+            EditError::Layout { pos, what } => {
+                write!(f, "byte {pos}: a layout not edited losslessly ({what})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
+
 impl EditError {
     /// Where the edit failed, as a byte offset.
     pub fn pos(&self) -> usize {
@@ -1315,6 +1338,31 @@ fn items(tree: &Tree<'_>, seq: NodeId) -> Vec<NodeId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edit_error_says_where_and_why() {
+        let words = [
+            EditError::ThroughAlias { pos: 7 },
+            EditError::WrongType {
+                pos: 12,
+                field: "spec.template".into(),
+                expected: "a mapping",
+            },
+            EditError::Layout {
+                pos: 30,
+                what: "a comment between - and its item",
+            },
+        ]
+        .map(|e| e.to_string());
+        assert_eq!(
+            words,
+            [
+                "byte 7: the place to edit is reached through an alias, and editing it would change every use of the anchor",
+                "byte 12: spec.template must be a mapping",
+                "byte 30: a layout not edited losslessly (a comment between - and its item)",
+            ]
+        );
+    }
 
     fn edit(src: &str, f: impl FnOnce(&mut Editor<'_, '_>, NodeId)) -> String {
         let tree = Tree::parse(src, crate::context::Context::of(src)).unwrap();
