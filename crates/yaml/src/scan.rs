@@ -191,6 +191,23 @@ fn break_value(b: &[u8], i: usize, len: usize) -> &'static str {
     }
 }
 
+/// Joins the lines of a flow scalar (plain or quoted) in `value`: a single LF line
+/// break between them reads as a space, more as the breaks after the first; an LS or
+/// PS break stays, with the breaks after it.
+#[inline]
+fn fold_breaks(value: &mut String, leading_break: &str, trailing_breaks: &str) {
+    if leading_break == "\n" {
+        if trailing_breaks.is_empty() {
+            value.push(' ');
+        } else {
+            value.push_str(trailing_breaks);
+        }
+    } else {
+        value.push_str(leading_break);
+        value.push_str(trailing_breaks);
+    }
+}
+
 impl<'a> Scanner<'a> {
     pub fn new(src: &'a str, json: bool) -> Scanner<'a> {
         // go-yaml's reader drops a byte-order mark at the start of the text.
@@ -1078,46 +1095,14 @@ impl<'a> Scanner<'a> {
                 break;
             }
             let word = i;
-            let mut p = i;
-            loop {
-                while p < b.len() && CLASS[b[p] as usize] & stop == 0 {
-                    p += 1;
-                }
-                let Some(&c) = b.get(p) else { break };
-                let class = CLASS[c as usize];
-                if class & STOP_COLON != 0 {
-                    if self.blankz(p + 1) {
-                        break;
-                    }
-                    p += 1;
-                } else if class & (STOP_FLOW | STOP_BLANK) != 0 {
-                    break;
-                } else {
-                    match chars::special(b, p, self.json) {
-                        Special::Break(_) => break,
-                        Special::Char(n) => p += n,
-                        Special::Control(code) => {
-                            return fail(ErrorKind::ControlCharacter { code }, p);
-                        }
-                    }
-                }
-            }
+            let p = self.plain_word_end(i, stop)?;
             if p > word {
                 if leading_blanks {
                     if !decoding {
                         decoding = true;
                         value.push_str(&src[start..end]);
                     }
-                    if leading_break == "\n" {
-                        if trailing_breaks.is_empty() {
-                            value.push(' ');
-                        } else {
-                            value.push_str(&trailing_breaks);
-                        }
-                    } else {
-                        value.push_str(leading_break);
-                        value.push_str(&trailing_breaks);
-                    }
+                    fold_breaks(&mut value, leading_break, &trailing_breaks);
                     trailing_breaks.clear();
                     leading_blanks = false;
                 } else if decoding {
@@ -1133,34 +1118,13 @@ impl<'a> Scanner<'a> {
                 break;
             }
             ws = (p, p);
-            loop {
-                let i = self.pos;
-                match b.get(i) {
-                    Some(&c) if is_blank(c) => {
-                        if leading_blanks && c == b'\t' && ((i - self.line_start) as i64) < indent {
-                            return fail(ErrorKind::TabInIndentation, i);
-                        }
-                        if !leading_blanks {
-                            ws.1 = i + 1;
-                        }
-                        self.pos += 1;
-                    }
-                    _ => {
-                        let n = self.brk(i);
-                        if n == 0 {
-                            break;
-                        }
-                        if !leading_blanks {
-                            ws = (i, i);
-                            leading_break = break_value(b, i, n);
-                            leading_blanks = true;
-                        } else {
-                            trailing_breaks.push_str(break_value(b, i, n));
-                        }
-                        self.newline(n);
-                    }
-                }
-            }
+            self.plain_blanks(
+                indent,
+                &mut ws,
+                &mut leading_blanks,
+                &mut leading_break,
+                &mut trailing_breaks,
+            )?;
             if !flow && (self.col() as i64) < indent {
                 break;
             }
@@ -1177,6 +1141,84 @@ impl<'a> Scanner<'a> {
         };
         self.scratch = value;
         Ok(t)
+    }
+
+    /// Where the word of a plain scalar that starts at `p` ends: at a blank, a line
+    /// break, a `:` that a blank follows, or (`stop` holding [`STOP_FLOW`]) a flow
+    /// indicator.
+    #[inline]
+    fn plain_word_end(&self, mut p: usize, stop: u8) -> Result<usize> {
+        let b = self.b;
+        loop {
+            while p < b.len() && CLASS[b[p] as usize] & stop == 0 {
+                p += 1;
+            }
+            let Some(&c) = b.get(p) else { break };
+            let class = CLASS[c as usize];
+            if class & STOP_COLON != 0 {
+                if self.blankz(p + 1) {
+                    break;
+                }
+                p += 1;
+            } else if class & (STOP_FLOW | STOP_BLANK) != 0 {
+                break;
+            } else {
+                match chars::special(b, p, self.json) {
+                    Special::Break(_) => break,
+                    Special::Char(n) => p += n,
+                    Special::Control(code) => {
+                        return fail(ErrorKind::ControlCharacter { code }, p);
+                    }
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    /// The blanks and line breaks after a plain scalar's word, up to the next word:
+    /// the blanks after the word on its line (`ws`), the first line break
+    /// (`leading_break`, setting `leading_blanks`) and those after it
+    /// (`trailing_breaks`). A tab in the indentation of a continuation line (left of
+    /// `indent`) is refused.
+    #[inline]
+    fn plain_blanks(
+        &mut self,
+        indent: i64,
+        ws: &mut (usize, usize),
+        leading_blanks: &mut bool,
+        leading_break: &mut &'static str,
+        trailing_breaks: &mut String,
+    ) -> Result<()> {
+        let b = self.b;
+        loop {
+            let i = self.pos;
+            match b.get(i) {
+                Some(&c) if is_blank(c) => {
+                    if *leading_blanks && c == b'\t' && ((i - self.line_start) as i64) < indent {
+                        return fail(ErrorKind::TabInIndentation, i);
+                    }
+                    if !*leading_blanks {
+                        ws.1 = i + 1;
+                    }
+                    self.pos += 1;
+                }
+                _ => {
+                    let n = self.brk(i);
+                    if n == 0 {
+                        break;
+                    }
+                    if !*leading_blanks {
+                        *ws = (i, i);
+                        *leading_break = break_value(b, i, n);
+                        *leading_blanks = true;
+                    } else {
+                        trailing_breaks.push_str(break_value(b, i, n));
+                    }
+                    self.newline(n);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A single- or double-quoted scalar. go-yaml has no indentation rule inside quotes;
