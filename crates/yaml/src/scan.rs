@@ -1225,16 +1225,13 @@ impl<'a> Scanner<'a> {
     /// line breaks fold as in plain scalars.
     fn scan_quoted(&mut self, single: bool) -> Result<Token> {
         let b = self.b;
-        let src = self.src;
         let start = self.pos;
         self.pos += 1;
         let content = self.pos;
         let quote = if single { b'\'' } else { b'"' };
-        let stop = STOP_BLANK | STOP_SPECIAL | STOP_QUOTE | STOP_CONTROL;
         let mut decoding = false;
         let mut value = std::mem::take(&mut self.scratch);
         value.clear();
-        let mut leading_break: &'static str = "";
         let mut trailing_breaks = String::new();
         loop {
             let i = self.pos;
@@ -1244,125 +1241,18 @@ impl<'a> Scanner<'a> {
             if i >= b.len() {
                 return fail(ErrorKind::UnterminatedQuotedScalar, start);
             }
-            let mut leading_blanks = false;
-            // Non-blank characters.
-            let mut p = i;
-            let mut seg = p;
-            loop {
-                while p < b.len() && CLASS[b[p] as usize] & stop == 0 {
-                    p += 1;
-                }
-                let Some(&c) = b.get(p) else { break };
-                if c == b'\'' && single {
-                    if b.get(p + 1) == Some(&b'\'') {
-                        if !decoding {
-                            decoding = true;
-                            value.push_str(&src[content..seg]);
-                        }
-                        value.push_str(&src[seg..p]);
-                        value.push('\'');
-                        p += 2;
-                        seg = p;
-                        continue;
-                    }
-                    break;
-                }
-                if c == b'"' && !single {
-                    break;
-                }
-                if c == b'\\' && !single {
-                    if !decoding {
-                        decoding = true;
-                        value.push_str(&src[content..seg]);
-                    }
-                    value.push_str(&src[seg..p]);
-                    let n = self.brk(p + 1);
-                    if n > 0 {
-                        // An escaped line break: the lines join with nothing between.
-                        self.newline_at(p + 1, n);
-                        p = self.pos;
-                        seg = p;
-                        leading_blanks = true;
-                        break;
-                    }
-                    p = self.escape(p, &mut value, start)?;
-                    seg = p;
-                    continue;
-                }
-                if CLASS[c as usize] & (STOP_QUOTE | STOP_BLANK) != 0 && c != b'\t' {
-                    if c == b' ' {
-                        break;
-                    }
-                    p += 1;
-                    continue;
-                }
-                if c == b'\t' {
-                    break;
-                }
-                match chars::special(b, p, self.json) {
-                    Special::Break(_) => break,
-                    Special::Char(n) => p += n,
-                    Special::Control(code) => {
-                        return fail(ErrorKind::ControlCharacter { code }, p);
-                    }
-                }
-            }
-            if !leading_blanks {
-                if decoding {
-                    value.push_str(&src[seg..p]);
-                }
-                self.pos = p;
-            }
+            let leading_blanks =
+                self.quoted_chars(single, content, start, &mut decoding, &mut value)?;
             if b.get(self.pos) == Some(&quote) {
                 break;
             }
-            // Blanks and line breaks.
-            let mut ws = (self.pos, self.pos);
-            loop {
-                let i = self.pos;
-                match b.get(i) {
-                    Some(&c) if is_blank(c) => {
-                        if !leading_blanks {
-                            ws.1 = i + 1;
-                        }
-                        self.pos += 1;
-                    }
-                    _ => {
-                        let n = self.brk(i);
-                        if n == 0 {
-                            break;
-                        }
-                        if !decoding {
-                            decoding = true;
-                            value.push_str(&src[content..ws.0]);
-                        }
-                        if !leading_blanks {
-                            ws = (i, i);
-                            leading_break = break_value(b, i, n);
-                            leading_blanks = true;
-                        } else {
-                            trailing_breaks.push_str(break_value(b, i, n));
-                        }
-                        self.newline(n);
-                    }
-                }
-            }
-            if leading_blanks {
-                if leading_break == "\n" {
-                    if trailing_breaks.is_empty() {
-                        value.push(' ');
-                    } else {
-                        value.push_str(&trailing_breaks);
-                    }
-                } else {
-                    value.push_str(leading_break);
-                    value.push_str(&trailing_breaks);
-                }
-                leading_break = "";
-                trailing_breaks.clear();
-            } else if decoding {
-                value.push_str(&src[ws.0..ws.1]);
-            }
+            self.quoted_blanks(
+                content,
+                leading_blanks,
+                &mut decoding,
+                &mut value,
+                &mut trailing_breaks,
+            );
         }
         let end = self.pos + 1;
         self.pos = end;
@@ -1379,6 +1269,146 @@ impl<'a> Scanner<'a> {
         };
         self.scratch = value;
         Ok(t)
+    }
+
+    /// The characters of a quoted scalar from the cursor up to a blank, a line break or
+    /// its closing quote, with escapes (`\n`, `''`) decoded into `value` (`decoding`
+    /// from the first one on; `content` is where the scalar's text starts). True when an
+    /// escaped line break ended them: the lines join with nothing between.
+    #[inline]
+    fn quoted_chars(
+        &mut self,
+        single: bool,
+        content: usize,
+        start: usize,
+        decoding: &mut bool,
+        value: &mut String,
+    ) -> Result<bool> {
+        let b = self.b;
+        let src = self.src;
+        let stop = STOP_BLANK | STOP_SPECIAL | STOP_QUOTE | STOP_CONTROL;
+        let mut leading_blanks = false;
+        let mut p = self.pos;
+        let mut seg = p;
+        loop {
+            while p < b.len() && CLASS[b[p] as usize] & stop == 0 {
+                p += 1;
+            }
+            let Some(&c) = b.get(p) else { break };
+            if c == b'\'' && single {
+                if b.get(p + 1) == Some(&b'\'') {
+                    if !*decoding {
+                        *decoding = true;
+                        value.push_str(&src[content..seg]);
+                    }
+                    value.push_str(&src[seg..p]);
+                    value.push('\'');
+                    p += 2;
+                    seg = p;
+                    continue;
+                }
+                break;
+            }
+            if c == b'"' && !single {
+                break;
+            }
+            if c == b'\\' && !single {
+                if !*decoding {
+                    *decoding = true;
+                    value.push_str(&src[content..seg]);
+                }
+                value.push_str(&src[seg..p]);
+                let n = self.brk(p + 1);
+                if n > 0 {
+                    // An escaped line break: the lines join with nothing between.
+                    self.newline_at(p + 1, n);
+                    p = self.pos;
+                    seg = p;
+                    leading_blanks = true;
+                    break;
+                }
+                p = self.escape(p, value, start)?;
+                seg = p;
+                continue;
+            }
+            if CLASS[c as usize] & (STOP_QUOTE | STOP_BLANK) != 0 && c != b'\t' {
+                if c == b' ' {
+                    break;
+                }
+                p += 1;
+                continue;
+            }
+            if c == b'\t' {
+                break;
+            }
+            match chars::special(b, p, self.json) {
+                Special::Break(_) => break,
+                Special::Char(n) => p += n,
+                Special::Control(code) => {
+                    return fail(ErrorKind::ControlCharacter { code }, p);
+                }
+            }
+        }
+        if !leading_blanks {
+            if *decoding {
+                value.push_str(&src[seg..p]);
+            }
+            self.pos = p;
+        }
+        Ok(leading_blanks)
+    }
+
+    /// The blanks and line breaks of a quoted scalar from the cursor to its next
+    /// character, folded into `value` (decoding from the first line break on);
+    /// `leading_blanks`: an escaped line break came just before. `trailing_breaks` is
+    /// scratch space, kept between calls.
+    #[inline]
+    fn quoted_blanks(
+        &mut self,
+        content: usize,
+        mut leading_blanks: bool,
+        decoding: &mut bool,
+        value: &mut String,
+        trailing_breaks: &mut String,
+    ) {
+        let b = self.b;
+        let mut leading_break: &'static str = "";
+        let mut ws = (self.pos, self.pos);
+        loop {
+            let i = self.pos;
+            match b.get(i) {
+                Some(&c) if is_blank(c) => {
+                    if !leading_blanks {
+                        ws.1 = i + 1;
+                    }
+                    self.pos += 1;
+                }
+                _ => {
+                    let n = self.brk(i);
+                    if n == 0 {
+                        break;
+                    }
+                    if !*decoding {
+                        *decoding = true;
+                        value.push_str(&self.src[content..ws.0]);
+                    }
+                    if !leading_blanks {
+                        ws = (i, i);
+                        leading_break = break_value(b, i, n);
+                        leading_blanks = true;
+                    } else {
+                        trailing_breaks.push_str(break_value(b, i, n));
+                    }
+                    self.newline(n);
+                }
+            }
+        }
+        if leading_blanks {
+            fold_breaks(value, leading_break, trailing_breaks);
+            trailing_breaks.clear();
+        } else if *decoding {
+            value.push_str(&self.src[ws.0..ws.1]);
+        }
     }
 
     fn newline_at(&mut self, at: usize, len: usize) {
