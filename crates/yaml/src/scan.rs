@@ -1505,37 +1505,8 @@ impl<'a> Scanner<'a> {
         let b = self.b;
         let src = self.src;
         let start = self.pos;
-        let mut i = start + 1;
-        let mut chomp = 0i8;
-        let mut increment = 0usize;
-        let chomp_of = |c: u8| if c == b'+' { 1 } else { -1 };
-        match b.get(i) {
-            Some(&c @ (b'+' | b'-')) => {
-                chomp = chomp_of(c);
-                i += 1;
-                if let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-                    if d == b'0' {
-                        return fail(ErrorKind::MalformedBlockScalarHeader, start);
-                    }
-                    increment = usize::from(d - b'0');
-                    i += 1;
-                }
-            }
-            Some(&d) if d.is_ascii_digit() => {
-                if d == b'0' {
-                    return fail(ErrorKind::MalformedBlockScalarHeader, start);
-                }
-                increment = usize::from(d - b'0');
-                i += 1;
-                if let Some(&c @ (b'+' | b'-')) = b.get(i) {
-                    chomp = chomp_of(c);
-                    i += 1;
-                }
-            }
-            _ => {}
-        }
-        let header_end = i;
-        self.pos = i;
+        let (header_end, chomp, increment) = self.block_scalar_header(start)?;
+        self.pos = header_end;
         self.skip_blanks();
         if b.get(self.pos) == Some(&b'#') {
             self.skip_comment_text()?;
@@ -1579,22 +1550,7 @@ impl<'a> Scanner<'a> {
             leading_blank = is_blank(c);
             let line = self.pos;
             text.get_or_insert(line);
-            let mut p = line;
-            loop {
-                while p < b.len() && CLASS[b[p] as usize] & (STOP_SPECIAL | STOP_CONTROL) == 0 {
-                    p += 1;
-                }
-                if p >= b.len() {
-                    break;
-                }
-                match chars::special(b, p, self.json) {
-                    Special::Break(_) => break,
-                    Special::Char(n) => p += n,
-                    Special::Control(code) => {
-                        return fail(ErrorKind::ControlCharacter { code }, p);
-                    }
-                }
-            }
+            let p = self.block_line_end(line)?;
             value.push_str(&src[line..p]);
             content_end = p;
             self.pos = p;
@@ -1620,6 +1576,68 @@ impl<'a> Scanner<'a> {
         (t.data, t.data2) = self.decoded.push(&value);
         t.text = text.unwrap_or(header_end) as u32;
         Ok(t)
+    }
+
+    /// A block scalar's header after its `|` or `>` at `start`: where it ends, its
+    /// chomping indicator (`-`: -1, `+`: 1, none: 0) and its indentation indicator
+    /// (none: 0), written in either order.
+    #[inline]
+    fn block_scalar_header(&self, start: usize) -> Result<(usize, i8, usize)> {
+        let b = self.b;
+        let mut i = start + 1;
+        let mut chomp = 0i8;
+        let mut increment = 0usize;
+        let chomp_of = |c: u8| if c == b'+' { 1 } else { -1 };
+        match b.get(i) {
+            Some(&c @ (b'+' | b'-')) => {
+                chomp = chomp_of(c);
+                i += 1;
+                if let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+                    if d == b'0' {
+                        return fail(ErrorKind::MalformedBlockScalarHeader, start);
+                    }
+                    increment = usize::from(d - b'0');
+                    i += 1;
+                }
+            }
+            Some(&d) if d.is_ascii_digit() => {
+                if d == b'0' {
+                    return fail(ErrorKind::MalformedBlockScalarHeader, start);
+                }
+                increment = usize::from(d - b'0');
+                i += 1;
+                if let Some(&c @ (b'+' | b'-')) = b.get(i) {
+                    chomp = chomp_of(c);
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        Ok((i, chomp, increment))
+    }
+
+    /// Where the text of a block scalar's content line starting at `line` ends: at its
+    /// line break, or the end of the text. A control character in it is refused.
+    #[inline]
+    fn block_line_end(&self, line: usize) -> Result<usize> {
+        let b = self.b;
+        let mut p = line;
+        loop {
+            while p < b.len() && CLASS[b[p] as usize] & (STOP_SPECIAL | STOP_CONTROL) == 0 {
+                p += 1;
+            }
+            if p >= b.len() {
+                break;
+            }
+            match chars::special(b, p, self.json) {
+                Special::Break(_) => break,
+                Special::Char(n) => p += n,
+                Special::Control(code) => {
+                    return fail(ErrorKind::ControlCharacter { code }, p);
+                }
+            }
+        }
+        Ok(p)
     }
 
     /// The indentation and empty lines before a block scalar's next content line; the
