@@ -22,15 +22,10 @@ impl NodeId {
     }
 
     /// The node's place in document order (pre-order): a dense index for tables kept
-    /// beside the tree.
+    /// beside the tree. There is no way back from a number: only a [`Tree`] hands out
+    /// its nodes.
     pub fn index(self) -> usize {
         self.0 as usize
-    }
-
-    /// The node at `index` in document order (the inverse of [`NodeId::index`]); any
-    /// use of it with a tree it is not an index of may panic.
-    pub fn from_index(index: usize) -> NodeId {
-        NodeId(index as u32)
     }
 }
 
