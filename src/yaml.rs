@@ -2,7 +2,7 @@
 //! walks, the editor that writes its changes as splices, and the quoting rules. The
 //! crate owns every byte offset; the product names nodes and says what to change.
 
-pub use config_hash_yaml::edit::{FillPlace, TextEnd, replace_name};
+pub use config_hash_yaml::edit::{FillPlace, TextEnd};
 pub use config_hash_yaml::{
     Context, EditError, Editor, Error, Kind, Layout, Limit, NewValue, NodeId, Splices, Style, Tree,
     breaks, check_characters, scalar, splice,

@@ -202,9 +202,45 @@ impl<'t, 'a> Editor<'t, 'a> {
         self.splices
     }
 
-    /// Writes the string `new` over the scalar `id` (see [`replace_name`]).
+    /// Writes the string `new` over the scalar `id`, in a quoting style that keeps the
+    /// document valid (JSON stays double-quoted) and keeps the name a string for every
+    /// reader. Any `&anchor` (and tag) stays: its aliases name the same object, renamed
+    /// with it.
     pub fn replace_name(&mut self, id: NodeId, new: &str) {
-        replace_name(self.tree, id, new, &mut self.splices);
+        let tree = self.tree;
+        let n = node(tree, id);
+        let (text, end) = match &n.kind {
+            NodeKind::Scalar {
+                style: Style::SingleQuoted,
+                ..
+            } if !new.contains('\'') => (format!("'{new}'"), n.span.end()),
+            NodeKind::Scalar {
+                style: Style::Plain,
+                ..
+            } if crate::scalar::plain_is_safe(new) => (new.to_string(), n.span.end()),
+            // A block scalar's span runs to the next token, over its last line break and
+            // any blank lines, which stay. Without properties it starts at its text (after
+            // the `|-` or `>-` line: a name has no line break), which becomes the new name
+            // as it is; with an `&anchor` or tag it starts at them, and the indicator goes
+            // too.
+            NodeKind::Scalar {
+                style: Style::Literal | Style::Folded,
+                ..
+            } => {
+                let start = n.span.start();
+                let end = start + tree.src()[start..n.span.end()].trim_end().len();
+                let as_text = edit_content_start(tree, id) == start && !new.contains(['\n', '\r']);
+                let text = if as_text || crate::scalar::plain_is_safe(new) {
+                    new.to_string()
+                } else {
+                    double_quoted(new)
+                };
+                (text, end)
+            }
+            _ => (double_quoted(new), n.span.end()),
+        };
+        self.splices
+            .replace(edit_content_start(tree, id), end, text);
     }
 
     fn src(&self) -> &'a str {
@@ -848,43 +884,6 @@ impl<'t, 'a> Editor<'t, 'a> {
     }
 }
 
-/// Writes the string `new` over the scalar `id`, in a quoting style that keeps the document valid
-/// (JSON stays double-quoted) and keeps the name a string for every reader.
-pub fn replace_name(tree: &Tree<'_>, id: NodeId, new: &str, splices: &mut Splices) {
-    let n = node(tree, id);
-    let (text, end) = match &n.kind {
-        NodeKind::Scalar {
-            style: Style::SingleQuoted,
-            ..
-        } if !new.contains('\'') => (format!("'{new}'"), n.span.end()),
-        NodeKind::Scalar {
-            style: Style::Plain,
-            ..
-        } if crate::scalar::plain_is_safe(new) => (new.to_string(), n.span.end()),
-        // A block scalar's span runs to the next token, over its last line break and any
-        // blank lines, which stay. Without properties it starts at its text (after the
-        // `|-` or `>-` line: a name has no line break), which becomes the new name as it
-        // is; with an `&anchor` or tag it starts at them, and the indicator goes too.
-        NodeKind::Scalar {
-            style: Style::Literal | Style::Folded,
-            ..
-        } => {
-            let start = n.span.start();
-            let end = start + tree.src()[start..n.span.end()].trim_end().len();
-            let as_text = edit_content_start(tree, id) == start && !new.contains(['\n', '\r']);
-            let text = if as_text || crate::scalar::plain_is_safe(new) {
-                new.to_string()
-            } else {
-                double_quoted(new)
-            };
-            (text, end)
-        }
-        _ => (double_quoted(new), n.span.end()),
-    };
-    // Keep any `&anchor` (and tag): its aliases name the same object, renamed with it.
-    splices.replace(edit_content_start(tree, id), end, text);
-}
-
 /// Where a node's content starts after its properties (`&anchor`, `!tag`); for a block
 /// scalar without properties, at its first content line (see [`node`]).
 fn edit_content_start(tree: &Tree<'_>, id: NodeId) -> usize {
@@ -1482,5 +1481,37 @@ mod tests {
             ed.set_string(root, &["use"], "k", "v"),
             Err(EditError::ThroughAlias { .. })
         ));
+    }
+
+    /// A new name keeps the scalar's style where that reads back as the same string,
+    /// and is double-quoted where it would not (an alias, a quote, a block's anchor).
+    #[test]
+    fn a_new_name_is_written_in_a_style_that_reads_back_as_it() {
+        let renamed = |src: &str, new: &str| {
+            let tree = Tree::parse(src, crate::context::Context::of(src)).unwrap();
+            let node = tree.get(tree.documents()[0].root(), "name").unwrap();
+            let mut ed = Editor::new(&tree, Layout::detect(src));
+            ed.replace_name(node, new);
+            ed.into_splices().apply(src).unwrap()
+        };
+        assert_eq!(renamed("name: a\n", "b-x"), "name: b-x\n");
+        assert_eq!(renamed("name: a\n", "*b"), "name: \"*b\"\n");
+        assert_eq!(renamed("name: 'a'\n", "b"), "name: 'b'\n");
+        assert_eq!(renamed("name: 'a'\n", "b'c"), "name: \"b'c\"\n");
+        assert_eq!(renamed("name: \"a\"\n", "b"), "name: \"b\"\n");
+        // A block scalar's text is the name as it is; with an anchor, the whole scalar
+        // after it is replaced, quoted when plain would not do.
+        assert_eq!(
+            renamed("name: |-\n  a\nx: 1\n", "*b"),
+            "name: |-\n  *b\nx: 1\n"
+        );
+        assert_eq!(
+            renamed("name: &n |-\n  a\nx: 1\n", "*b"),
+            "name: &n \"*b\"\nx: 1\n"
+        );
+        assert_eq!(
+            renamed("name: &n |-\n  a\nx: 1\n", "b"),
+            "name: &n b\nx: 1\n"
+        );
     }
 }
