@@ -4,8 +4,8 @@
 
 pub use config_hash_yaml::edit::{FillPlace, TextEnd};
 pub use config_hash_yaml::{
-    Context, EditError, Editor, Error, Kind, Layout, Limit, NewValue, NodeId, Splices, Style, Tree,
-    breaks, check_characters, scalar, splice,
+    Context, EditError, Editor, Error, Kind, Layout, Limit, NewValue, NodeId, Piece, Splices,
+    Style, Tree, breaks, check_characters, scalar, splice,
 };
 
 /// Reads `src`, a whole input (its own context), as go-yaml reads it.

@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use crate::yaml::Piece;
+
 /// How the chunks' items sit in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Frame {
@@ -32,11 +34,19 @@ pub enum Shape {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chunk {
-    pub start: usize,
-    pub end: usize,
+    start: usize,
+    end: usize,
     pub shape: Shape,
-    /// Lines of the input before `start`.
+    /// Lines of the input before the chunk.
     pub line_base: usize,
+}
+
+impl Chunk {
+    /// Where the chunk's text is in the input: its text, and the way its edits move
+    /// into the input's.
+    pub fn piece(&self) -> Piece {
+        Piece::new(self.start..self.end)
+    }
 }
 
 /// Why a chunk is bigger than one item.

@@ -149,7 +149,7 @@ pub(crate) fn kptfile_chunk<'a>(
     ctx: Context,
 ) -> Result<Option<(Tree<'a>, NodeId)>, Stop> {
     for chunk in chunks {
-        if !body[chunk.start..chunk.end].contains("Kptfile") {
+        if !chunk.piece().of(body).contains("Kptfile") {
             continue;
         }
         let tree = parse_chunk(body, chunk, ctx)?;
@@ -168,7 +168,7 @@ pub(crate) fn parse_chunk<'a>(
     chunk: &Chunk,
     ctx: Context,
 ) -> Result<Tree<'a>, Stop> {
-    Tree::parse(&body[chunk.start..chunk.end], ctx.at_line(chunk.line_base)).map_err(|_| {
+    Tree::parse(chunk.piece().of(body), ctx.at_line(chunk.line_base)).map_err(|_| {
         Stop::Coarser(Coarser::ChunkUnreadable {
             line: chunk.line_base + 1,
         })

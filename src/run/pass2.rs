@@ -16,7 +16,7 @@ use crate::resolve::resolution::{
     self, ItemResolution, Resolution, Resolved, Resolver, SourceIndex,
 };
 use crate::run::frame::{Frame, Stop};
-use crate::yaml::{Context, NodeId, Splices, Tree};
+use crate::yaml::{Context, NodeId, Piece, Splices, Tree};
 
 /// What pass 2 yields for one item.
 #[derive(Default)]
@@ -170,7 +170,7 @@ pub(crate) fn run(
                     return Ok(Vec::new());
                 }
                 frame.with_chunk(body, chunk, ctx, |tree, items| {
-                    second_pass(tree, items, chunk.start, shared)
+                    second_pass(tree, items, chunk.piece(), shared)
                 })
             })
             .collect::<Result<_, Stop>>()?;
@@ -193,20 +193,18 @@ fn within_a_replaced_range(replaced: &[(usize, usize)], s: usize, e: usize) -> b
     }
 }
 
-/// Pass 2 over the items of one tree whose text starts at `offset` in the input.
+/// Pass 2 over the items of one tree, the text of `piece` of the input.
 fn second_pass(
     tree: &Tree<'_>,
     items: &[NodeId],
-    offset: usize,
+    piece: Piece,
     shared: &Shared<'_>,
 ) -> Vec<ItemReport> {
     let mut out = Vec::new();
     for &item in items {
         let mut report = second_pass_item(tree, item, shared);
         if !report.is_empty() {
-            if offset > 0 {
-                report.splices = std::mem::take(&mut report.splices).map_positions(|p| p + offset);
-            }
+            report.splices = piece.shift(std::mem::take(&mut report.splices));
             out.push(report);
         }
     }
