@@ -4,7 +4,7 @@
 
 pub use config_hash_yaml::edit::{FillPlace, TextEnd};
 pub use config_hash_yaml::{
-    Context, EditError, Editor, Error, Kind, Layout, Limit, NewValue, NodeId, Piece, Splices,
+    Context, Cut, EditError, Editor, Error, Kind, Layout, Limit, NewValue, NodeId, Piece, Splices,
     Style, Tree, breaks, check_characters, scalar, splice,
 };
 

@@ -12,7 +12,7 @@ use crate::model::invocation::{InputConfig, Invocation, is_package_kptfile};
 use crate::model::reference::SourceKey;
 use crate::model::result::KrmResult;
 use crate::model::settings::Settings;
-use crate::read::chunks::{self, Coarser, Frame as Cut, Split};
+use crate::read::chunks::{self, Coarser, Frame as Framing, Split};
 use crate::read::input_error::InputError;
 use crate::resolve::renames::Renaming;
 use crate::resolve::resolution::{self, SourceIndex};
@@ -104,10 +104,10 @@ fn attempt<'a>(
     // endings), with the whole input's line numbers.
     let ctx = Context::of(body);
     let skeleton = match split.frame {
-        Cut::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
+        Framing::List { list } => Some(crate::yaml::Cut::new(body, list)),
         _ => None,
     };
-    let frame = Frame::read(body, skeleton.as_deref(), &split, ctx)?;
+    let frame = Frame::read(body, skeleton.as_ref(), &split, ctx)?;
     let settings = match settings(body, invocation, &frame, &split, ctx)? {
         Ok(settings) => settings,
         Err(errors) => {

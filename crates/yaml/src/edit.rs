@@ -4,6 +4,7 @@
 //! detection they follow. Every offset it computes comes from the tree's exact spans;
 //! nothing outside this crate does arithmetic on them.
 
+use crate::piece::Cut;
 use crate::scalar::{double_quoted, key as key_text};
 use crate::scan::Style;
 use crate::splice::Splices;
@@ -908,16 +909,11 @@ impl TextEnd {
     }
 
     /// How `whole` looks where the document whose root is `root` ends, when `tree` was
-    /// read from `whole` with the bytes `removed` cut out of it.
-    pub fn of_cut(
-        tree: &Tree<'_>,
-        root: NodeId,
-        whole: &str,
-        removed: std::ops::Range<usize>,
-    ) -> TextEnd {
+    /// read from what `cut` left of `whole`.
+    pub fn of_cut(tree: &Tree<'_>, root: NodeId, whole: &str, cut: &Cut) -> TextEnd {
         let end = content_end(tree, root);
-        let end = if end >= removed.start {
-            end + removed.len()
+        let end = if end >= cut.at() {
+            end + cut.len()
         } else {
             end
         };

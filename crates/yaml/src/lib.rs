@@ -30,7 +30,7 @@ pub use context::Context;
 pub use edit::{EditError, Editor, Layout, NewValue};
 pub use error::{Error, ErrorKind, Limit, check_characters};
 pub use limits::{MAX_ALIAS_EXPANSION, MAX_ALIAS_RATIO, MAX_DEPTH, MAX_TEXT_BYTES};
-pub use piece::Piece;
+pub use piece::{Cut, Piece};
 pub use scan::Style;
 pub use splice::{Checked, OverlapError, Splices};
 pub use tree::{Children, Data, Document, Entries, Kind, NodeId, Span, Tree};

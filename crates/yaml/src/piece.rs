@@ -1,9 +1,11 @@
 //! Parts of a text read on their own, and the way back to the whole: a chunk of items
-//! ([`Piece`]) whose edits move into the whole text.
+//! ([`Piece`]) whose edits move into the whole text, and a text with one part cut out
+//! of it ([`Cut`]) whose edits move back to the text it was cut from.
 
 use std::ops::Range;
 
 use crate::splice::Splices;
+use crate::tree::{NodeId, Tree};
 
 /// A part of a whole text (a chunk of items, read and edited on its own): its text is
 /// [`Piece::of`] the whole, and [`Piece::shift`] moves the edits made against it into
@@ -47,11 +49,65 @@ impl Piece {
         }
         splices.map_positions(|p| p + self.start)
     }
+
+    pub(crate) fn range(self) -> Range<usize> {
+        self.start..self.end
+    }
+}
+
+/// A text with one part cut out of it (a ResourceList without its items: its
+/// skeleton, read on its own), and the way back: edits made against the skeleton move
+/// to the text it was cut from with [`Cut::put_back`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cut {
+    text: String,
+    removed: Piece,
+}
+
+impl Cut {
+    /// `whole` without the part `removed`.
+    pub fn new(whole: &str, removed: Piece) -> Cut {
+        let (start, end) = (removed.start.min(whole.len()), removed.end.min(whole.len()));
+        let removed = Piece::new(start..end);
+        Cut {
+            text: format!("{}{}", &whole[..start], &whole[end..]),
+            removed,
+        }
+    }
+
+    /// What is left of the text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Edits made against what is left ([`Cut::text`]), moved to the text it was cut
+    /// from.
+    pub fn put_back(&self, splices: Splices) -> Splices {
+        splices.uncut(self.removed.range())
+    }
+
+    /// Whether the cut was made right after the entry `key` of the mapping `map` (in a
+    /// tree of [`Cut::text`]): only separators (`:`, `[`, blanks, comments) stand
+    /// between the key and the cut, so what was cut out was the entry's value.
+    pub fn follows_key(&self, tree: &Tree<'_>, map: NodeId, key: &str) -> bool {
+        tree.only_separators_after_key(map, key, self.removed.start)
+    }
+
+    /// Where the cut was made in what is left, for the editor.
+    pub(crate) fn at(&self) -> usize {
+        self.removed.start
+    }
+
+    /// How many bytes were cut out.
+    pub(crate) fn len(&self) -> usize {
+        self.removed.end - self.removed.start
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::context::Context;
 
     fn splices(edits: &[(usize, usize, &str)]) -> Splices {
         let mut s = Splices::new();
@@ -84,5 +140,43 @@ mod tests {
         assert_eq!(Piece::whole("\u{feff}a").of("\u{feff}a"), "\u{feff}a");
         assert_eq!(Piece::after_bom("\u{feff}a").of("\u{feff}a"), "a");
         assert_eq!(Piece::after_bom("a"), Piece::whole("a"));
+    }
+
+    #[test]
+    fn edits_of_what_is_left_go_back_where_they_were() {
+        let whole = "kind: List\nitems:\n- x\n- y\nresults: []\n";
+        let items = Piece::new(whole.find("- x").unwrap()..whole.find("results").unwrap());
+        let cut = Cut::new(whole, items);
+        assert_eq!(cut.text(), "kind: List\nitems:\nresults: []\n");
+        assert_eq!(cut.len(), 8);
+        // An edit before the cut stays, one at or after it moves past what was cut.
+        let before = cut.text().find("List").unwrap();
+        let after = cut.text().find("[]").unwrap();
+        let back = cut.put_back(splices(&[
+            (before, before + 4, "Thing"),
+            (after, after + 2, "[1]"),
+        ]));
+        assert_eq!(
+            back.apply(whole).unwrap(),
+            "kind: Thing\nitems:\n- x\n- y\nresults: [1]\n"
+        );
+        // At the cut itself: after what was cut out.
+        let at = cut.put_back(splices(&[(cut.at(), cut.at(), "# end\n")]));
+        assert_eq!(
+            at.apply(whole).unwrap(),
+            "kind: List\nitems:\n- x\n- y\n# end\nresults: []\n"
+        );
+    }
+
+    #[test]
+    fn a_cut_follows_a_key_only_when_separators_alone_stand_between() {
+        let whole = "kind: List\nitems: # the items\n- x\nresults: []\n";
+        let items = Piece::new(whole.find("- x").unwrap()..whole.find("results").unwrap());
+        let cut = Cut::new(whole, items);
+        let tree = Tree::parse(cut.text(), Context::of(whole)).unwrap();
+        let root = tree.documents()[0].root();
+        assert!(cut.follows_key(&tree, root, "items"));
+        assert!(!cut.follows_key(&tree, root, "kind"));
+        assert!(!cut.follows_key(&tree, root, "missing"));
     }
 }

@@ -998,7 +998,7 @@ impl<'a> Tree<'a> {
     /// Whether the entry `key` of the mapping `map` is followed by nothing but separators
     /// (`:`, `[`, blanks, comments) up to `at`: where a caller cut out the text that was
     /// the entry's value, the cut was right after the key.
-    pub fn only_separators_after_key(&self, map: NodeId, key: &str, at: usize) -> bool {
+    pub(crate) fn only_separators_after_key(&self, map: NodeId, key: &str, at: usize) -> bool {
         let Some(key_end) = self
             .own_entries(map)
             .find(|&(k, _)| self.str(k) == Some(key))
