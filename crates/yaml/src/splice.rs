@@ -118,6 +118,40 @@ impl Splices {
         }
     }
 
+    /// Drops the edits that lie inside a range `other` replaces whole (not that range
+    /// itself): `other` makes them moot, and applying both would overlap (the rename of
+    /// a name inside a reference a stamp writes anew). Returns what the dropped edits
+    /// wrote. When `other` replaces nothing, or there is nothing to drop from, nothing
+    /// changes; otherwise the edits left are in source order.
+    pub fn drop_within(&mut self, other: &Splices) -> Vec<String> {
+        let mut replaced: Vec<(usize, usize)> = other
+            .edits
+            .iter()
+            .filter(|e| e.end > e.start)
+            .map(|e| (e.start, e.end))
+            .collect();
+        if replaced.is_empty() || self.edits.is_empty() {
+            return Vec::new();
+        }
+        replaced.sort_unstable();
+        self.dedup_replacements();
+        let mut dropped = Vec::new();
+        let mut kept = Vec::with_capacity(self.edits.len());
+        for e in std::mem::take(&mut self.edits) {
+            if within_a_replaced_range(&replaced, e.start, e.end) {
+                dropped.push(e.text);
+            } else {
+                kept.push(e);
+            }
+        }
+        // Numbered afresh, in source order, as edits made in that order would be.
+        for (order, e) in kept.iter_mut().enumerate() {
+            e.order = order;
+        }
+        self.edits = kept;
+        dropped
+    }
+
     /// These edits, made against a text from which the bytes `removed` were cut out,
     /// moved to the text they were cut from.
     pub fn uncut(self, removed: std::ops::Range<usize>) -> Splices {
@@ -157,6 +191,16 @@ impl Splices {
             }
         }
         Ok(Checked { edits: self.edits })
+    }
+}
+
+/// Whether the edit `s..e` lies inside one of `replaced` (sorted ranges) without being
+/// that range itself. Only the last range starting at or before `s` can hold it.
+fn within_a_replaced_range(replaced: &[(usize, usize)], s: usize, e: usize) -> bool {
+    let at = replaced.partition_point(|&(a, _)| a <= s);
+    at > 0 && {
+        let (a, b) = replaced[at - 1];
+        e <= b && (s, e) != (a, b)
     }
 }
 
@@ -344,5 +388,75 @@ mod tests {
     fn no_edits_copies_the_text() {
         let src = "a: 1 # c\r\n";
         assert_eq!(Splices::new().apply(src).unwrap(), src);
+    }
+
+    #[test]
+    fn only_an_edit_strictly_inside_a_replaced_range_is_moot() {
+        let replaced = [(10, 20), (30, 40)];
+        for (s, e, moot) in [
+            (12, 15, true),  // inside the first
+            (10, 14, true),  // from its start
+            (15, 20, true),  // to its end
+            (10, 20, false), // the range itself: the stamp's own edit
+            (15, 25, false), // running out of it
+            (5, 12, false),  // starting before it
+            (25, 28, false), // between the ranges
+            (31, 39, true),  // inside the second
+            (0, 0, false),   // before every range
+        ] {
+            assert_eq!(within_a_replaced_range(&replaced, s, e), moot, "{s}..{e}");
+        }
+    }
+
+    #[test]
+    fn edits_inside_what_others_replace_are_dropped_and_returned() {
+        let src = "ref: {name: old}, other: old\n";
+        let mut renames = Splices::new();
+        renames.replace(12, 15, "new"); // inside the reference
+        renames.replace(25, 28, "new"); // outside it
+        renames.insert(0, "# "); // before it
+        let mut stamp = Splices::new();
+        stamp.replace(5, 16, "{value: 1}"); // the whole reference
+        stamp.insert(16, ""); // an insert replaces nothing
+        let dropped = renames.drop_within(&stamp);
+        assert_eq!(dropped, ["new"]);
+        assert_eq!(renames.len(), 2);
+        stamp.append_to(&mut renames);
+        assert_eq!(
+            renames.apply(src).unwrap(),
+            "# ref: {value: 1}, other: new\n"
+        );
+    }
+
+    #[test]
+    fn nothing_is_dropped_when_nothing_is_replaced() {
+        let mut renames = Splices::new();
+        renames.replace(12, 15, "new");
+        renames.replace(12, 15, "new");
+        let mut inserts = Splices::new();
+        inserts.insert(10, "x");
+        assert!(renames.drop_within(&inserts).is_empty());
+        // Untouched: the same replacement twice is still two edits until applied.
+        assert_eq!(renames.len(), 2);
+        assert!(Splices::new().drop_within(&renames).is_empty());
+    }
+
+    #[test]
+    fn what_is_left_keeps_the_order_edits_were_made_in() {
+        let mut s = Splices::new();
+        s.replace(12, 13, "x");
+        s.replace(13, 14, "y");
+        s.insert(3, "a");
+        s.insert(20, "c");
+        let mut stamp = Splices::new();
+        stamp.replace(10, 16, "R");
+        assert_eq!(s.drop_within(&stamp), ["x", "y"]);
+        // An insert made after the drop, at the place of one kept, comes after it.
+        let mut later = Splices::new();
+        later.insert(20, "d");
+        later.append_to(&mut s);
+        stamp.append_to(&mut s);
+        let src = "0123456789abcdefghijklmnop";
+        assert_eq!(s.apply(src).unwrap(), "012a3456789Rghijcdklmnop");
     }
 }
