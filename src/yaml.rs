@@ -4,8 +4,9 @@
 
 pub use config_hash_yaml::edit::{FillPlace, TextEnd};
 pub use config_hash_yaml::{
-    Context, Cut, EditError, Editor, Error, Kind, Layout, Limit, NewValue, NodeId, Piece, Splices,
-    Style, Tree, breaks, check_characters, scalar, splice,
+    Checked, Context, Cut, EditError, Editor, Edits, Error, JoinError, Joined, Kind, Layout, Limit,
+    LineIndex, NewValue, NodeId, Piece, Splices, Style, Tree, breaks, check_characters, scalar,
+    splice,
 };
 
 /// Reads `src`, a whole input (its own context), as go-yaml reads it.

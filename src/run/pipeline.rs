@@ -357,13 +357,8 @@ items:
         );
         // The item edits are the whole change to the items: applied to the input, they
         // give the output up to its results.
-        let mut edits = out.item_edits.clone();
-        assert!(!edits.is_empty());
-        edits.sort_by_key(|&(start, _, _)| std::cmp::Reverse(start));
-        let mut edited = LIST.to_string();
-        for (start, end, text) in edits {
-            edited.replace_range(start..end, &text);
-        }
+        assert!(!out.item_edits.is_empty());
+        let edited = out.item_edits.apply(LIST).unwrap();
         assert_eq!(out.output.split("results:").next(), Some(edited.as_str()));
         // Both items were edited, so both are stale before the run and neither after.
         let stale: Vec<String> = out.stale.iter().map(ToString::to_string).collect();

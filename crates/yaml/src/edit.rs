@@ -4,6 +4,7 @@
 //! detection they follow. Every offset it computes comes from the tree's exact spans;
 //! nothing outside this crate does arithmetic on them.
 
+use crate::breaks::UNICODE_BREAKS;
 use crate::piece::Cut;
 use crate::scalar::{double_quoted, key as key_text};
 use crate::scan::Style;
@@ -1232,10 +1233,6 @@ fn dash_before(src: &str, item_start: usize) -> Option<usize> {
     let before = src[..item_start].trim_end_matches([' ', '\t', '\r', '\n']);
     before.ends_with('-').then(|| before.len() - 1)
 }
-
-/// The characters go-yaml takes for line breaks besides CR and LF (NEL, LS, PS), in
-/// YAML text; in JSON text they are characters like any other.
-pub const UNICODE_BREAKS: [char; 3] = ['\u{85}', '\u{2028}', '\u{2029}'];
 
 /// A node as the editor writes over it: a block scalar without properties from its
 /// first content line (its header stays), anything else as [`Tree::span`] has it.

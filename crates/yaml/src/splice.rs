@@ -1,6 +1,8 @@
 //! Byte-range edits against the original text: collected in any order, checked for
 //! overlap, and applied in one forward pass so untouched bytes are copied verbatim.
 
+use crate::breaks::restore_breaks;
+
 /// Two edits touched the same bytes: a bug in the caller, never a user error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OverlapError {
@@ -96,14 +98,19 @@ impl Splices {
         });
     }
 
-    /// The pending edits as `(start, end, replacement)`, in source order.
-    pub fn edits(&self) -> Vec<(usize, usize, String)> {
+    /// The pending edits as made, in source order (the same replacement made twice is
+    /// one): a record to compare, apply, or split back onto the texts a stream was
+    /// joined from.
+    pub fn record(&self) -> Edits {
         let mut copy = self.clone();
         copy.dedup_replacements();
-        copy.edits
-            .into_iter()
-            .map(|e| (e.start, e.end, e.text))
-            .collect()
+        Edits {
+            edits: copy
+                .edits
+                .into_iter()
+                .map(|e| (e.start, e.end, e.text))
+                .collect(),
+        }
     }
 
     pub fn delete(&mut self, start: usize, end: usize) {
@@ -194,16 +201,6 @@ impl Splices {
     }
 }
 
-/// Whether the edit `s..e` lies inside one of `replaced` (sorted ranges) without being
-/// that range itself. Only the last range starting at or before `s` can hold it.
-fn within_a_replaced_range(replaced: &[(usize, usize)], s: usize, e: usize) -> bool {
-    let at = replaced.partition_point(|&(a, _)| a <= s);
-    at > 0 && {
-        let (a, b) = replaced[at - 1];
-        e <= b && (s, e) != (a, b)
-    }
-}
-
 /// Edits in source order, none overlapping: ready to apply or to stream out.
 #[derive(Debug, Default, Clone)]
 pub struct Checked {
@@ -247,14 +244,26 @@ impl Checked {
     }
 
     /// Where the text to fill in goes, if an edit asked for it.
-    pub fn fill_at(&self) -> Option<usize> {
+    fn fill_at(&self) -> Option<usize> {
         self.edits.iter().find(|e| e.fill).map(|e| e.start)
     }
 
-    /// Rewrites every edit's new text with `f(start, text)`.
-    pub fn map_texts(&mut self, f: impl Fn(usize, &str) -> String) {
+    /// These edits, made against the LF copy of `original`
+    /// ([`crate::breaks::lone_cr_as_lf`]), writing the line breaks `original` uses
+    /// where each goes.
+    pub fn restore_breaks(&mut self, original: &str) {
         for e in &mut self.edits {
-            e.text = f(e.start, &e.text);
+            e.text = restore_breaks(original, e.start, &e.text);
+        }
+    }
+
+    /// `text`, to be filled in where an edit asked for it, with the line breaks
+    /// `original` uses there (see [`Checked::restore_breaks`]); as it is when no edit
+    /// asked.
+    pub fn restore_breaks_at_fill(&self, original: &str, text: &str) -> String {
+        match self.fill_at() {
+            Some(at) => restore_breaks(original, at, text),
+            None => text.to_string(),
         }
     }
 
@@ -295,6 +304,115 @@ enum Piece<'s> {
     Fill,
 }
 
+/// Whether the edit `s..e` lies inside one of `replaced` (sorted ranges) without being
+/// that range itself. Only the last range starting at or before `s` can hold it.
+fn within_a_replaced_range(replaced: &[(usize, usize)], s: usize, e: usize) -> bool {
+    let at = replaced.partition_point(|&(a, _)| a <= s);
+    at > 0 && {
+        let (a, b) = replaced[at - 1];
+        e <= b && (s, e) != (a, b)
+    }
+}
+
+/// Edits as they were made, in source order: what a run changed (its item edits), to
+/// compare, apply, or split back onto the texts a stream was joined from
+/// ([`crate::Joined::split`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Edits {
+    edits: Vec<(usize, usize, String)>,
+}
+
+/// Edits that do not fit the text they are applied to (out of order, overlapping, past
+/// its end, or inside a character): a bug in the caller, never a user error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MisfitError {
+    /// The edit that does not fit, as bytes of the text: for the message.
+    pub at: (usize, usize),
+}
+
+impl std::fmt::Display for MisfitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "internal error: the edit at bytes {}..{} does not fit the text",
+            self.at.0, self.at.1
+        )
+    }
+}
+
+impl Edits {
+    pub(crate) fn from_parts(edits: Vec<(usize, usize, String)>) -> Edits {
+        Edits { edits }
+    }
+
+    pub(crate) fn parts(&self) -> &[(usize, usize, String)] {
+        &self.edits
+    }
+
+    /// How many edits there are.
+    pub fn len(&self) -> usize {
+        self.edits.len()
+    }
+
+    /// True when nothing was changed.
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// The text `text` with these edits made: they must be in order, apart, and within
+    /// it, on character boundaries.
+    pub fn apply(&self, text: &str) -> Result<String, MisfitError> {
+        let extra: usize = self.edits.iter().map(|e| e.2.len()).sum();
+        let mut out = String::with_capacity(text.len() + extra);
+        let mut at = 0;
+        for (start, end, new) in &self.edits {
+            let (start, end) = (*start, *end);
+            let fits = at <= start
+                && start <= end
+                && end <= text.len()
+                && text.is_char_boundary(start)
+                && text.is_char_boundary(end);
+            if !fits {
+                return Err(MisfitError { at: (start, end) });
+            }
+            out.push_str(&text[at..start]);
+            out.push_str(new);
+            at = end;
+        }
+        out.push_str(&text[at..]);
+        Ok(out)
+    }
+
+    /// Each edit as the text of `original` it replaces (empty for an insert, and for an
+    /// edit that does not fit `original`) and the text it writes.
+    pub fn replacements<'a>(
+        &'a self,
+        original: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> {
+        self.edits
+            .iter()
+            .map(move |(s, e, new)| (original.get(*s..*e).unwrap_or(""), new.as_str()))
+    }
+
+    /// The same edits, each writing `f(text)` for its `text`.
+    pub fn map_texts(mut self, mut f: impl FnMut(&str) -> String) -> Edits {
+        for e in &mut self.edits {
+            e.2 = f(&e.2);
+        }
+        self
+    }
+
+    /// These edits, made against the LF copy of `original`
+    /// ([`crate::breaks::lone_cr_as_lf`]), writing the line breaks `original` uses
+    /// where each goes.
+    pub fn restore_breaks(mut self, original: &str) -> Edits {
+        for e in &mut self.edits {
+            e.2 = restore_breaks(original, e.0, &e.2);
+        }
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,7 +424,7 @@ mod tests {
         s.insert(2, "+");
         s.replace(0, 1, "X");
         s.insert(2, "+");
-        assert_eq!(s.edits().len(), 3);
+        assert_eq!(s.record().len(), 3);
         assert_eq!(s.apply("abc").unwrap(), "Xb++c");
         let mut clash = Splices::new();
         clash.replace(0, 1, "X");
@@ -458,5 +576,61 @@ mod tests {
         stamp.append_to(&mut s);
         let src = "0123456789abcdefghijklmnop";
         assert_eq!(s.apply(src).unwrap(), "012a3456789Rghijcdklmnop");
+    }
+
+    #[test]
+    fn a_record_applies_as_the_splices_do_and_says_what_it_replaced() {
+        let src = "a: 1\nb: 2\n";
+        let mut s = Splices::new();
+        s.replace(8, 9, "3");
+        s.insert(0, "# c\n");
+        s.replace(8, 9, "3");
+        let record = s.record();
+        assert_eq!(record.len(), 2);
+        assert_eq!(record.apply(src).unwrap(), s.apply(src).unwrap());
+        let pairs: Vec<(&str, &str)> = record.replacements(src).collect();
+        assert_eq!(pairs, [("", "# c\n"), ("2", "3")]);
+        let louder = record.clone().map_texts(|t| t.to_uppercase());
+        assert_eq!(louder.apply(src).unwrap(), "# C\na: 1\nb: 3\n");
+        assert_ne!(louder, record);
+    }
+
+    #[test]
+    fn a_record_that_does_not_fit_its_text_is_refused() {
+        let mut s = Splices::new();
+        s.replace(2, 9, "x");
+        let record = s.record();
+        assert_eq!(record.apply("short").unwrap_err().at, (2, 9));
+        let mut mid = Splices::new();
+        mid.replace(1, 2, "x");
+        assert!(mid.record().apply("é").is_err());
+        let mut overlapping = Splices::new();
+        overlapping.replace(0, 4, "x");
+        overlapping.replace(2, 6, "y");
+        assert!(overlapping.record().apply("abcdefgh").is_err());
+        assert_eq!(Edits::default().apply("same").unwrap(), "same");
+    }
+
+    #[test]
+    fn edits_of_an_lf_copy_get_the_original_breaks_back() {
+        let original = "a: 1\rb: 2\r";
+        let copy = crate::breaks::lone_cr_as_lf(original).unwrap();
+        let mut s = Splices::new();
+        s.insert(5, "x: 0\n");
+        s.replace_then_fill(10, 10, "");
+        let record = s.record().restore_breaks(original);
+        assert_eq!(record.apply(original).unwrap(), "a: 1\rx: 0\rb: 2\r");
+        let mut checked = s.checked().unwrap();
+        assert_eq!(
+            checked.restore_breaks_at_fill(original, "\n- y\n"),
+            "\r- y\r"
+        );
+        checked.restore_breaks(original);
+        assert_eq!(
+            checked.apply(original, &mut |out| out.push('z')),
+            "a: 1\rx: 0\rb: 2\rz"
+        );
+        // The copy's own edits, and text where no edit asked to fill, stay as they are.
+        assert_eq!(Checked::default().restore_breaks_at_fill(&copy, "\n"), "\n");
     }
 }
