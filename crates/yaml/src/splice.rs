@@ -1,5 +1,7 @@
 //! Byte-range edits against the original text: collected in any order, checked for
-//! overlap, and applied in one forward pass so untouched bytes are copied verbatim.
+//! overlap, and applied in one forward pass so untouched bytes are copied verbatim. The
+//! editor ([`crate::Editor`]) makes them; callers hold, move and apply them as sets
+//! ([`Splices`], [`Checked`], [`Edits`]) and never say where an edit goes.
 
 use crate::breaks::restore_breaks;
 
@@ -47,14 +49,14 @@ impl Splices {
     }
 
     /// Replaces `start..end` with `text`.
-    pub fn replace(&mut self, start: usize, end: usize, text: impl Into<String>) {
+    pub(crate) fn replace(&mut self, start: usize, end: usize, text: impl Into<String>) {
         self.push(start, end, text.into(), false);
     }
 
     /// Replaces `start..end` with `text` followed by what the writer of the output fills
     /// in: text too large to hold (a result per item of a large input) is rendered only
     /// as it is written. At most one such edit is meant to be made.
-    pub fn replace_then_fill(&mut self, start: usize, end: usize, text: impl Into<String>) {
+    pub(crate) fn replace_then_fill(&mut self, start: usize, end: usize, text: impl Into<String>) {
         self.push(start, end, text.into(), true);
     }
 
@@ -70,7 +72,7 @@ impl Splices {
     }
 
     /// Inserts `text` at `at`; several inserts at one point keep the order they were made.
-    pub fn insert(&mut self, at: usize, text: impl Into<String>) {
+    pub(crate) fn insert(&mut self, at: usize, text: impl Into<String>) {
         self.replace(at, at, text);
     }
 
@@ -113,7 +115,7 @@ impl Splices {
         }
     }
 
-    pub fn delete(&mut self, start: usize, end: usize) {
+    pub(crate) fn delete(&mut self, start: usize, end: usize) {
         self.replace(start, end, String::new());
     }
 
@@ -161,14 +163,14 @@ impl Splices {
 
     /// These edits, made against a text from which the bytes `removed` were cut out,
     /// moved to the text they were cut from.
-    pub fn uncut(self, removed: std::ops::Range<usize>) -> Splices {
+    pub(crate) fn uncut(self, removed: std::ops::Range<usize>) -> Splices {
         let len = removed.len();
         self.map_positions(|p| if p >= removed.start { p + len } else { p })
     }
 
     /// Moves every edit through `f`, for edits made against a slice or a rearranged copy
     /// of the text they will be applied to.
-    pub fn map_positions(mut self, f: impl Fn(usize) -> usize) -> Splices {
+    pub(crate) fn map_positions(mut self, f: impl Fn(usize) -> usize) -> Splices {
         for e in &mut self.edits {
             e.start = f(e.start);
             e.end = f(e.end);
