@@ -14,13 +14,16 @@ use crate::tree::{Kind, NodeId, Tree};
 /// A value the function writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NewValue {
+    /// A string, double-quoted: every reader sees a string.
     Str(String),
     /// A plain scalar written as is (`true`, a number): not a string.
     Raw(String),
     /// A string written plain in block style when every reader sees a string (a name),
     /// double-quoted otherwise and in flow (JSON) style.
     Plain(String),
+    /// A mapping of these entries, in order.
     Map(Vec<(String, NewValue)>),
+    /// A sequence of these items.
     Seq(Vec<NewValue>),
 }
 
@@ -38,15 +41,26 @@ impl NewValue {
 pub enum EditError {
     /// The place to edit is reached through a YAML alias; editing it would change
     /// every other use of the anchor.
-    ThroughAlias { pos: usize },
+    ThroughAlias {
+        /// Where the alias is.
+        pos: usize,
+    },
     /// A field on the path is not a mapping (or sequence) as Kubernetes requires.
     WrongType {
+        /// Where the field's value is.
         pos: usize,
+        /// The field's key.
         field: String,
+        /// What it should be ("a mapping", "a list", "a string").
         expected: &'static str,
     },
     /// A layout the splicer does not handle (for example a comment between `-` and an item).
-    Layout { pos: usize, what: &'static str },
+    Layout {
+        /// Where the layout is.
+        pos: usize,
+        /// What the layout is, for the message.
+        what: &'static str,
+    },
 }
 
 impl EditError {
@@ -186,6 +200,7 @@ pub struct Editor<'t, 'a> {
 }
 
 impl<'t, 'a> Editor<'t, 'a> {
+    /// An editor of `tree` that writes in the conventions of `layout`.
     pub fn new(tree: &'t Tree<'a>, layout: Layout) -> Self {
         Editor {
             tree,
@@ -900,6 +915,7 @@ fn edit_content_start(tree: &Tree<'_>, id: NodeId) -> usize {
 pub struct TextEnd {
     /// The last line before the end has no line break yet.
     pub needs_break: bool,
+    /// The line ending the text uses there.
     pub eol: &'static str,
 }
 
@@ -929,13 +945,18 @@ impl TextEnd {
     }
 }
 
-/// How the text filled in after [`last_entry_to_fill`]'s edits is to be written.
+/// How the text filled in after [`Editor::fill_last_entry`]'s edits is to be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FillPlace {
     /// As a flow (JSON) value.
     Flow,
     /// As block lines, each ended by `eol`, the entry's key at `indent`.
-    Block { eol: String, indent: String },
+    Block {
+        /// The line ending of each line.
+        eol: String,
+        /// The indentation of the entry's key.
+        indent: String,
+    },
 }
 
 /// Where the content of the document whose root is `root` ends (the text's end when

@@ -17,6 +17,9 @@
 //! [`Joined`] from several texts splits its edits back onto each.
 
 #![forbid(unsafe_code)]
+// The public API is the crate's contract with the product: every item says what it is
+// (a new one without docs fails clippy's -D warnings).
+#![warn(missing_docs)]
 
 pub mod breaks;
 mod chars;

@@ -72,8 +72,11 @@ pub(crate) enum Tok {
 /// How a scalar is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Style {
+    /// Unquoted.
     Plain,
+    /// `'...'`
     SingleQuoted,
+    /// `"..."`
     DoubleQuoted,
     /// `|`
     Literal,

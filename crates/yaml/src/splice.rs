@@ -8,7 +8,9 @@ use crate::breaks::restore_breaks;
 /// Two edits touched the same bytes: a bug in the caller, never a user error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OverlapError {
+    /// The first edit's bytes, for the message.
     pub first: (usize, usize),
+    /// The bytes of the edit that overlaps it.
     pub second: (usize, usize),
 }
 
@@ -40,10 +42,12 @@ pub struct Splices {
 }
 
 impl Splices {
+    /// No edits yet.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// True when no edit is pending.
     pub fn is_empty(&self) -> bool {
         self.edits.is_empty()
     }
