@@ -1528,4 +1528,29 @@ mod tests {
             "name: &n b\nx: 1\n"
         );
     }
+
+    /// Where a skeleton's document ends, read in the whole text it was cut from: past
+    /// what was cut out when the end comes after the cut, as the whole text's own tree
+    /// says.
+    #[test]
+    fn a_skeleton_ends_where_the_whole_text_does() {
+        let whole = "a: 1\nitems:\n- xxxxxxxxxx\nz: 2\r\n";
+        let items = crate::piece::Piece::new(whole.find("- x").unwrap()..whole.find("z:").unwrap());
+        let cut = Cut::new(whole, items);
+        let skeleton = Tree::parse(cut.text(), crate::context::Context::of(whole)).unwrap();
+        let end = TextEnd::of_cut(&skeleton, skeleton.documents()[0].root(), whole, &cut);
+        let own = Tree::parse(whole, crate::context::Context::of(whole)).unwrap();
+        let want = TextEnd::of(&own, own.documents()[0].root());
+        assert_eq!((end.needs_break, end.eol), (want.needs_break, want.eol));
+        assert_eq!((end.needs_break, end.eol), (false, "\r\n"));
+        // An end before the cut stays where it is.
+        let tail = "a: 1\n---\nitems:\n- x\n";
+        let cut = Cut::new(
+            tail,
+            crate::piece::Piece::new(tail.find("- x").unwrap()..tail.len()),
+        );
+        let skeleton = Tree::parse(cut.text(), crate::context::Context::of(tail)).unwrap();
+        let first = TextEnd::of_cut(&skeleton, skeleton.documents()[0].root(), tail, &cut);
+        assert_eq!((first.needs_break, first.eol), (false, "\n"));
+    }
 }

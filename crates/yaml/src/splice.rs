@@ -593,6 +593,8 @@ mod tests {
         s.replace(8, 9, "3");
         let record = s.record();
         assert_eq!(record.len(), 2);
+        assert!(!record.is_empty());
+        assert!(Edits::default().is_empty());
         assert_eq!(record.apply(src).unwrap(), s.apply(src).unwrap());
         let pairs: Vec<(&str, &str)> = record.replacements(src).collect();
         assert_eq!(pairs, [("", "# c\n"), ("2", "3")]);
@@ -606,7 +608,12 @@ mod tests {
         let mut s = Splices::new();
         s.replace(2, 9, "x");
         let record = s.record();
-        assert_eq!(record.apply("short").unwrap_err().at, (2, 9));
+        let misfit = record.apply("short").unwrap_err();
+        assert_eq!(misfit.at, (2, 9));
+        assert_eq!(
+            misfit.to_string(),
+            "internal error: the edit at bytes 2..9 does not fit the text"
+        );
         let mut mid = Splices::new();
         mid.replace(1, 2, "x");
         assert!(mid.record().apply("é").is_err());
