@@ -457,19 +457,21 @@ mod tests {
             );
         }
         assert_eq!(joined.source_line(&index, 0), None);
-        // A text after one whose last part starts after some lines counts its own lines
-        // from its own start.
-        let after = ["{\"a\": 1}\n{\"b\": 2}\n", "x: 1\ny: 2\n"];
-        let joined = Joined::new(&after).unwrap();
-        let index = joined.line_index(&after);
-        let text = joined.text(&after);
-        let y = text[..text.find("y:").unwrap()].matches('\n').count() + 1;
-        assert_eq!(joined.source_line(&index, y), Some((1, 2)));
-        let parts: Vec<(usize, usize)> = joined
-            .parts(&after, &index)
-            .map(|(s, _, b)| (s, b))
-            .collect();
-        assert_eq!(parts, [(0, 0), (0, 1), (1, 0)]);
+        {
+            // A text after one whose last part starts after some lines counts its own lines
+            // from its own start.
+            let after = ["{\"a\": 1}\n{\"b\": 2}\n", "x: 1\ny: 2\n"];
+            let joined = Joined::new(&after).unwrap();
+            let index = joined.line_index(&after);
+            let text = joined.text(&after);
+            let y = text[..text.find("y:").unwrap()].matches('\n').count() + 1;
+            assert_eq!(joined.source_line(&index, y), Some((1, 2)));
+            let parts: Vec<(usize, usize)> = joined
+                .parts(&after, &index)
+                .map(|(s, _, b)| (s, b))
+                .collect();
+            assert_eq!(parts, [(0, 0), (0, 1), (1, 0)]);
+        }
         assert_eq!(joined.source_line(&index, 99), None);
         let parts: Vec<(usize, &str, usize)> = joined.parts(&sources, &index).collect();
         assert_eq!(
