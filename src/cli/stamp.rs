@@ -137,13 +137,18 @@ fn run_package(
         Ok(e) => e,
         Err(e) => return fail(e),
     };
-    let changed: Vec<(&input::Source, String)> = package
+    let mut texts = Vec::with_capacity(edits.len());
+    for (source, e) in package.sources.iter().zip(&edits) {
+        match e.apply(&source.text) {
+            Ok(text) => texts.push(text),
+            Err(e) => return fail(e),
+        }
+    }
+    let changed: Vec<(&input::Source, &String)> = package
         .sources
         .iter()
-        .zip(&edits)
-        .filter(|(_, e)| !e.is_empty())
-        .map(|(source, e)| (source, input::apply(&source.text, e)))
-        .filter(|(source, text)| *text != source.text)
+        .zip(&texts)
+        .filter(|(source, text)| **text != source.text)
         .collect();
     if args.check {
         let files: Vec<String> = changed
@@ -174,14 +179,14 @@ fn run_package(
         summary(&outcome, None);
     }
     let mut text = String::new();
-    for (source, edits) in package.sources.iter().zip(&edits) {
+    for edited in &texts {
         if !text.is_empty() {
             if !text.ends_with('\n') {
                 text.push('\n');
             }
             text.push_str("---\n");
         }
-        text.push_str(&input::apply(&source.text, edits));
+        text.push_str(edited);
     }
     if report.host.keeps_comments() {
         text = host::with_comments(&text, &lines);

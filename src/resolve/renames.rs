@@ -17,7 +17,6 @@ use crate::model::name_hash::{
 };
 use crate::model::resource::{ResourceId, annotation, flag};
 use crate::model::result::KrmResult;
-pub use crate::yaml::replace_name;
 use crate::yaml::{Kind, NodeId, Style, Tree};
 
 /// Kind, namespace and name as one string, so that a key is one allocation (a large

@@ -72,7 +72,7 @@ pub(crate) fn run(
     chunks
         .par_iter()
         .map(|chunk| {
-            let text = &body[chunk.start..chunk.end];
+            let text = chunk.piece().of(body);
             if !read::chunks::may_matter_before_stamping(text, &prefilter) {
                 return Ok(Pass1::Unparsed);
             }
