@@ -199,3 +199,222 @@ impl DataRefs {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One `__data` env var as found: container, variable, kind, name, fresh (a reference
+    /// not yet rewritten), field.
+    type Found = (String, String, SourceKind, String, bool, String);
+
+    /// The `__data` env vars of the pod template `template` (a flow mapping) as found,
+    /// and whether it carries a record.
+    fn found(template: &str) -> (Vec<Found>, bool) {
+        let input = format!("template: {template}\n");
+        let tree = crate::yaml::parse(&input).unwrap();
+        let template = tree.get(tree.documents()[0].root(), "template").unwrap();
+        let spec = tree.get(template, "spec").unwrap();
+        let data = DataRefs::find(&tree, spec, template, "spec.template.spec");
+        let refs = data
+            .refs
+            .iter()
+            .map(|d| {
+                assert_eq!(d.value_from.is_some(), d.name_node.is_some());
+                assert!(d.resolved.is_none() && d.hash.is_none());
+                assert!(d.field.starts_with(&d.container_field));
+                (
+                    d.container.clone(),
+                    d.var.clone(),
+                    d.named,
+                    d.name.clone(),
+                    d.value_from.is_some(),
+                    d.field.clone(),
+                )
+            })
+            .collect();
+        (refs, data.had_record)
+    }
+
+    fn one(
+        container: &str,
+        var: &str,
+        kind: SourceKind,
+        name: &str,
+        fresh: bool,
+        field: &str,
+    ) -> Found {
+        let field = format!("spec.template.spec.{field}");
+        (
+            container.into(),
+            var.into(),
+            kind,
+            name.into(),
+            fresh,
+            field,
+        )
+    }
+
+    const CM: SourceKind = SourceKind::ConfigMap;
+    const SECRET: SourceKind = SourceKind::Secret;
+
+    #[test]
+    fn a_key_ref_to_data_in_a_container_or_init_container_is_one() {
+        let template = "{spec: {containers: [{name: app, env: [{name: PLAIN, value: x}, {name: A, valueFrom: {configMapKeyRef: {name: cfg, key: __data}}}, {name: K, valueFrom: {configMapKeyRef: {name: cfg, key: k}}}]}], initContainers: [{name: init, env: [{name: S, valueFrom: {secretKeyRef: {name: db, key: __data}}}]}], ephemeralContainers: [{name: debug, env: [{name: E, valueFrom: {secretKeyRef: {name: db, key: __data}}}]}]}}";
+        let (refs, had_record) = found(template);
+        assert_eq!(
+            refs,
+            [
+                one("app", "A", CM, "cfg", true, "containers[0].env[1]"),
+                one("init", "S", SECRET, "db", true, "initContainers[0].env[0]"),
+            ]
+        );
+        assert!(!had_record);
+    }
+
+    #[test]
+    fn a_reference_the_record_could_not_give_back_is_left_alone() {
+        let env = |container: &str, var: &str, name: &str| {
+            format!(
+                "{{name: '{container}', env: [{{name: '{var}', valueFrom: {{configMapKeyRef: {{name: '{name}', key: __data}}}}}}]}}"
+            )
+        };
+        for (container, var, name) in [
+            ("a/b", "V", "cfg"),
+            ("a=b", "V", "cfg"),
+            ("a,b", "V", "cfg"),
+            (" app", "V", "cfg"),
+            ("app", "V=1", "cfg"),
+            ("app", "V,1", "cfg"),
+            ("app", "V", "c,fg"),
+            ("app", "V", "cfg "),
+        ] {
+            let template = format!("{{spec: {{containers: [{}]}}}}", env(container, var, name));
+            assert_eq!(found(&template).0, [], "{container:?} {var:?} {name:?}");
+        }
+        // A blank inside is kept, and a name may start with one.
+        let template = format!("{{spec: {{containers: [{}]}}}}", env("app ", "V", " cfg"));
+        assert_eq!(
+            found(&template).0,
+            [one("app ", "V", CM, " cfg", true, "containers[0].env[0]")]
+        );
+    }
+
+    #[test]
+    fn a_value_from_with_more_than_the_reference_or_beside_a_value_is_left_alone() {
+        let container =
+            |entry: &str| format!("{{spec: {{containers: [{{name: app, env: [{entry}]}}]}}}}");
+        for entry in [
+            "{name: V, valueFrom: {configMapKeyRef: {name: cfg, key: __data}, secretKeyRef: {name: s, key: k}}}",
+            "{name: V, value: '', valueFrom: {configMapKeyRef: {name: cfg, key: __data}}}",
+            "{name: V, valueFrom: {configMapKeyRef: {key: __data}}}",
+            "{name: V, valueFrom: {configMapKeyRef: {name: [cfg], key: __data}}}",
+            "{name: V, valueFrom: {configMapKeyRef: {name: cfg}}}",
+            "{name: V, valueFrom: {fieldRef: {fieldPath: metadata.name}}}",
+            "{name: [V], valueFrom: {configMapKeyRef: {name: cfg, key: __data}}}",
+        ] {
+            assert_eq!(found(&container(entry)).0, [], "{entry}");
+        }
+        assert_eq!(
+            found(&container(
+                "{name: V, valueFrom: {secretKeyRef: {name: s, key: __data}}}"
+            ))
+            .0
+            .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_recorded_variable_is_one_while_it_holds_a_value_and_no_value_from() {
+        let template = |envs: &str| {
+            format!(
+                "{{metadata: {{annotations: {{{}: ' app/A=ConfigMap/cfg , app/B=Secret/db,init/C=Secret/x,bad,app/D=Other/x,app/E=ConfigMap'}}}}, spec: {{containers: [{{name: app, env: {envs}}}], initContainers: [{{name: init, env: [{{name: C, value: h}}]}}]}}}}",
+                annotations::DATA_REFS
+            )
+        };
+        let (refs, had_record) = found(&template(
+            "[{name: A, value: h1}, {name: B, value: h2}, {name: D, value: h}, {name: E, value: h}]",
+        ));
+        assert!(had_record);
+        assert_eq!(
+            refs,
+            [
+                one("app", "A", CM, "cfg", false, "containers[0].env[0]"),
+                one("app", "B", SECRET, "db", false, "containers[0].env[1]"),
+                one("init", "C", SECRET, "x", false, "initContainers[0].env[0]"),
+            ]
+        );
+        // A variable given a valueFrom, or no string, again is not the record's.
+        let (refs, _) = found(&template(
+            "[{name: A, value: h1, valueFrom: {fieldRef: {fieldPath: x}}}, {name: B, value: [x]}, {name: Z, value: h}]",
+        ));
+        assert_eq!(
+            refs,
+            [one(
+                "init",
+                "C",
+                SECRET,
+                "x",
+                false,
+                "initContainers[0].env[0]"
+            )]
+        );
+        // A reference not yet rewritten is read as one, record or not.
+        let (refs, _) = found(&template(
+            "[{name: A, valueFrom: {secretKeyRef: {name: other, key: __data}}}]",
+        ));
+        assert_eq!(
+            refs[0],
+            one("app", "A", SECRET, "other", true, "containers[0].env[0]")
+        );
+        // The record is read in the template's own annotations only.
+        let (refs, had_record) = found(
+            &template("[{name: A, value: h1}]")
+                .replace("metadata: {annotations:", "metadata: {labels:"),
+        );
+        assert_eq!((refs.len(), had_record), (0, false));
+    }
+
+    #[test]
+    fn the_record_lists_each_resolved_variable_once_sorted() {
+        let input = "template: {spec: {containers: [{name: b, env: [{name: V, valueFrom: {configMapKeyRef: {name: x, key: __data}}}]}, {name: a, env: [{name: W, valueFrom: {secretKeyRef: {name: y, key: __data}}}, {name: U, valueFrom: {secretKeyRef: {name: z, key: __data}}}]}, {name: b, env: [{name: V, valueFrom: {configMapKeyRef: {name: x, key: __data}}}]}]}}\n";
+        let tree = crate::yaml::parse(input).unwrap();
+        let template = tree.get(tree.documents()[0].root(), "template").unwrap();
+        let spec = tree.get(template, "spec").unwrap();
+        let mut data = DataRefs::find(&tree, spec, template, "spec");
+        assert_eq!(data.refs.len(), 4);
+        assert_eq!(data.record(), "");
+        for (d, resolved) in data.refs.iter_mut().zip([
+            Some((CM, "x-5t7tcg6b9h")),
+            Some((SECRET, "y")),
+            None,
+            Some((CM, "x-5t7tcg6b9h")),
+        ]) {
+            d.resolved = resolved.map(|(k, n)| (k, n.to_string()));
+        }
+        assert_eq!(data.record(), "a/W=Secret/y,b/V=ConfigMap/x-5t7tcg6b9h");
+    }
+
+    #[test]
+    fn each_hash_is_written_as_its_variable_s_value() {
+        let input = "template:\n  metadata:\n    annotations: {config-hash.dev/data-refs: app/B=Secret/db}\n  spec:\n    containers:\n    - name: app\n      env:\n      - name: A\n        valueFrom:\n          configMapKeyRef: {name: cfg, key: __data}\n      - name: B\n        value: old\n      - name: C\n        valueFrom:\n          configMapKeyRef: {name: other, key: __data}\n";
+        let tree = crate::yaml::parse(input).unwrap();
+        let template = tree.get(tree.documents()[0].root(), "template").unwrap();
+        let spec = tree.get(template, "spec").unwrap();
+        let mut data = DataRefs::find(&tree, spec, template, "spec");
+        assert_eq!(data.refs.len(), 3);
+        data.refs[0].hash = Some("h1".into());
+        data.refs[1].hash = Some("h2".into());
+        let mut ed = Editor::new(&tree, crate::yaml::Layout::detect(input));
+        data.rewrite(&mut ed).unwrap();
+        let out = ed.into_splices().apply(input).unwrap();
+        let expected = input
+            .replace(
+                "valueFrom:\n          configMapKeyRef: {name: cfg, key: __data}",
+                "value: \"h1\"",
+            )
+            .replace("value: old", "value: \"h2\"");
+        assert_eq!(out, expected);
+    }
+}

@@ -958,3 +958,1323 @@ pub struct Resolution {
     /// The ConfigMaps and Secrets given hashed names, in input order.
     pub renamed: Vec<RenamedSource>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::catalog::annotations::DATA_REFS;
+    use crate::model::config::InstallTime;
+
+    const CM: SourceKind = SourceKind::ConfigMap;
+    const SECRET: SourceKind = SourceKind::Secret;
+    /// The pod spec's field path in a Deployment.
+    const POD: &str = "spec.template.spec";
+
+    /// Every ConfigMap and Secret of `tree` (and what its producers make), indexed under
+    /// its final name as pass 1 indexes them.
+    fn index_of(
+        tree: &Tree<'_>,
+        config: &Config,
+        catalog: &Catalog,
+        renames: &Renames,
+    ) -> SourceIndex {
+        let mut index = SourceIndex::default();
+        let mut add = |kind: SourceKind, entry: SourceEntry| {
+            let id = &entry.id;
+            let name = renames
+                .final_name(kind, id.namespace(), id.name())
+                .unwrap_or(id.name())
+                .to_string();
+            let key = SourceKey::new(kind, id.namespace(), &name);
+            index.insert(key, Box::new(entry)).unwrap();
+        };
+        for doc in tree.documents() {
+            let item = doc.root();
+            let id = config.placed(ResourceId::of(tree, item));
+            if let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) {
+                add(kind, SourceEntry::read(tree, item, id, kind));
+                continue;
+            }
+            for p in catalog.producers_for(id.api_version(), id.kind()) {
+                for made in crate::read::produced::read(tree, item, &id, p) {
+                    let kind = made.kind;
+                    add(
+                        kind,
+                        SourceEntry::produced(tree, item, &id, made, p.runtime),
+                    );
+                }
+            }
+        }
+        index
+    }
+
+    /// What resolving the one workload of `input` gives, with what each `__data` env var
+    /// resolved to; `field`: how a field reads in the output.
+    fn resolve_as(
+        input: &str,
+        config: &Config,
+        renames: &Renames,
+        field: &dyn Fn(&str) -> Option<String>,
+    ) -> (WorkloadResolution, Vec<Option<(SourceKind, String)>>) {
+        let catalog = Catalog::builtin();
+        let tree = crate::yaml::parse(input).unwrap();
+        let index = index_of(&tree, config, &catalog, renames);
+        let (item, kind) = tree
+            .documents()
+            .iter()
+            .find_map(|d| {
+                let id = ResourceId::of(&tree, d.root());
+                Some((d.root(), catalog.workload(id.api_version(), id.kind())?))
+            })
+            .expect("a workload");
+        let id = config.placed(ResourceId::of(&tree, item));
+        let pod = PodTemplate::of(&tree, item, kind).expect("a pod template");
+        let ctx = Context {
+            config,
+            catalog: &catalog,
+            resolver: Resolver {
+                index: &index,
+                renames,
+            },
+            record: true,
+        };
+        let mut data = DataRefs::find(&tree, pod.spec, pod.template, &kind.spec_field());
+        let out = resolve_workload(&tree, item, &id, kind, pod, &ctx, &mut data, field);
+        (out, data.refs.into_iter().map(|d| d.resolved).collect())
+    }
+
+    fn resolve_with(input: &str, config: &Config) -> WorkloadResolution {
+        resolve_as(input, config, &Renames::default(), &|_| None).0
+    }
+
+    fn resolve(input: &str) -> WorkloadResolution {
+        resolve_with(input, &Config::default())
+    }
+
+    /// A Deployment `web` in namespace `shop` with this pod spec (and these annotations).
+    fn web(pod: &str) -> String {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\nspec:\n  template:\n    spec: {pod}\n"
+        )
+    }
+
+    fn web_annotated(annotations: &str, pod: &str) -> String {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop, annotations: {annotations}}}\nspec:\n  template:\n    spec: {pod}\n"
+        )
+    }
+
+    /// A ConfigMap or Secret (`kind`) in namespace `ns` (none when empty).
+    fn source(kind: &str, ns: &str, name: &str, rest: &str) -> String {
+        let ns = if ns.is_empty() {
+            String::new()
+        } else {
+            format!(", namespace: {ns}")
+        };
+        format!("---\napiVersion: v1\nkind: {kind}\nmetadata: {{name: {name}{ns}}}\n{rest}\n")
+    }
+
+    fn cm(name: &str, rest: &str) -> String {
+        source("ConfigMap", "shop", name, rest)
+    }
+
+    fn secret(name: &str, rest: &str) -> String {
+        source("Secret", "shop", name, rest)
+    }
+
+    /// The findings among the notes, in order.
+    fn findings(out: &WorkloadResolution) -> Vec<&Finding> {
+        out.notes
+            .iter()
+            .filter_map(|n| match n {
+                Note::Result(r) => Some(&*r.finding),
+                Note::SourceError(_) => None,
+            })
+            .collect()
+    }
+
+    fn missing(out: &WorkloadResolution) -> Vec<&Missing> {
+        findings(out)
+            .into_iter()
+            .filter_map(|f| match f {
+                Finding::Missing(m) => Some(&**m),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn statuses(out: &WorkloadResolution) -> Vec<(&str, Status)> {
+        out.references
+            .iter()
+            .map(|r| (r.name.as_str(), r.status.clone()))
+            .collect()
+    }
+
+    /// Each source read: as shown, its keys, whether present, what is left unhashed.
+    fn reads(out: &WorkloadResolution) -> Vec<(SourceKind, &str, Keys, bool, Vec<&str>)> {
+        out.reads
+            .iter()
+            .map(|r| {
+                let unhashed = r.unhashed.iter().map(String::as_str).collect();
+                (
+                    r.kind,
+                    r.shown.as_str(),
+                    r.keys.clone(),
+                    r.present,
+                    unhashed,
+                )
+            })
+            .collect()
+    }
+
+    fn some(keys: &[&str]) -> Keys {
+        Keys::Some(keys.iter().map(|k| k.to_string()).collect())
+    }
+
+    fn env(var: &str, site: &str, name: &str, key: &str) -> String {
+        format!("{{name: {var}, valueFrom: {{{site}: {{name: {name}, key: {key}}}}}}}")
+    }
+
+    #[test]
+    fn a_reference_is_found_missing_optional_absent_or_ignored() {
+        let input = web(
+            "{containers: [{name: app, envFrom: [{configMapRef: {name: found}}, {configMapRef: {name: gone}}, {configMapRef: {name: maybe, optional: true}}, {secretRef: {name: quiet}}]}]}",
+        ) + &cm("found", "data: {a: '1'}")
+            + &source("Secret", "shop", "quiet", "data: {a: '%%%'}").replace(
+                "name: quiet",
+                "name: quiet, annotations: {config-hash.dev/ignore: 'true'}",
+            );
+        let out = resolve(&input);
+        assert_eq!(
+            statuses(&out),
+            [
+                ("found", Status::Found),
+                ("gone", Status::Missing),
+                ("maybe", Status::OptionalAbsent),
+                ("quiet", Status::Ignored),
+            ]
+        );
+        let r = &out.references[0];
+        assert_eq!(
+            (r.namespace.as_deref(), r.via, &r.keys, r.optional),
+            (Some("shop"), Via::Pod, &Keys::All, false)
+        );
+        assert!(out.references[2].optional);
+        assert_eq!(
+            out.references[1].field,
+            format!("{POD}.containers[0].envFrom[1].configMapRef")
+        );
+        // An ignored object is not read (not even when its content cannot be), and a
+        // missing one is hashed as absent.
+        assert!(!out.failed);
+        assert_eq!(
+            reads(&out),
+            [
+                (CM, "found", Keys::All, true, vec![]),
+                (CM, "gone", Keys::All, false, vec![]),
+                (CM, "maybe", Keys::All, false, vec![]),
+            ]
+        );
+        assert_eq!(out.missing, 1);
+        assert_eq!(
+            findings(&out),
+            [
+                &Finding::Missing(Box::new(Missing {
+                    kind: CM,
+                    name: "gone".into(),
+                    key: None,
+                    other: None,
+                    container: Some("app".into()),
+                    field: format!("{POD}.containers[0].envFrom[1].configMapRef"),
+                    extra: false,
+                    elsewhere: None,
+                })),
+                &Finding::AbsentUnproduced {
+                    kind: CM,
+                    name: "maybe".into(),
+                    field: format!("{POD}.containers[0].envFrom[2].configMapRef"),
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_keys_are_those_a_non_optional_reference_names_in_a_found_closed_object() {
+        let pod = format!(
+            "{{containers: [{{name: app, env: [{}, {}, {}, {}, {}, {}]}}]}}",
+            env("A", "configMapKeyRef", "cfg", "a"),
+            env("B", "configMapKeyRef", "cfg", "b"),
+            "{name: C, valueFrom: {configMapKeyRef: {name: cfg, key: c, optional: true}}}",
+            env("Z", "secretKeyRef", "quiet", "z"),
+            env("X", "secretKeyRef", "ext", "x"),
+            env("Y", "secretKeyRef", "gone", "y"),
+        );
+        let input = web(&pod)
+            + &cm("cfg", "data: {a: '1'}")
+            + &secret("quiet", "data: {a: Yg==}").replace(
+                "name: quiet",
+                "name: quiet, annotations: {config-hash.dev/ignore: 'true'}",
+            )
+            // Its keys beyond `data` are known only where it runs (`dataFrom`).
+            + "---\napiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: ext, namespace: shop}\nspec: {data: [{secretKey: k, remoteRef: {key: r}}], dataFrom: [{extract: {key: x}}]}\n";
+        let out = resolve(&input);
+        let keys: Vec<(&str, Vec<&str>)> = out
+            .references
+            .iter()
+            .map(|r| {
+                let missing = r.missing_keys.iter().map(String::as_str).collect();
+                (r.name.as_str(), missing)
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("cfg", vec![]),
+                ("cfg", vec!["b"]),
+                ("cfg", vec![]),
+                ("quiet", vec![]),
+                ("ext", vec![]),
+                ("gone", vec![]),
+            ]
+        );
+        let m = missing(&out);
+        assert_eq!(m.len(), 2, "{m:?}");
+        assert_eq!(
+            m[0],
+            &Missing {
+                kind: CM,
+                name: "cfg".into(),
+                key: Some("b".into()),
+                other: None,
+                container: Some("app".into()),
+                field: format!("{POD}.containers[0].env[1].valueFrom.configMapKeyRef"),
+                extra: false,
+                elsewhere: None,
+            }
+        );
+        assert_eq!((m[1].name.as_str(), m[1].key.as_deref()), ("gone", None));
+        assert_eq!(out.missing, 2);
+        // The keys each source is hashed with: those named, sorted.
+        assert_eq!(
+            reads(&out),
+            [
+                (CM, "cfg", some(&["a", "b", "c"]), true, vec![]),
+                (SECRET, "ext", some(&["x"]), true, vec![]),
+                (SECRET, "gone", some(&["y"]), false, vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn another_namespace_is_hashed_as_namespace_and_name_and_the_own_as_the_name() {
+        let annotations =
+            "{config-hash.dev/extra-configmaps: 'other/cfg, shop/own, plain, other/none'}";
+        let input = web_annotated(annotations, "{containers: []}")
+            + &source("ConfigMap", "other", "cfg", "data: {a: '1'}")
+            + &cm("own", "data: {a: '1'}")
+            + &cm("plain", "data: {a: '1'}");
+        let out = resolve(&input);
+        assert_eq!(
+            reads(&out),
+            [
+                (CM, "other/cfg", Keys::All, true, vec![]),
+                (CM, "other/none", Keys::All, false, vec![]),
+                (CM, "own", Keys::All, true, vec![]),
+                (CM, "plain", Keys::All, true, vec![]),
+            ]
+        );
+        let looked_up: Vec<(Option<&str>, &str)> = out
+            .reads
+            .iter()
+            .map(|r| (r.namespace.as_deref(), r.name.as_str()))
+            .collect();
+        assert_eq!(
+            looked_up,
+            [
+                (Some("other"), "cfg"),
+                (Some("other"), "none"),
+                (Some("shop"), "own"),
+                (Some("shop"), "plain"),
+            ]
+        );
+        let r = &out.references[0];
+        assert_eq!(
+            (
+                r.name.as_str(),
+                r.namespace.as_deref(),
+                r.via,
+                r.status.clone()
+            ),
+            ("cfg", Some("other"), Via::Extra, Status::Found)
+        );
+        let field = "metadata.annotations[config-hash.dev/extra-configmaps]";
+        assert_eq!(r.field, field);
+        assert_eq!(
+            missing(&out),
+            [&Missing {
+                kind: CM,
+                name: "other/none".into(),
+                key: None,
+                other: None,
+                container: None,
+                field: field.into(),
+                extra: true,
+                elsewhere: None,
+            }]
+        );
+        // Written without a namespace, the workload still hashes another's as such.
+        let input = input.replace("namespace: shop, annotations", "annotations");
+        let out = resolve(&input);
+        let shown: Vec<(&str, bool)> = out
+            .reads
+            .iter()
+            .map(|r| (r.shown.as_str(), r.present))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("other/cfg", true),
+                ("other/none", false),
+                ("plain", false),
+                ("shop/own", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn granularity_object_reads_every_key_and_key_the_union_of_those_named() {
+        let pod = format!(
+            "{{containers: [{{name: app, env: [{}, {}, {}]}}]}}",
+            env("B", "configMapKeyRef", "cfg", "b"),
+            env("A", "configMapKeyRef", "cfg", "a"),
+            env("B2", "configMapKeyRef", "cfg", "b"),
+        );
+        let input = web(&pod) + &cm("cfg", "data: {a: '1', b: '2', c: '3'}");
+        let out = resolve(&input);
+        assert_eq!(reads(&out), [(CM, "cfg", some(&["a", "b"]), true, vec![])]);
+        assert_eq!(out.references[0].keys, some(&["b"]));
+        let object = Config {
+            granularity: Granularity::Object,
+            ..Config::default()
+        };
+        let out = resolve_with(&input, &object);
+        assert_eq!(reads(&out), [(CM, "cfg", Keys::All, true, vec![])]);
+        // Each reference still says what it names.
+        assert_eq!(out.references[1].keys, some(&["a"]));
+    }
+
+    #[test]
+    fn a_reference_that_sees_every_key_wins_whichever_comes_first() {
+        let key = env("A", "configMapKeyRef", "cfg", "a");
+        let all = "{configMapRef: {name: cfg}}";
+        let input = |pod: String| web(&pod) + &cm("cfg", "data: {a: '1', b: '2'}");
+        let after = resolve(&input(format!(
+            "{{containers: [{{name: app, env: [{key}], envFrom: [{all}]}}]}}"
+        )));
+        // envFrom comes after env in a container's references: the first sees a key.
+        assert_eq!(after.references[0].keys, some(&["a"]));
+        assert_eq!(reads(&after), [(CM, "cfg", Keys::All, true, vec![])]);
+        // A volume's `items` come after envFrom: the second sees one key.
+        let before = resolve(&input(format!(
+            "{{containers: [{{name: app, envFrom: [{all}]}}], volumes: [{{name: v, configMap: {{name: cfg, items: [{{key: a, path: a}}]}}}}]}}"
+        )));
+        assert_eq!(before.references[0].keys, Keys::All);
+        assert_eq!(before.references[1].keys, some(&["a"]));
+        assert_eq!(reads(&before), [(CM, "cfg", Keys::All, true, vec![])]);
+    }
+
+    /// A ConfigMap `cfg` that leaves keys a, b and c out of every hash.
+    fn cfg_ignoring_keys() -> String {
+        cm("cfg", "data: {a: '1', b: '2', c: '3', d: '4'}").replace(
+            "name: cfg",
+            "name: cfg, annotations: {config-hash.dev/ignore-keys: 'c, b, a'}",
+        )
+    }
+
+    fn sub_path_finding(out: &WorkloadResolution) -> Vec<(Vec<&str>, &str, bool)> {
+        findings(out)
+            .into_iter()
+            .filter_map(|f| match f {
+                Finding::IgnoredKeysThroughSubPath {
+                    kind: CM,
+                    name,
+                    keys,
+                    field,
+                    expr,
+                } if name == "cfg" => Some((
+                    keys.iter().map(String::as_str).collect(),
+                    field.as_str(),
+                    *expr,
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn keys_read_through_a_sub_path_stay_hashed_and_are_said_once_per_source() {
+        // The first mount reads a key the object does not ignore: nothing to say there,
+        // and the source is not taken as said for the mounts after it.
+        let mounts = "[{name: v, mountPath: /d, subPath: d}, {name: v, mountPath: /a, subPath: a}, {name: v, mountPath: /a2, subPath: a}, {name: v, mountPath: /b, subPath: b}]";
+        let pod = format!(
+            "{{containers: [{{name: app, volumeMounts: {mounts}, env: [{}, {}]}}], volumes: [{{name: v, configMap: {{name: cfg}}}}]}}",
+            env("C", "configMapKeyRef", "cfg", "c"),
+            env("D", "configMapKeyRef", "cfg", "d"),
+        );
+        let out = resolve(&(web(&pod) + &cfg_ignoring_keys()));
+        assert_eq!(
+            sub_path_finding(&out),
+            [(
+                vec!["a"],
+                "spec.template.spec.containers[0].volumeMounts[1]",
+                false
+            )]
+        );
+        assert_eq!(reads(&out), [(CM, "cfg", Keys::All, true, vec!["c"])]);
+        let ignored: Vec<(&Keys, Vec<&str>)> = out
+            .references
+            .iter()
+            .map(|r| (&r.keys, r.ignored_keys.iter().map(String::as_str).collect()))
+            .collect();
+        assert_eq!(
+            ignored,
+            [
+                (&some(&["c"]), vec!["c"]),
+                (&some(&["d"]), vec![]),
+                (&Keys::All, vec!["c"]),
+            ]
+        );
+        // Mounts of keys it does not ignore only: nothing to say.
+        let pod = pod
+            .replace("subPath: a", "subPath: d")
+            .replace("subPath: b", "subPath: d");
+        let out = resolve(&(web(&pod) + &cfg_ignoring_keys()));
+        assert_eq!(sub_path_finding(&out), []);
+        assert_eq!(reads(&out)[0].4, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn a_sub_path_expr_keeps_every_ignored_key_hashed() {
+        let pod = "{containers: [{name: app, volumeMounts: [{name: v, mountPath: /x, subPathExpr: $(POD)}]}], volumes: [{name: v, configMap: {name: cfg}}]}";
+        let out = resolve(&(web(pod) + &cfg_ignoring_keys()));
+        assert_eq!(
+            sub_path_finding(&out),
+            [(
+                vec!["a", "b", "c"],
+                "spec.template.spec.containers[0].volumeMounts[0]",
+                true
+            )]
+        );
+        assert_eq!(reads(&out), [(CM, "cfg", Keys::All, true, vec![])]);
+        assert!(out.references[0].ignored_keys.is_empty());
+        // Without the mount, the ignored keys are left out.
+        let out = resolve(
+            &(web(&pod.replace("subPathExpr: $(POD)", "readOnly: true")) + &cfg_ignoring_keys()),
+        );
+        assert_eq!(
+            reads(&out),
+            [(CM, "cfg", Keys::All, true, vec!["a", "b", "c"])]
+        );
+    }
+
+    #[test]
+    fn a_whole_object_reference_is_found_under_its_kind_else_the_other() {
+        let pod = format!(
+            "{{containers: [{{name: app, env: [{}, {}, {}, {}, {}]}}]}}",
+            env("H", "configMapKeyRef", "app", "__data"),
+            env("S", "configMapKeyRef", "only-secret", "__data"),
+            env("B", "secretKeyRef", "both", "__data"),
+            env("G", "secretKeyRef", "gone", "__data"),
+            "{name: R, value: old}",
+        );
+        let input = web(&pod).replace(
+            "  template:\n",
+            &format!("  template:\n    metadata: {{annotations: {{{DATA_REFS}: app/R=ConfigMap/was-here}}}}\n"),
+        ) + &cm("app", "data: {x: '1', y: '2'}").replace(
+            "name: app",
+            "name: app, annotations: {config-hash.dev/ignore-keys: x}",
+        ) + &secret("only-secret", "data: {a: Yg==}")
+            + &cm("both", "data: {a: '1'}")
+            + &secret("both", "data: {a: Yg==}");
+        let (out, data) = resolve_as(&input, &Config::default(), &Renames::default(), &|_| None);
+        assert_eq!(
+            data,
+            [
+                Some((CM, "app".to_string())),
+                Some((SECRET, "only-secret".to_string())),
+                Some((SECRET, "both".to_string())),
+                None,
+                None,
+            ]
+        );
+        assert_eq!(
+            reads(&out),
+            [
+                (CM, "app", Keys::All, true, vec!["x"]),
+                (SECRET, "both", Keys::All, true, vec![]),
+                (SECRET, "gone", some(&["__data"]), false, vec![]),
+                (SECRET, "only-secret", Keys::All, true, vec![]),
+            ]
+        );
+        let r = &out.references[0];
+        assert_eq!(
+            (
+                r.kind,
+                r.name.as_str(),
+                r.field.as_str(),
+                &r.keys,
+                r.status.clone()
+            ),
+            (
+                CM,
+                "app",
+                "spec.template.spec.containers[0].env[0]",
+                &Keys::All,
+                Status::Found
+            )
+        );
+        assert_eq!(r.ignored_keys, ["x"]);
+        // The references it took are not read again (no key `__data` is missing); one
+        // whose object is gone is, as any reference.
+        let rest: Vec<(SourceKind, &str)> = out.references[3..]
+            .iter()
+            .map(|r| (r.kind, r.name.as_str()))
+            .collect();
+        assert_eq!(rest, [(SECRET, "gone")]);
+        let container = "spec.template.spec.containers[0]".to_string();
+        let whole = |var: &str, kind, name: &str| Finding::WholeObject {
+            var: var.into(),
+            container: "app".into(),
+            kind,
+            name: name.into(),
+        };
+        assert_eq!(
+            findings(&out),
+            [
+                &whole("H", CM, "app"),
+                &whole("S", SECRET, "only-secret"),
+                &whole("B", SECRET, "both"),
+                // Recorded by an earlier run, and gone: said. A reference still in the
+                // spec is reported missing instead.
+                &Finding::WholeObjectGone {
+                    var: "R".into(),
+                    container: "app".into(),
+                    kind: CM,
+                    name: "was-here".into(),
+                },
+                &Finding::Missing(Box::new(Missing {
+                    kind: SECRET,
+                    name: "gone".into(),
+                    key: None,
+                    other: None,
+                    container: Some("app".into()),
+                    field: format!("{container}.env[3].valueFrom.secretKeyRef"),
+                    extra: false,
+                    elsewhere: None,
+                })),
+            ]
+        );
+        let fields: Vec<Option<&str>> = out
+            .notes
+            .iter()
+            .take(4)
+            .map(|n| match n {
+                Note::Result(r) => r.field.as_deref(),
+                Note::SourceError(_) => None,
+            })
+            .collect();
+        assert_eq!(fields, [Some(container.as_str()); 4]);
+    }
+
+    #[test]
+    fn a_whole_object_reference_finds_a_renamed_object_under_its_final_name() {
+        let mut renames = Renames::default();
+        renames.add(CM, Some("shop"), "app", "app", "app-5t7tcg6b9h");
+        renames.add(CM, Some("shop"), "old", "old", "old-5t7tcg6b9h");
+        let pod = format!(
+            "{{containers: [{{name: app, env: [{}, {}]}}]}}",
+            env("H", "configMapKeyRef", "app", "__data"),
+            "{name: R, value: x}",
+        );
+        let input = web(&pod).replace(
+            "  template:\n",
+            &format!(
+                "  template:\n    metadata: {{annotations: {{{DATA_REFS}: app/R=ConfigMap/old}}}}\n"
+            ),
+        ) + &cm("app", "data: {a: '1'}");
+        let (out, data) = resolve_as(&input, &Config::default(), &renames, &|_| None);
+        assert_eq!(data, [Some((CM, "app-5t7tcg6b9h".to_string())), None]);
+        assert_eq!(
+            reads(&out),
+            [(CM, "app-5t7tcg6b9h", Keys::All, true, vec![])]
+        );
+        assert!(findings(&out).contains(&&Finding::WholeObjectGone {
+            var: "R".into(),
+            container: "app".into(),
+            kind: CM,
+            name: "old-5t7tcg6b9h".into(),
+        }));
+    }
+
+    #[test]
+    fn an_object_made_at_install_time_is_not_missing() {
+        let pod = "{containers: [{name: app, envFrom: [{secretRef: {name: db}}, {secretRef: {name: other}}]}]}";
+        let config = Config {
+            install_time: InstallTime::parse_list("Secret/shop/db, Secret/elsewhere/other")
+                .unwrap(),
+            ..Config::default()
+        };
+        let out = resolve_with(&web(pod), &config);
+        assert_eq!(
+            statuses(&out),
+            [("db", Status::Missing), ("other", Status::Missing)]
+        );
+        let m = missing(&out);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].name, "other");
+        assert_eq!(out.missing, 1);
+        assert_eq!(findings(&out).len(), 1, "nor absent and unproduced");
+        assert_eq!(
+            reads(&out),
+            [
+                (SECRET, "db", Keys::All, false, vec![]),
+                (SECRET, "other", Keys::All, false, vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn on_missing_sets_the_severity_of_what_is_missing_and_whether_it_counts() {
+        let pod = format!(
+            "{{containers: [{{name: app, env: [{}], envFrom: [{{secretRef: {{name: db}}}}]}}]}}",
+            env("A", "configMapKeyRef", "cfg", "nope"),
+        );
+        let input = web(&pod) + &cm("cfg", "data: {a: '1'}");
+        for (on_missing, severity) in [
+            (OnMissing::Warn, Some(Severity::Warning)),
+            (OnMissing::Error, Some(Severity::Error)),
+            (OnMissing::Ignore, None),
+        ] {
+            let config = Config {
+                on_missing,
+                ..Config::default()
+            };
+            let out = resolve_with(&input, &config);
+            let severities: Vec<Severity> = out
+                .notes
+                .iter()
+                .filter_map(|n| match n {
+                    Note::Result(r) => Some(r.severity),
+                    Note::SourceError(_) => None,
+                })
+                .collect();
+            let expected: Vec<Severity> = severity.into_iter().chain(severity).collect();
+            assert_eq!(severities, expected, "{on_missing:?}");
+            assert_eq!(out.missing, expected.len(), "{on_missing:?}");
+            // Said about the workload, at the field.
+            for n in &out.notes {
+                let Note::Result(r) = n else { panic!() };
+                assert_eq!(r.resource.as_ref().map(ResourceId::name), Some("web"));
+                assert!(r.field.as_ref().is_some_and(|f| f.starts_with(POD)));
+            }
+            assert_eq!(
+                statuses(&out),
+                [("cfg", Status::Found), ("db", Status::Missing)]
+            );
+            assert_eq!(out.references[0].missing_keys, ["nope"]);
+        }
+    }
+
+    #[test]
+    fn an_absent_optional_object_is_said_once() {
+        let optional = |var: &str| {
+            format!(
+                "{{name: {var}, valueFrom: {{configMapKeyRef: {{name: maybe, key: k, optional: true}}}}}}"
+            )
+        };
+        let pod = format!(
+            "{{containers: [{{name: app, env: [{}, {}]}}]}}",
+            optional("A"),
+            optional("B")
+        );
+        let out = resolve(&web(&pod));
+        assert_eq!(
+            findings(&out),
+            [&Finding::AbsentUnproduced {
+                kind: CM,
+                name: "maybe".into(),
+                field: format!("{POD}.containers[0].env[0].valueFrom.configMapKeyRef"),
+            }]
+        );
+        assert_eq!(out.missing, 0);
+        // After a reference that is not optional, it is missing instead.
+        let pod = format!(
+            "{{containers: [{{name: app, env: [{}, {}]}}]}}",
+            env("A", "configMapKeyRef", "maybe", "k"),
+            optional("B")
+        );
+        let out = resolve(&web(&pod));
+        let said: Vec<bool> = findings(&out)
+            .iter()
+            .map(|f| matches!(f, Finding::Missing(_)))
+            .collect();
+        assert_eq!(said, [true]);
+        // Before one, both are said.
+        let pod = format!(
+            "{{containers: [{{name: app, env: [{}, {}]}}]}}",
+            optional("A"),
+            env("B", "configMapKeyRef", "maybe", "k"),
+        );
+        let out = resolve(&web(&pod));
+        let said: Vec<bool> = findings(&out)
+            .iter()
+            .map(|f| matches!(f, Finding::Missing(_)))
+            .collect();
+        assert_eq!(said, [false, true]);
+        assert_eq!(
+            statuses(&out),
+            [
+                ("maybe", Status::OptionalAbsent),
+                ("maybe", Status::Missing)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_missing_object_names_one_of_the_other_kind_or_in_another_namespace() {
+        let pod = "{containers: [{name: app, envFrom: [{configMapRef: {name: creds}}, {configMapRef: {name: sealed}}, {configMapRef: {name: far}}, {configMapRef: {name: bare}}, {configMapRef: {name: nowhere}}, {secretRef: {name: cfg}}]}]}";
+        let input = web(pod)
+            + &secret("creds", "data: {a: Yg==}")
+            + "---\napiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata: {name: sealed, namespace: shop}\nspec: {encryptedData: {a: AgB1}}\n"
+            + &source("ConfigMap", "other", "far", "data: {a: '1'}")
+            + &source("ConfigMap", "", "bare", "data: {a: '1'}")
+            // Of the other kind here, and of this kind elsewhere: the other kind is said.
+            + &cm("cfg", "data: {a: '1'}")
+            + &source("Secret", "other", "cfg", "data: {a: Yg==}");
+        let out = resolve(&input);
+        type Hint<'o> = (
+            &'o str,
+            &'o Option<(SourceKind, Option<MadeBy>)>,
+            &'o Option<Option<String>>,
+        );
+        let hints: Vec<Hint<'_>> = missing(&out)
+            .into_iter()
+            .map(|m| (m.name.as_str(), &m.other, &m.elsewhere))
+            .collect();
+        let sealed = Some(MadeBy {
+            kind: "SealedSecret".into(),
+            name: "sealed".into(),
+        });
+        assert_eq!(
+            hints,
+            [
+                ("creds", &Some((SECRET, None)), &None),
+                ("sealed", &Some((SECRET, sealed)), &None),
+                ("far", &None, &Some(Some("other".to_string()))),
+                ("bare", &None, &Some(None)),
+                ("nowhere", &None, &None),
+                ("cfg", &Some((CM, None)), &None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_that_is_not_a_string_fails_the_workload() {
+        let pod = "{containers: [{name: app, envFrom: [{configMapRef: {name: cfg}}, {configMapRef: {name: [a]}}]}]}";
+        let input = web_annotated("{secret.reloader.stakater.com/reload: 'db-.*'}", pod)
+            + &cm("cfg", "data: {a: '1'}");
+        let out = resolve(&input);
+        assert!(out.failed);
+        assert!(out.reads.is_empty() && out.references.is_empty());
+        assert_eq!(
+            findings(&out),
+            [
+                &Finding::RegexEntry {
+                    field: "metadata.annotations[secret.reloader.stakater.com/reload]".into(),
+                    entry: "db-.*".into(),
+                    tool: "Reloader".into(),
+                    kind: SECRET,
+                },
+                &Finding::NameNotString {
+                    field: format!("{POD}.containers[0].envFrom[1].configMapRef.name"),
+                },
+            ]
+        );
+        let Note::Result(r) = &out.notes[1] else {
+            panic!()
+        };
+        assert_eq!(
+            r.field.as_deref(),
+            Some(format!("{POD}.containers[0].envFrom[1].configMapRef.name").as_str())
+        );
+        let out = resolve(&input.replace("name: [a]", "name: a"));
+        assert!(!out.failed);
+    }
+
+    #[test]
+    fn a_source_that_cannot_be_read_fails_the_workload_once_noted() {
+        let pod = "{containers: [{name: app, envFrom: [{secretRef: {name: bad}}, {secretRef: {name: good}}]}]}";
+        let input =
+            web(pod) + &secret("bad", "data: {a: '%%%'}") + &secret("good", "data: {a: Yg==}");
+        let out = resolve(&input);
+        assert!(out.failed);
+        let errors: Vec<&SourceKey> = out
+            .notes
+            .iter()
+            .filter_map(|n| match n {
+                Note::SourceError(k) => Some(k),
+                Note::Result(_) => None,
+            })
+            .collect();
+        assert_eq!(errors, [&SourceKey::new(SECRET, Some("shop"), "bad")]);
+        assert_eq!(out.notes.len(), 1);
+        assert_eq!(
+            statuses(&out),
+            [("bad", Status::Found), ("good", Status::Found)]
+        );
+        assert!(!resolve(&input.replace("'%%%'", "Yg==")).failed);
+    }
+
+    #[test]
+    fn annotation_lists_config_hash_wrote_itself_are_not_read() {
+        let annotations = format!(
+            "{{secret.reloader.stakater.com/reload: db, configmap.reloader.stakater.com/reload: cfg, {}: ' secret.reloader.stakater.com/reload ,other'}}",
+            annotations::RELOADER_WRITTEN
+        );
+        let input = web_annotated(&annotations, "{containers: []}");
+        let out = resolve(&input);
+        assert_eq!(statuses(&out), [("cfg", Status::Missing)]);
+        assert_eq!(out.references[0].via, Via::Extra);
+        let tree = crate::yaml::parse(&input).unwrap();
+        let item = tree.documents()[0].root();
+        assert_eq!(
+            reloader_keys_written(&tree, item),
+            ["secret.reloader.stakater.com/reload"]
+        );
+    }
+
+    #[test]
+    fn fields_are_worded_as_they_read_in_the_output() {
+        let pod = format!(
+            "{{containers: [{{name: app, env: [{}, {}]}}]}}",
+            env("A", "configMapKeyRef", "gone", "a"),
+            "{name: B, valueFrom: {configMapKeyRef: {name: maybe, key: b, optional: true}}}",
+        );
+        let moved = |f: &str| f.contains("env[").then(|| f.replace("env[", "env[+"));
+        let (out, _) = resolve_as(&web(&pod), &Config::default(), &Renames::default(), &moved);
+        let fields: Vec<&str> = out.references.iter().map(|r| r.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "spec.template.spec.containers[0].env[+0].valueFrom.configMapKeyRef",
+                "spec.template.spec.containers[0].env[+1].valueFrom.configMapKeyRef",
+            ]
+        );
+        let said: Vec<Option<&str>> = out
+            .notes
+            .iter()
+            .map(|n| match n {
+                Note::Result(r) => r.field.as_deref(),
+                Note::SourceError(_) => None,
+            })
+            .collect();
+        assert_eq!(said, fields.iter().map(|f| Some(*f)).collect::<Vec<_>>());
+        assert_eq!(missing(&out)[0].field, fields[0]);
+    }
+
+    #[test]
+    fn a_reference_says_who_makes_its_object_and_whether_it_changes_outside_git() {
+        let pod = "{containers: [{name: app, envFrom: [{secretRef: {name: sealed}}, {secretRef: {name: ext}}, {secretRef: {name: plain}}]}]}";
+        let input = web(pod)
+            + "---\napiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata: {name: sealed, namespace: shop}\nspec: {encryptedData: {a: AgB1}}\n"
+            + "---\napiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: ext, namespace: shop}\nspec: {data: [{secretKey: k, remoteRef: {key: r}}]}\n"
+            + &secret("plain", "data: {a: Yg==}");
+        let out = resolve(&input);
+        let made: Vec<(Option<&str>, bool)> = out
+            .references
+            .iter()
+            .map(|r| (r.producer.as_ref().map(ResourceId::kind), r.runtime))
+            .collect();
+        assert_eq!(
+            made,
+            [
+                (Some("SealedSecret"), false),
+                (Some("ExternalSecret"), true),
+                (None, false),
+            ]
+        );
+    }
+
+    /// What each reference outside pod specs of the first item of `input` finds: its
+    /// kind, namespace, name and status.
+    fn names_in(
+        input: &str,
+        renames: &Renames,
+    ) -> Vec<(SourceKind, Option<String>, String, Status)> {
+        let (config, catalog) = (Config::default(), Catalog::builtin());
+        let tree = crate::yaml::parse(input).unwrap();
+        let index = index_of(&tree, &config, &catalog, renames);
+        let item = tree.documents()[0].root();
+        let id = ResourceId::of(&tree, item);
+        let resolver = Resolver {
+            index: &index,
+            renames,
+        };
+        resolve_names(&tree, item, &id, &catalog, resolver)
+            .into_iter()
+            .map(|r| {
+                assert_eq!(
+                    (r.via, &r.keys, r.optional, r.missing_keys.len()),
+                    (Via::Name, &Keys::All, false, 0)
+                );
+                (r.kind, r.namespace, r.name, r.status)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn names_outside_pod_specs_resolve_in_their_namespace_or_the_one_they_name() {
+        let input = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: in\n  namespace: shop\n  annotations: {nginx.ingress.kubernetes.io/auth-secret: other/auth, nginx.ingress.kubernetes.io/auth-tls-secret: tls}\nspec: {tls: [{secretName: tls}, {secretName: {x: y}}, {secretName: gone}, {secretName: quiet}]}\n".to_string()
+            + &secret("tls", "data: {a: Yg==}")
+            + &source("Secret", "other", "auth", "data: {a: Yg==}")
+            + &secret("quiet", "data: {a: Yg==}").replace(
+                "name: quiet",
+                "name: quiet, annotations: {reloader.stakater.com/ignore: 'true'}",
+            );
+        let mut renames = Renames::default();
+        renames.add(SECRET, Some("shop"), "tls", "tls", "tls-5t7tcg6b9h");
+        let shop = || Some("shop".to_string());
+        assert_eq!(
+            names_in(&input, &renames),
+            [
+                (SECRET, shop(), "tls-5t7tcg6b9h".into(), Status::Found),
+                (SECRET, shop(), "gone".into(), Status::Missing),
+                (SECRET, shop(), "quiet".into(), Status::Ignored),
+                (SECRET, Some("other".into()), "auth".into(), Status::Found),
+                (SECRET, shop(), "tls-5t7tcg6b9h".into(), Status::Found),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cluster_scoped_object_finds_a_name_in_any_namespace() {
+        let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules: [{resources: [secrets], resourceNames: [one, renamed, renamed-ffffffffff, two, amb, nowhere]}]\n".to_string();
+        let input = role
+            + &source("Secret", "a", "one", "data: {a: Yg==}")
+            + &source("Secret", "b", "renamed", "data: {a: Yg==}")
+            // Of one name in several namespaces, the first in input order.
+            + &source("Secret", "d", "two", "data: {a: Yg==}")
+            + &source("Secret", "c", "two", "data: {a: Yg==}")
+            + &source("Secret", "c", "amb", "data: {a: Yg==}")
+            + &source("Secret", "d", "amb", "data: {a: Yg==}")
+            + &source("Secret", "e", "amb", "data: {a: Yg==}");
+        let mut renames = Renames::default();
+        renames.add(
+            SECRET,
+            Some("b"),
+            "renamed",
+            "renamed",
+            "renamed-5t7tcg6b9h",
+        );
+        // Renamed to different names in two namespaces: which is meant is not known,
+        // and the name stays as written (the object of a third namespace that keeps it).
+        renames.add(SECRET, Some("c"), "amb", "amb", "amb-5t7tcg6b9h");
+        renames.add(SECRET, Some("d"), "amb", "amb", "amb-2b4m8f9gh7");
+        let ns = |n: &str| Some(n.to_string());
+        assert_eq!(
+            names_in(&input, &renames),
+            [
+                (SECRET, ns("a"), "one".into(), Status::Found),
+                (SECRET, ns("b"), "renamed-5t7tcg6b9h".into(), Status::Found),
+                (SECRET, ns("b"), "renamed-5t7tcg6b9h".into(), Status::Found),
+                (SECRET, ns("d"), "two".into(), Status::Found),
+                (SECRET, ns("e"), "amb".into(), Status::Found),
+                (SECRET, None, "nowhere".into(), Status::Missing),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_resolves_to_the_final_name_of_a_renamed_object() {
+        let (config, catalog) = (Config::default(), Catalog::builtin());
+        let input = cm("app", "data: {a: '1'}") + &secret("db", "data: {a: Yg==}");
+        let tree = crate::yaml::parse(&input).unwrap();
+        let mut renames = Renames::default();
+        renames.add(CM, Some("shop"), "app", "app", "app-5t7tcg6b9h");
+        let index = index_of(&tree, &config, &catalog, &renames);
+        let resolver = Resolver {
+            index: &index,
+            renames: &renames,
+        };
+        for name in ["app", "app-5t7tcg6b9h", "app-ffffffffff"] {
+            let found = resolver.find(CM, Some("shop"), name);
+            assert_eq!(found.name, "app-5t7tcg6b9h", "{name}");
+            assert_eq!(found.namespace.as_deref(), Some("shop"));
+            assert_eq!(found.entry.map(|e| e.id.name()), Some("app"));
+            assert_eq!(
+                found.key(CM),
+                SourceKey::new(CM, Some("shop"), "app-5t7tcg6b9h")
+            );
+        }
+        let elsewhere = resolver.find(CM, Some("other"), "app");
+        assert_eq!(
+            (elsewhere.name.as_str(), elsewhere.entry.is_none()),
+            ("app", true)
+        );
+        // The other kind: what a reference of this kind cannot read.
+        assert_eq!(
+            resolver.other_kind(CM, &Some("shop".into()), "db"),
+            Some((SECRET, None))
+        );
+        assert_eq!(
+            resolver.other_kind(SECRET, &Some("shop".into()), "db"),
+            None
+        );
+        assert_eq!(resolver.other_kind(CM, &None, "db"), None);
+        assert_eq!(
+            resolver.other_kind(SourceKind::SecretProviderClass, &Some("shop".into()), "db"),
+            None
+        );
+    }
+
+    /// The one source of `input`, as pass 1 reads it.
+    fn entry_of(input: &str) -> SourceEntry {
+        let tree = crate::yaml::parse(input).unwrap();
+        let item = tree.documents()[0].root();
+        let id = ResourceId::of(&tree, item);
+        let kind = SourceKind::from_kind(id.api_version(), id.kind()).unwrap();
+        SourceEntry::read(&tree, item, id, kind)
+    }
+
+    #[test]
+    fn a_source_is_read_with_its_marks_and_ignored_keys() {
+        let plain = entry_of(&cm("a", "data: {k: v}"));
+        assert!(!plain.ignored && plain.ignored_keys.is_empty() && !plain.hashed_name);
+        assert!(plain.content.as_ref().unwrap().entries.contains_key("k"));
+        for key in annotations::IGNORE {
+            let marked = cm("a", "").replace(
+                "name: a",
+                &format!("name: a, annotations: {{{key}: 'true'}}"),
+            );
+            assert!(entry_of(&marked).ignored, "{key}");
+            assert!(
+                !entry_of(&marked.replace("'true'", "'false'")).ignored,
+                "{key}"
+            );
+        }
+        let keys = cm("a", "").replace(
+            "name: a",
+            "name: a, annotations: {config-hash.dev/ignore-keys: 'y, x'}",
+        );
+        assert_eq!(&*entry_of(&keys).ignored_keys, ["x", "y"]);
+        let file = cm("a", "").replace(
+            "name: a",
+            "name: a, annotations: {config.kubernetes.io/path: f.yaml, config.kubernetes.io/index: '2'}",
+        );
+        let entry = entry_of(&file);
+        let result = entry.result(Finding::Content(ContentError::NotAMap {
+            field: "data".into(),
+        }));
+        assert_eq!(result.resource.as_ref(), Some(&entry.id));
+        let at = result.file.as_ref().map(|f| (f.path(), f.index()));
+        assert_eq!(at, Some(("f.yaml", Some("2"))));
+        assert_eq!(entry.into_result(Finding::NoBaseName).file, result.file);
+    }
+
+    #[test]
+    fn a_hashed_name_is_one_recorded_asked_for_or_kustomize_suffixed() {
+        let hashed = |name: &str, annotations: &str| {
+            let input = format!(
+                "kind: ConfigMap\nmetadata: {{name: {name}, annotations: {{{annotations}}}}}\n"
+            );
+            let tree = crate::yaml::parse(&input).unwrap();
+            hashed_name(&tree, tree.documents()[0].root(), name)
+        };
+        assert!(!hashed("app", ""));
+        assert!(hashed("app", "config-hash.dev/base-name: app"));
+        assert!(hashed("app", "config-hash.dev/name-suffix: 'true'"));
+        assert!(!hashed("app", "config-hash.dev/name-suffix: 'false'"));
+        assert!(hashed("app", "kustomize.config.k8s.io/needs-hash: 'true'"));
+        assert!(!hashed(
+            "app",
+            "kustomize.config.k8s.io/needs-hash: 'false'"
+        ));
+        assert!(hashed("app-5t7tcg6b9h", ""));
+    }
+
+    #[test]
+    fn a_renamed_source_is_reported_under_its_new_name() {
+        let entry = entry_of(&cm("app", "data: {k: v}"));
+        let renaming = Renaming {
+            base: "app".into(),
+            new_name: "app-5t7tcg6b9h".into(),
+        };
+        let r = entry.into_renamed_result(renaming, 3);
+        assert_eq!(
+            *r.finding,
+            Finding::Renamed {
+                base: "app".into(),
+                references: 3
+            }
+        );
+        let id = r.resource.unwrap();
+        assert_eq!(
+            (id.kind(), id.namespace(), id.name()),
+            ("ConfigMap", Some("shop"), "app-5t7tcg6b9h")
+        );
+    }
+
+    #[test]
+    fn what_makes_a_source_is_named_unless_it_is_read_as_itself() {
+        let (config, catalog) = (Config::default(), Catalog::builtin());
+        let input = "apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata: {name: s}\nspec: {encryptedData: {a: AgB1}}\n---\napiVersion: secrets-store.csi.x-k8s.io/v1\nkind: SecretProviderClass\nmetadata: {name: spc}\nspec: {provider: vault}\n".to_string()
+            + &secret("plain", "data: {a: Yg==}");
+        let tree = crate::yaml::parse(&input).unwrap();
+        let index = index_of(&tree, &config, &catalog, &Renames::default());
+        let made_by = |kind, name: &str| {
+            let key = index
+                .iter()
+                .find(|(k, _)| k.kind == kind && k.name == name)
+                .unwrap()
+                .0;
+            let (by, runtime) = index.get(key).unwrap().made_by(kind);
+            (by.map(|id| format!("{}/{}", id.kind(), id.name())), runtime)
+        };
+        assert_eq!(made_by(SECRET, "s"), (Some("SealedSecret/s".into()), false));
+        assert_eq!(
+            made_by(SourceKind::SecretProviderClass, "spc"),
+            (None, true)
+        );
+        assert_eq!(made_by(SECRET, "plain"), (None, false));
+    }
+
+    #[test]
+    fn the_index_refuses_a_second_object_of_one_identity() {
+        let mut index = SourceIndex::default();
+        let key = SourceKey::new(CM, Some("shop"), "a");
+        index
+            .insert(key.clone(), Box::new(entry_of(&cm("a", "data: {k: '1'}"))))
+            .unwrap();
+        let second = index
+            .insert(key.clone(), Box::new(entry_of(&cm("a", "data: {k: '2'}"))))
+            .unwrap_err();
+        assert_eq!(
+            *second.finding,
+            Finding::Duplicate {
+                made_by: None,
+                other_made_by: None
+            }
+        );
+        assert_eq!(second.resource.as_ref().map(ResourceId::name), Some("a"));
+        let kept = index.get(&key).unwrap().content.as_ref().unwrap();
+        assert_eq!(kept.entries.get("k").map(|(_, v)| v), Some(&b"1"[..]));
+        assert_eq!(index.iter().count(), 1);
+    }
+
+    #[test]
+    fn the_namespaces_of_a_name_follow_input_order_as_entries_come_and_go() {
+        let mut index = SourceIndex::default();
+        let add = |index: &mut SourceIndex, ns: &str, name: &str| {
+            let input = source("Secret", ns, name, "data: {a: Yg==}");
+            let key = SourceKey::new(SECRET, (!ns.is_empty()).then_some(ns), name);
+            index.insert(key, Box::new(entry_of(&input))).unwrap();
+        };
+        let namespaces = |index: &SourceIndex, kind| -> Vec<Option<String>> {
+            index.namespaces_of(kind, "x").cloned().collect()
+        };
+        for ns in ["z", "", "a", "m"] {
+            add(&mut index, ns, "x");
+        }
+        add(&mut index, "b", "y");
+        let ns = |n: &str| Some(n.to_string());
+        assert_eq!(
+            namespaces(&index, SECRET),
+            [ns("z"), None, ns("a"), ns("m")]
+        );
+        assert_eq!(namespaces(&index, CM), []);
+        // What is added or taken after a look-up counts in the next.
+        add(&mut index, "c", "x");
+        assert_eq!(
+            namespaces(&index, SECRET),
+            [ns("z"), None, ns("a"), ns("m"), ns("c")]
+        );
+        let taken = index.take(&SourceKey::new(SECRET, Some("a"), "x")).unwrap();
+        assert_eq!(taken.id.namespace(), Some("a"));
+        assert_eq!(
+            namespaces(&index, SECRET),
+            [ns("z"), None, ns("m"), ns("c")]
+        );
+        assert!(
+            index
+                .take(&SourceKey::new(SECRET, Some("a"), "x"))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn the_index_knows_whether_any_source_ignores_keys_and_which_cannot_be_read() {
+        let mut index = SourceIndex::default();
+        index
+            .insert(
+                SourceKey::new(CM, Some("shop"), "a"),
+                Box::new(entry_of(&cm("a", "data: {k: v}"))),
+            )
+            .unwrap();
+        let bad = SourceKey::new(SECRET, Some("shop"), "bad");
+        index
+            .insert(
+                bad.clone(),
+                Box::new(entry_of(&secret("bad", "data: {k: '%%%'}"))),
+            )
+            .unwrap();
+        assert!(!index.any_ignored_keys());
+        let unreadable = index.unreadable();
+        assert_eq!(unreadable.keys().collect::<Vec<_>>(), [&bad]);
+        assert!(matches!(
+            *unreadable[&bad].finding,
+            Finding::Content(ContentError::BadBase64 { .. })
+        ));
+        assert_eq!(
+            unreadable[&bad].resource.as_ref().map(ResourceId::name),
+            Some("bad")
+        );
+        let keys = cm("b", "").replace(
+            "name: b",
+            "name: b, annotations: {config-hash.dev/ignore-keys: k}",
+        );
+        index
+            .insert(
+                SourceKey::new(CM, Some("shop"), "b"),
+                Box::new(entry_of(&keys)),
+            )
+            .unwrap();
+        assert!(index.any_ignored_keys());
+        // Once any has, the index keeps saying so.
+        index
+            .insert(
+                SourceKey::new(CM, Some("shop"), "c"),
+                Box::new(entry_of(&cm("c", ""))),
+            )
+            .unwrap();
+        assert!(index.any_ignored_keys());
+    }
+
+    #[test]
+    fn a_pod_template_is_a_mapping_with_a_spec_mapping() {
+        let catalog = Catalog::builtin();
+        let template = |spec: &str| {
+            let input = format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{template: {spec}}}\n"
+            );
+            let tree = crate::yaml::parse(&input).unwrap();
+            let item = tree.documents()[0].root();
+            let kind = catalog.workload("apps/v1", "Deployment").unwrap();
+            PodTemplate::of(&tree, item, kind)
+                .map(|p| (tree.is_map(p.template), tree.is_map(p.spec)))
+        };
+        assert_eq!(template("{spec: {containers: []}}"), Some((true, true)));
+        assert_eq!(template("{spec: []}"), None);
+        assert_eq!(template("{metadata: {}}"), None);
+        assert_eq!(template("[{spec: {}}]"), None);
+    }
+}
