@@ -17,8 +17,9 @@ use crate::read::env_shift::{env_indices, env_lists, own, shifted_env_lists};
 use crate::read::references::{self};
 use crate::resolve::renames;
 use crate::resolve::resolution::{
-    self, Context, Note, PodTemplate, Read, SourceIndex, WorkloadResolution, reloader_keys_written,
+    self, Context, Note, PodTemplate, Read, WorkloadResolution, reloader_keys_written,
 };
+use crate::resolve::sources::SourceIndex;
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
 /// Counts for the summary result. None for workloads that could not be stamped: each

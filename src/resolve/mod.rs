@@ -3,3 +3,4 @@
 pub mod renames;
 pub mod resolution;
 pub mod rollout;
+pub mod sources;

@@ -12,9 +12,8 @@ use crate::model::resource::{ResourceId, is_local_config};
 use crate::model::result::KrmResult;
 use crate::read::chunks::Chunk;
 use crate::resolve::renames::{self, RenameId, Renames, Renaming};
-use crate::resolve::resolution::{
-    self, ItemResolution, Resolution, Resolved, Resolver, SourceIndex,
-};
+use crate::resolve::resolution::{self, ItemResolution, Resolution, Resolved};
+use crate::resolve::sources::{Resolver, SourceIndex};
 use crate::run::frame::{Frame, Stop};
 use crate::yaml::{Context, NodeId, Splices, Tree};
 
