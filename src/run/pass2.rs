@@ -11,6 +11,7 @@ use crate::model::config::Config;
 use crate::model::resource::{ResourceId, is_local_config};
 use crate::model::result::KrmResult;
 use crate::read::chunks::Chunk;
+use crate::resolve::names;
 use crate::resolve::renames::{self, RenameId, Renames, Renaming};
 use crate::resolve::resolution::{self, ItemResolution, Resolution, Resolved};
 use crate::resolve::sources::{Resolver, SourceIndex};
@@ -230,7 +231,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
     };
     let catalog = shared.catalog;
     if shared.record && catalog.has_name_sites(id.api_version(), id.kind()) {
-        report.names = resolution::resolve_names(tree, item, &id, catalog, resolver);
+        report.names = names::resolve_names(tree, item, &id, catalog, resolver);
     }
     if let Some(kind) = catalog.workload(id.api_version(), id.kind()) {
         if shared.record {
