@@ -5,3 +5,4 @@ pub mod renames;
 pub mod resolution;
 pub mod rollout;
 pub mod sources;
+pub mod workload;

@@ -15,6 +15,7 @@ use crate::resolve::names;
 use crate::resolve::renames::{self, RenameId, Renames, Renaming};
 use crate::resolve::resolution::{self, ItemResolution, Resolution, Resolved};
 use crate::resolve::sources::{Resolver, SourceIndex};
+use crate::resolve::workload;
 use crate::run::frame::{Frame, Stop};
 use crate::yaml::{Context, NodeId, Splices, Tree};
 
@@ -243,7 +244,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
                 shared.config,
             )));
         }
-        let ctx = resolution::Context {
+        let ctx = workload::Context {
             config: shared.config,
             catalog,
             resolver,
