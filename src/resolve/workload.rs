@@ -14,8 +14,9 @@ use crate::model::reference::Keys;
 use crate::model::reference::{SourceKey, Status, Via};
 use crate::model::resource::ResourceId;
 use crate::model::result::KrmResult;
-use crate::read::data_refs::DataRefs;
-use crate::read::references::{self};
+use crate::read::data_refs::{DataRef, DataRefs};
+use crate::read::ignore_keys::SubPathRead;
+use crate::read::references::{self, Reference};
 use crate::resolve::resolution::{Note, Read, Resolved, WorkloadResolution};
 use crate::resolve::sources::{Found, Resolver};
 use crate::yaml::{NodeId, Tree};
@@ -62,35 +63,108 @@ pub fn resolve_workload(
     data: &mut DataRefs,
     output_field: &dyn Fn(&str) -> Option<String>,
 ) -> WorkloadResolution {
-    let (config, catalog, resolver) = (ctx.config, ctx.catalog, ctx.resolver);
-    let mut out = WorkloadResolution::new(ctx.record);
+    let mut w = Resolving {
+        tree,
+        item,
+        id,
+        ctx,
+        output_field,
+        out: WorkloadResolution::new(ctx.record),
+        reads: Reads::new(),
+    };
     let spec_path = kind.spec_field();
-    let mut refs = references::find(tree, pod.spec, &spec_path, &catalog.pod_sites);
-    // Reloader annotations config-hash wrote itself are its output, not dependencies.
-    let ours = reloader_keys_written(tree, item);
-    let sites = catalog
-        .annotation_sites
-        .iter()
-        .filter(|s| !ours.contains(&s.key.as_str()));
-    let (extra, regexes) = references::find_annotations(tree, item, sites);
-    refs.extend(extra);
-    for r in regexes {
-        out.notes.push(Note::Result(
-            KrmResult::new(Finding::RegexEntry {
-                field: r.field.clone(),
-                entry: r.entry.to_string(),
-                tool: r.site.tool.clone(),
-                kind: r.site.kind,
-            })
-            .about(tree, item)
-            .at_field(r.field),
-        ));
+    let mut refs = w.references(pod, &spec_path);
+    if w.names_not_strings(pod, &spec_path) {
+        return w.out;
     }
-    let unreadable = references::unreadable_names(tree, pod.spec, &spec_path, &catalog.pod_sites);
-    if !unreadable.is_empty() {
-        out.failed = true;
+    for d in &mut data.refs {
+        w.whole_object(d);
+    }
+    // The references the `__data` convention took are not read again.
+    let handled: Vec<NodeId> = data
+        .refs
+        .iter()
+        .filter(|d| d.resolved.is_some())
+        .filter_map(|d| d.name_node)
+        .collect();
+    refs.retain(|r| !handled.contains(&r.name_node));
+    let sub_paths = w.sub_path_reads(pod, &spec_path, &refs);
+    w.say_ignored_keys_read(&sub_paths);
+    let sub_paths = SubPathsOf::of(&sub_paths);
+    for r in &refs {
+        w.reference(r, &sub_paths);
+    }
+    w.finish()
+}
+
+/// The sources a workload's pod reads as they are gathered, by kind and name as hashed.
+type Reads = BTreeMap<(SourceKind, String), Read>;
+
+/// One workload being resolved: what each step reads, and what they gather.
+struct Resolving<'a, 't> {
+    tree: &'a Tree<'t>,
+    item: NodeId,
+    id: &'a ResourceId,
+    ctx: &'a Context<'a>,
+    /// A field path as it reads in the output, when that differs.
+    output_field: &'a dyn Fn(&str) -> Option<String>,
+    out: WorkloadResolution,
+    reads: Reads,
+}
+
+/// Where one reference of the pod spec or the annotations was looked up, and what it
+/// found there.
+struct Lookup<'r> {
+    /// Its field, as it reads in the output.
+    field: String,
+    /// The namespace it names, else the workload's.
+    namespace: Option<String>,
+    found: Found<'r>,
+    /// As hashed and reported: `namespace/name` for another namespace's object.
+    shown: String,
+}
+
+impl Resolving<'_, '_> {
+    /// The pod spec's references, then those the workload's annotations list, less the
+    /// Reloader lists config-hash wrote itself (its output, not dependencies). An
+    /// annotation entry that looks like a regular expression is said and not read.
+    fn references(&mut self, pod: PodTemplate, spec_path: &str) -> Vec<Reference> {
+        let (tree, item, catalog) = (self.tree, self.item, self.ctx.catalog);
+        let mut refs = references::find(tree, pod.spec, spec_path, &catalog.pod_sites);
+        let ours = reloader_keys_written(tree, item);
+        let sites = catalog
+            .annotation_sites
+            .iter()
+            .filter(|s| !ours.contains(&s.key.as_str()));
+        let (extra, regexes) = references::find_annotations(tree, item, sites);
+        refs.extend(extra);
+        for r in regexes {
+            self.out.notes.push(Note::Result(
+                KrmResult::new(Finding::RegexEntry {
+                    field: r.field.clone(),
+                    entry: r.entry.to_string(),
+                    tool: r.site.tool.clone(),
+                    kind: r.site.kind,
+                })
+                .about(tree, item)
+                .at_field(r.field),
+            ));
+        }
+        refs
+    }
+
+    /// Whether a reference's name is not a string (a list, a mapping): each is said,
+    /// and the workload cannot be resolved.
+    fn names_not_strings(&mut self, pod: PodTemplate, spec_path: &str) -> bool {
+        let (tree, item) = (self.tree, self.item);
+        let unreadable =
+            references::unreadable_names(tree, pod.spec, spec_path, &self.ctx.catalog.pod_sites);
+        if unreadable.is_empty() {
+            return false;
+        }
+        self.out.failed = true;
         for field in unreadable {
-            out.notes.push(Note::Result(
+            self.out.notes.push(Note::Result(
                 KrmResult::new(Finding::NameNotString {
                     field: field.clone(),
                 })
@@ -98,22 +172,25 @@ pub fn resolve_workload(
                 .at_field(field),
             ));
         }
-        return out;
+        true
     }
 
-    // The `__data` convention: env vars that receive the hash of a whole object, found
-    // under the kind the reference names, else the other kind of that name.
-    let mut reads: BTreeMap<(SourceKind, String), Read> = BTreeMap::new();
-    for d in &mut data.refs {
+    /// One env var under the `__data` convention, which receives the hash of a whole
+    /// object: found under the kind the reference names, else the other kind of that
+    /// name, and read whole. One an earlier run recorded whose object is gone is said
+    /// (one still written as a reference is read as any reference, and said missing).
+    fn whole_object(&mut self, d: &mut DataRef) {
+        let (tree, item, resolver) = (self.tree, self.item, self.ctx.resolver);
+        let namespace = self.id.namespace();
         let found = [Some(d.named), d.named.other()]
             .into_iter()
             .flatten()
-            .map(|k| (k, resolver.find(k, id.namespace(), &d.name)))
+            .map(|k| (k, resolver.find(k, namespace, &d.name)))
             .find(|(_, f)| f.entry.is_some());
         let Some((kind, found)) = found else {
             if d.value_from.is_none() {
-                let name = resolver.find(d.named, id.namespace(), &d.name).name;
-                out.notes.push(Note::Result(
+                let name = resolver.find(d.named, namespace, &d.name).name;
+                self.out.notes.push(Note::Result(
                     KrmResult::new(Finding::WholeObjectGone {
                         var: d.var.clone(),
                         container: d.container.clone(),
@@ -124,15 +201,15 @@ pub fn resolve_workload(
                     .at_field(d.container_field.clone()),
                 ));
             }
-            continue;
+            return;
         };
         let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(kind));
-        reads.insert(
+        self.reads.insert(
             (kind, found.name.clone()),
             Read {
                 kind,
                 shown: found.name.clone(),
-                namespace: id.namespace().map(str::to_string),
+                namespace: namespace.map(str::to_string),
                 name: found.name.clone(),
                 keys: Keys::All,
                 present: true,
@@ -142,10 +219,10 @@ pub fn resolve_workload(
                     .unwrap_or_default(),
             },
         );
-        out.record(|| Resolved {
+        self.out.record(|| Resolved {
             kind,
             name: found.name.clone(),
-            namespace: id.namespace().map(str::to_string),
+            namespace: namespace.map(str::to_string),
             field: d.field.clone(),
             keys: Keys::All,
             optional: false,
@@ -159,7 +236,7 @@ pub fn resolve_workload(
                 .map(|e| e.ignored_keys.to_vec())
                 .unwrap_or_default(),
         });
-        out.notes.push(Note::Result(
+        self.out.notes.push(Note::Result(
             KrmResult::new(Finding::WholeObject {
                 var: d.var.clone(),
                 container: d.container.clone(),
@@ -171,105 +248,84 @@ pub fn resolve_workload(
         ));
         d.resolved = Some((kind, found.name));
     }
-    let handled: Vec<NodeId> = data
-        .refs
-        .iter()
-        .filter(|d| d.resolved.is_some())
-        .filter_map(|d| d.name_node)
-        .collect();
-    refs.retain(|r| !handled.contains(&r.name_node));
 
-    // Keys read through `subPath` stay hashed, whatever the object's ignore-keys say.
-    let sub_paths: Vec<(SourceKey, crate::read::ignore_keys::SubPathRead)> =
+    /// What the pod reads through `subPath` mounts, by the key of each source: looked
+    /// for only when some source lists keys to leave out of hashes.
+    fn sub_path_reads(
+        &self,
+        pod: PodTemplate,
+        spec_path: &str,
+        refs: &[Reference],
+    ) -> Vec<(SourceKey, SubPathRead)> {
+        let resolver = self.ctx.resolver;
         if !resolver.index.any_ignored_keys() {
-            Vec::new()
-        } else {
-            crate::read::ignore_keys::sub_path_reads(tree, pod.spec, &spec_path, &refs)
-                .into_iter()
-                .map(|s| {
-                    let found = resolver.find(s.kind, id.namespace(), &s.name);
-                    (found.key(s.kind), s)
-                })
-                .collect()
-        };
-    // The subPath reads of each source, looked up per reference.
-    let mut sub_paths_of: HashMap<&SourceKey, Vec<&crate::read::ignore_keys::SubPathRead>> =
-        HashMap::new();
-    for (key, s) in &sub_paths {
-        sub_paths_of.entry(key).or_default().push(s);
-    }
-    // Most sources list no key: they cost no key built here.
-    let unhashed = |kind: SourceKind, found: &Found<'_>| -> Vec<String> {
-        let Some(entry) = found.entry.filter(|e| !e.ignored_keys.is_empty()) else {
             return Vec::new();
-        };
-        let key = &found.key(kind);
-        entry
-            .ignored_keys
-            .iter()
-            .filter(|k| {
-                !sub_paths_of
-                    .get(key)
-                    .into_iter()
-                    .flatten()
-                    .any(|s| s.keys.covers(k))
-            })
-            .cloned()
-            .collect()
-    };
-    let mut warned: HashSet<&SourceKey> = HashSet::new();
-    for (key, s) in &sub_paths {
-        let Some(entry) = resolver.index.get(key) else {
-            continue;
-        };
-        let kept: Vec<String> = entry
-            .ignored_keys
-            .iter()
-            .filter(|k| s.keys.covers(k))
-            .cloned()
-            .collect();
-        if kept.is_empty() || !warned.insert(key) {
-            continue;
         }
-        out.notes.push(Note::Result(
-            KrmResult::new(Finding::IgnoredKeysThroughSubPath {
-                kind: key.kind,
-                name: key.name.clone(),
-                keys: kept,
-                field: s.field.clone(),
-                expr: s.keys == Keys::All,
+        crate::read::ignore_keys::sub_path_reads(self.tree, pod.spec, spec_path, refs)
+            .into_iter()
+            .map(|s| {
+                let found = resolver.find(s.kind, self.id.namespace(), &s.name);
+                (found.key(s.kind), s)
             })
-            .about(tree, item)
-            .at_field(s.field.clone()),
-        ));
+            .collect()
     }
 
-    for r in &refs {
+    /// Says, once per source, the keys it leaves out of every hash that the pod reads
+    /// through a `subPath` mount, which stay hashed: at the first mount that reads any.
+    fn say_ignored_keys_read(&mut self, sub_paths: &[(SourceKey, SubPathRead)]) {
+        let mut warned: HashSet<&SourceKey> = HashSet::new();
+        for (key, s) in sub_paths {
+            let Some(entry) = self.ctx.resolver.index.get(key) else {
+                continue;
+            };
+            let kept: Vec<String> = entry
+                .ignored_keys
+                .iter()
+                .filter(|k| s.keys.covers(k))
+                .cloned()
+                .collect();
+            if kept.is_empty() || !warned.insert(key) {
+                continue;
+            }
+            self.out.notes.push(Note::Result(
+                KrmResult::new(Finding::IgnoredKeysThroughSubPath {
+                    kind: key.kind,
+                    name: key.name.clone(),
+                    keys: kept,
+                    field: s.field.clone(),
+                    expr: s.keys == Keys::All,
+                })
+                .about(self.tree, self.item)
+                .at_field(s.field.clone()),
+            ));
+        }
+    }
+
+    /// One reference of the pod spec or the annotations: what it finds, what is said
+    /// when that is not there, and what the pod reads through it.
+    fn reference(&mut self, r: &Reference, sub_paths: &SubPathsOf<'_>) {
         // Results describe the output: a reference after an inserted env hash moved down.
-        let field = output_field(&r.field).unwrap_or_else(|| r.field.clone());
+        let field = (self.output_field)(&r.field).unwrap_or_else(|| r.field.clone());
         let namespace = r
             .namespace
             .clone()
-            .or_else(|| id.namespace().map(str::to_string));
-        let found = resolver.find(r.kind, namespace.as_deref(), &r.name);
+            .or_else(|| self.id.namespace().map(str::to_string));
+        let found = self
+            .ctx
+            .resolver
+            .find(r.kind, namespace.as_deref(), &r.name);
         // Another namespace's object is hashed under `namespace/name`, which no name in
         // the workload's own namespace can equal.
         let shown = match &r.namespace {
-            Some(ns) if r.namespace.as_deref() != id.namespace() => format!("{ns}/{}", found.name),
+            Some(ns) if r.namespace.as_deref() != self.id.namespace() => {
+                format!("{ns}/{}", found.name)
+            }
             _ => found.name.clone(),
         };
         let status = Status::of(found.entry.map(|s| s.ignored), r.optional);
-        let content = found.entry.map(|s| &s.content);
-        let missing_keys: Vec<String> = match (content, &r.keys, r.optional, &status) {
-            (Some(Ok(content)), Keys::Some(ks), false, Status::Found) => ks
-                .iter()
-                .filter(|k| !content.open && !content.entries.contains_key(k))
-                .cloned()
-                .collect(),
-            _ => Vec::new(),
-        };
+        let missing_keys = missing_keys(r, &found, &status);
         let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));
-        out.record(|| Resolved {
+        self.out.record(|| Resolved {
             kind: r.kind,
             name: found.name.clone(),
             namespace: namespace.clone(),
@@ -281,14 +337,38 @@ pub fn resolve_workload(
             via: if r.extra { Via::Extra } else { Via::Pod },
             producer,
             runtime,
-            ignored_keys: unhashed(r.kind, &found)
+            ignored_keys: sub_paths
+                .unhashed(r.kind, &found)
                 .into_iter()
                 .filter(|k| r.keys.covers(k))
                 .collect(),
         });
         if status == Status::Ignored {
-            continue;
+            return;
         }
+        let at = Lookup {
+            field,
+            namespace,
+            found,
+            shown,
+        };
+        self.say_what_is_missing(r, &at, &missing_keys);
+        let unhashed = sub_paths.unhashed(r.kind, &at.found);
+        self.add_read(r, at, unhashed);
+    }
+
+    /// Says what a reference does not find: each key its object lacks; an object that
+    /// cannot be read (the workload fails); a missing object, with one of the other kind
+    /// or in another namespace under that name, unless made at install time; an absent
+    /// optional object, once per object.
+    fn say_what_is_missing(&mut self, r: &Reference, at: &Lookup<'_>, missing_keys: &[String]) {
+        let (config, resolver) = (self.ctx.config, self.ctx.resolver);
+        let Lookup {
+            field,
+            namespace,
+            found,
+            shown,
+        } = at;
         let missing = |key: Option<&str>, other| Missing {
             kind: r.kind,
             name: match key {
@@ -302,15 +382,15 @@ pub fn resolve_workload(
             extra: r.extra,
             elsewhere: None,
         };
-        match content {
+        match found.entry.map(|s| &s.content) {
             Some(Ok(_)) => {
-                for k in &missing_keys {
-                    out.report_missing(tree, item, missing(Some(k), None), config);
+                for k in missing_keys {
+                    self.report_missing(missing(Some(k), None));
                 }
             }
             Some(Err(_)) => {
-                out.failed = true;
-                out.notes.push(Note::SourceError(found.key(r.kind)));
+                self.out.failed = true;
+                self.out.notes.push(Note::SourceError(found.key(r.kind)));
             }
             // Made at install time, as the configuration declares: expected to be
             // missing here.
@@ -319,63 +399,146 @@ pub fn resolve_workload(
                 .iter()
                 .any(|d| d.matches(r.kind, namespace.as_deref(), &found.name)) => {}
             None if !r.optional => {
-                let other = resolver.other_kind(r.kind, &namespace, &found.name);
+                let other = resolver.other_kind(r.kind, namespace, &found.name);
                 let elsewhere = other.is_none().then(|| {
                     resolver
                         .index
                         .namespaces_of(r.kind, &found.name)
-                        .find(|ns| **ns != namespace)
+                        .find(|ns| *ns != namespace)
                         .cloned()
                 });
                 let mut m = missing(None, other);
                 m.elsewhere = elsewhere.flatten();
-                out.report_missing(tree, item, m, config);
+                self.report_missing(m);
             }
             None => {
                 // Once per object: a pod may name it in several places.
-                let said = reads
+                let said = self
+                    .reads
                     .get(&(r.kind, shown.clone()))
                     .is_some_and(|read| !read.present);
                 if !said {
-                    out.notes.push(Note::Result(
+                    self.out.notes.push(Note::Result(
                         KrmResult::new(Finding::AbsentUnproduced {
                             kind: r.kind,
                             name: shown.clone(),
                             field: field.clone(),
                         })
-                        .about(tree, item)
+                        .about(self.tree, self.item)
                         .at_field(field.clone()),
                     ));
                 }
             }
         }
-        let unhashed_here = unhashed(r.kind, &found);
-        let read = reads.entry((r.kind, shown.clone())).or_insert(Read {
-            kind: r.kind,
-            shown,
-            namespace,
-            name: found.name,
-            keys: Keys::Some(Vec::new()),
-            present: found.entry.is_some(),
-            unhashed: unhashed_here,
-        });
-        match (&mut read.keys, config.granularity, &r.keys) {
+    }
+
+    /// Reports a missing object or key under its final name (after any rename), so that
+    /// a second run on the output words it the same; `onMissing` says how, or not at all.
+    fn report_missing(&mut self, missing: Missing) {
+        let severity = match self.ctx.config.on_missing {
+            OnMissing::Ignore => return,
+            OnMissing::Warn => Severity::Warning,
+            OnMissing::Error => Severity::Error,
+        };
+        let field = missing.field.clone();
+        self.out.notes.push(Note::Result(
+            KrmResult::new(Finding::Missing(Box::new(missing)))
+                .with_severity(severity)
+                .about(self.tree, self.item)
+                .at_field(field),
+        ));
+        self.out.missing += 1;
+    }
+
+    /// Adds what the pod sees through one reference to what it reads of that source:
+    /// every key under `granularity: object` or once a reference sees every key, else
+    /// the keys each names.
+    fn add_read(&mut self, r: &Reference, at: Lookup<'_>, unhashed: Vec<String>) {
+        let read = self
+            .reads
+            .entry((r.kind, at.shown.clone()))
+            .or_insert(Read {
+                kind: r.kind,
+                shown: at.shown,
+                namespace: at.namespace,
+                name: at.found.name,
+                keys: Keys::Some(Vec::new()),
+                present: at.found.entry.is_some(),
+                unhashed,
+            });
+        match (&mut read.keys, self.ctx.config.granularity, &r.keys) {
             (Keys::All, _, _) => {}
             (_, Granularity::Object, _) | (_, _, Keys::All) => read.keys = Keys::All,
             (Keys::Some(set), Granularity::Key, Keys::Some(ks)) => set.extend(ks.iter().cloned()),
         }
     }
-    out.reads = reads
-        .into_values()
-        .map(|mut r| {
-            if let Keys::Some(ks) = &mut r.keys {
-                ks.sort();
-                ks.dedup();
-            }
-            r
-        })
-        .collect();
-    out
+
+    /// What was resolved, with each source's keys sorted, each once.
+    fn finish(mut self) -> WorkloadResolution {
+        self.out.reads = self
+            .reads
+            .into_values()
+            .map(|mut r| {
+                if let Keys::Some(ks) = &mut r.keys {
+                    ks.sort();
+                    ks.dedup();
+                }
+                r
+            })
+            .collect();
+        self.out
+    }
+}
+
+/// The keys a reference names that its object does not have: only for a reference that
+/// is not optional, to an object found whose keys are all known (not `open`).
+fn missing_keys(r: &Reference, found: &Found<'_>, status: &Status) -> Vec<String> {
+    let content = found.entry.map(|s| &s.content);
+    match (content, &r.keys, r.optional, status) {
+        (Some(Ok(content)), Keys::Some(ks), false, Status::Found) => ks
+            .iter()
+            .filter(|k| !content.open && !content.entries.contains_key(k))
+            .cloned()
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The `subPath` reads of each source, looked up per reference: keys that stay hashed
+/// whatever the object's `config-hash.dev/ignore-keys` say.
+struct SubPathsOf<'s>(HashMap<&'s SourceKey, Vec<&'s SubPathRead>>);
+
+impl<'s> SubPathsOf<'s> {
+    fn of(sub_paths: &'s [(SourceKey, SubPathRead)]) -> SubPathsOf<'s> {
+        let mut of: HashMap<&SourceKey, Vec<&SubPathRead>> = HashMap::new();
+        for (key, s) in sub_paths {
+            of.entry(key).or_default().push(s);
+        }
+        SubPathsOf(of)
+    }
+
+    /// The keys the object found leaves out of this pod's hash: those it lists, less
+    /// those the pod reads through `subPath`. Most sources list no key: they cost no
+    /// key built here.
+    fn unhashed(&self, kind: SourceKind, found: &Found<'_>) -> Vec<String> {
+        let Some(entry) = found.entry.filter(|e| !e.ignored_keys.is_empty()) else {
+            return Vec::new();
+        };
+        let key = &found.key(kind);
+        entry
+            .ignored_keys
+            .iter()
+            .filter(|k| {
+                !self
+                    .0
+                    .get(key)
+                    .into_iter()
+                    .flatten()
+                    .any(|s| s.keys.covers(k))
+            })
+            .cloned()
+            .collect()
+    }
 }
 
 /// The Reloader annotation keys the marker says config-hash wrote (entries trimmed, so
@@ -387,26 +550,6 @@ pub fn reloader_keys_written<'t>(tree: &'t Tree<'_>, item: NodeId) -> Vec<&'t st
         .map(str::trim)
         .filter(|k| annotations::RELOADER_KEYS.iter().any(|(_, r)| r == k))
         .collect()
-}
-
-impl WorkloadResolution {
-    /// Reports a missing object or key under its final name (after any rename), so that
-    /// a second run on the output words it the same.
-    fn report_missing(&mut self, tree: &Tree<'_>, item: NodeId, missing: Missing, config: &Config) {
-        let severity = match config.on_missing {
-            OnMissing::Ignore => return,
-            OnMissing::Warn => Severity::Warning,
-            OnMissing::Error => Severity::Error,
-        };
-        let field = missing.field.clone();
-        self.notes.push(Note::Result(
-            KrmResult::new(Finding::Missing(Box::new(missing)))
-                .with_severity(severity)
-                .about(tree, item)
-                .at_field(field),
-        ));
-        self.missing += 1;
-    }
 }
 
 #[cfg(test)]
