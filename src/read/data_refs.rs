@@ -44,22 +44,129 @@ pub struct DataRefs {
     pub had_record: bool,
 }
 
+/// One entry of the record: container, variable, the kind and the name it names.
+type Recorded<'r> = (&'r str, &'r str, SourceKind, &'r str);
+
+/// The record's entries (`container/VAR=Kind/name,...`, each trimmed); an entry that
+/// does not read so is skipped.
+fn recorded(record: &str) -> Vec<Recorded<'_>> {
+    record
+        .split(',')
+        .filter_map(|e| {
+            let (at, what) = e.trim().split_once('=')?;
+            let (c, var) = at.split_once('/')?;
+            let (k, name) = what.split_once('/')?;
+            Some((c, var, SourceKind::from_name(k)?, name))
+        })
+        .collect()
+}
+
+/// Whether the record could give a variable of this container back: a variable name
+/// holding `=` or `,`, or a container name holding `/` too or starting with a blank
+/// (which Kubernetes refuses anyway), could not be read back, so such a variable is left
+/// as written.
+fn can_be_recorded(container: &str, var: &str) -> bool {
+    !(var.contains(['=', ','])
+        || container.contains(['/', '=', ','])
+        || container.trim_start() != container)
+}
+
+/// One env entry, where it is.
+struct Place<'t> {
+    container: &'t str,
+    var: &'t str,
+    entry: NodeId,
+    field: String,
+    container_field: String,
+}
+
+impl DataRef {
+    /// The env entry at `at`, when it is under the convention: a reference to `__data`
+    /// not yet rewritten, or a variable the record lists that still holds a value.
+    fn of(tree: &Tree<'_>, at: Place<'_>, recorded: &[Recorded<'_>]) -> Option<DataRef> {
+        let entry = at.entry;
+        let value_from = tree
+            .own_entries(entry)
+            .find(|&(k, _)| tree.str(k) == Some("valueFrom"));
+        if let Some((named, name, name_node)) = whole_object_ref(tree, entry, value_from) {
+            return Some(DataRef {
+                container: at.container.to_string(),
+                var: at.var.to_string(),
+                entry,
+                value_from,
+                name_node: Some(name_node),
+                named,
+                name: name.to_string(),
+                field: at.field,
+                container_field: at.container_field,
+                resolved: None,
+                hash: None,
+            });
+        }
+        let has_value = tree
+            .get(entry, "value")
+            .is_some_and(|v| tree.str(v).is_some());
+        let &(_, _, named, name) = recorded
+            .iter()
+            .find(|(rc, rv, _, _)| *rc == at.container && *rv == at.var)
+            .filter(|_| has_value && value_from.is_none())?;
+        Some(DataRef {
+            container: at.container.to_string(),
+            var: at.var.to_string(),
+            entry,
+            value_from: None,
+            name_node: None,
+            named,
+            name: name.to_string(),
+            field: at.field,
+            container_field: at.container_field,
+            resolved: None,
+            hash: None,
+        })
+    }
+}
+
+/// The kind, name and name scalar of the `configMapKeyRef` or `secretKeyRef` to key
+/// `__data` that the env entry's `valueFrom` (its key and value) holds. Only a valueFrom
+/// with one source: the API server refuses more, and replacing it would drop the others'
+/// references from what the pod reads, so a second run would hash something else. Nor
+/// beside a `value`: the API server refuses that unless the value is empty, and the
+/// rewrite would write a second `value` key.
+fn whole_object_ref<'t>(
+    tree: &'t Tree<'_>,
+    entry: NodeId,
+    value_from: Option<(NodeId, NodeId)>,
+) -> Option<(SourceKind, &'t str, NodeId)> {
+    let has_value_key = tree.get(entry, "value").is_some();
+    let (_, vf) =
+        value_from.filter(|&(_, vf)| tree.own_entries(vf).count() == 1 && !has_value_key)?;
+    [
+        ("configMapKeyRef", SourceKind::ConfigMap),
+        ("secretKeyRef", SourceKind::Secret),
+    ]
+    .into_iter()
+    .find_map(|(site, kind)| {
+        let r = tree.get(vf, site)?;
+        let key = tree.get(r, "key").and_then(|k| tree.str(k))?;
+        let name_node = tree.get(r, "name")?;
+        let name = tree.str(name_node)?;
+        // Nor a name the record could not give back: ending in a blank, or holding a
+        // comma.
+        let recordable = !name.contains(',') && name.trim_end() == name;
+        (key == WHOLE_OBJECT_KEY && recordable).then_some((kind, name, name_node))
+    })
+}
+
 impl DataRefs {
+    /// The `__data` env vars of the containers and init containers of the pod spec at
+    /// `spec` (whose field path is `spec_path`): references not yet rewritten, and
+    /// variables the record of the template at `template` says an earlier run rewrote.
     pub fn find(tree: &Tree<'_>, spec: NodeId, template: NodeId, spec_path: &str) -> DataRefs {
         let record = tree
             .get_path(template, &["metadata", "annotations"])
             .and_then(|a| tree.get(a, annotations::DATA_REFS))
             .and_then(|v| tree.str(v));
-        let recorded: Vec<(&str, &str, SourceKind, &str)> = record
-            .unwrap_or("")
-            .split(',')
-            .filter_map(|e| {
-                let (at, what) = e.trim().split_once('=')?;
-                let (c, var) = at.split_once('/')?;
-                let (k, name) = what.split_once('/')?;
-                Some((c, var, SourceKind::from_name(k)?, name))
-            })
-            .collect();
+        let recorded = recorded(record.unwrap_or(""));
         let mut refs = Vec::new();
         for list in &CONTAINER_LISTS[..2] {
             for (i, c) in tree
@@ -76,86 +183,17 @@ impl DataRefs {
                     let Some(var) = tree.get(entry, "name").and_then(|n| tree.str(n)) else {
                         continue;
                     };
-                    // The record is `container/VAR=Kind/name,...`, each entry read back
-                    // trimmed: a variable name holding `=` or `,`, or a container name
-                    // holding `/` too or starting with a blank (which Kubernetes refuses
-                    // anyway), could not be read back, so such a variable is left as
-                    // written.
-                    if var.contains(['=', ','])
-                        || cname.contains(['/', '=', ','])
-                        || cname.trim_start() != cname
-                    {
+                    if !can_be_recorded(cname, var) {
                         continue;
                     }
-                    let field = format!("{spec_path}.{list}[{i}].env[{j}]");
-                    let container_field = format!("{spec_path}.{list}[{i}]");
-                    let value_from = tree
-                        .own_entries(entry)
-                        .find(|&(k, _)| tree.str(k) == Some("valueFrom"));
-                    // Only a valueFrom with one source: the API server refuses more, and
-                    // replacing it would drop the others' references from what the pod
-                    // reads, so a second run would hash something else. Nor beside a
-                    // `value`: the API server refuses that unless the value is empty, and
-                    // the rewrite would write a second `value` key.
-                    let has_value_key = tree.get(entry, "value").is_some();
-                    let single = value_from
-                        .filter(|&(_, vf)| tree.own_entries(vf).count() == 1 && !has_value_key);
-                    let fresh = single.and_then(|(_, vf)| {
-                        [
-                            ("configMapKeyRef", SourceKind::ConfigMap),
-                            ("secretKeyRef", SourceKind::Secret),
-                        ]
-                        .into_iter()
-                        .find_map(|(site, kind)| {
-                            let r = tree.get(vf, site)?;
-                            let key = tree.get(r, "key").and_then(|k| tree.str(k))?;
-                            let name_node = tree.get(r, "name")?;
-                            let name = tree.str(name_node)?;
-                            // Nor a name the record could not give back: ending in a
-                            // blank, or holding a comma.
-                            let recordable = !name.contains(',') && name.trim_end() == name;
-                            (key == WHOLE_OBJECT_KEY && recordable)
-                                .then_some((kind, name, name_node))
-                        })
-                    });
-                    if let Some((named, name, name_node)) = fresh {
-                        refs.push(DataRef {
-                            container: cname.to_string(),
-                            var: var.to_string(),
-                            entry,
-                            value_from,
-                            name_node: Some(name_node),
-                            named,
-                            name: name.to_string(),
-                            field,
-                            container_field,
-                            resolved: None,
-                            hash: None,
-                        });
-                        continue;
-                    }
-                    let has_value = tree
-                        .get(entry, "value")
-                        .is_some_and(|v| tree.str(v).is_some());
-                    if let Some(&(_, _, named, name)) = recorded
-                        .iter()
-                        .find(|(rc, rv, _, _)| *rc == cname && *rv == var)
-                        .filter(|_| has_value && value_from.is_none())
-                    {
-                        refs.push(DataRef {
-                            container: cname.to_string(),
-                            var: var.to_string(),
-                            entry,
-                            value_from: None,
-                            name_node: None,
-                            named,
-                            name: name.to_string(),
-                            field,
-                            container_field,
-                            resolved: None,
-                            hash: None,
-                        });
-                    }
+                    let at = Place {
+                        container: cname,
+                        var,
+                        entry,
+                        field: format!("{spec_path}.{list}[{i}].env[{j}]"),
+                        container_field: format!("{spec_path}.{list}[{i}]"),
+                    };
+                    refs.extend(DataRef::of(tree, at, &recorded));
                 }
             }
         }
