@@ -357,6 +357,8 @@ impl<'r> Resolver<'r> {
     }
 }
 
+/// Also what the other `resolve` modules' tests build their inputs with: sources indexed
+/// as pass 1 indexes them.
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
