@@ -11,10 +11,11 @@ use crate::model::config::Config;
 use crate::model::resource::{ResourceId, is_local_config};
 use crate::model::result::KrmResult;
 use crate::read::chunks::Chunk;
+use crate::resolve::names;
 use crate::resolve::renames::{RenameId, Renames, Renaming};
-use crate::resolve::resolution::{
-    self, ItemResolution, Resolution, Resolved, Resolver, SourceIndex,
-};
+use crate::resolve::resolution::{self, ItemResolution, Resolution, Resolved};
+use crate::resolve::sources::{Resolver, SourceIndex};
+use crate::resolve::workload;
 use crate::run::frame::{Frame, Stop};
 use crate::yaml::{Context, NodeId, Piece, Splices, Tree};
 
@@ -217,7 +218,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
     };
     let catalog = shared.catalog;
     if shared.record && catalog.has_name_sites(id.api_version(), id.kind()) {
-        report.names = resolution::resolve_names(tree, item, &id, catalog, resolver);
+        report.names = names::resolve_names(tree, item, &id, catalog, resolver);
     }
     if let Some(kind) = catalog.workload(id.api_version(), id.kind()) {
         if shared.record {
@@ -229,7 +230,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
                 shared.config,
             )));
         }
-        let ctx = resolution::Context {
+        let ctx = workload::Context {
             config: shared.config,
             catalog,
             resolver,
