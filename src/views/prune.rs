@@ -663,6 +663,65 @@ mod tests {
         assert_eq!(kustomize_base("-6b56fdfggc"), None);
     }
 
+    /// A live workload's pod template annotations name what its app reads through the
+    /// API (Reloader's reload list here): read below the template, not only on the object.
+    #[test]
+    fn a_reload_annotation_on_a_live_pod_template_keeps_what_it_names() {
+        let live = [
+            cm("app-cccccccccc", "app", "2026-01-04T00:00:00Z"),
+            cm("app-bbbbbbbbbb", "app", "2026-01-03T00:00:00Z"),
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop, uid: d-1}\nspec:\n  template:\n    metadata:\n      annotations: {configmap.reloader.stakater.com/reload: app-cccccccccc}\n    spec: {containers: [{name: web}]}\n".to_string(),
+            "---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web-1, namespace: shop, uid: r-1, ownerReferences: [{kind: Deployment, name: web, uid: d-1}]}\nspec:\n  template:\n    spec: {containers: [{name: web}]}\nstatus: {replicas: 0}\n".to_string(),
+        ]
+        .concat();
+        let render = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-dddddddddd\n  namespace: shop\n  annotations: {config-hash.dev/base-name: app}\n";
+        assert_eq!(listed(render, &live, 0), ["app-bbbbbbbbbb"]);
+        let olds = plan(
+            &[("render".into(), render.into())],
+            &[("live".into(), live)],
+            &options(0),
+        )
+        .unwrap();
+        match &olds[0].kept {
+            Some(Kept::ReadBy { by, field }) => {
+                assert_eq!(by.to_string(), "Deployment shop/web");
+                assert_eq!(
+                    field,
+                    "metadata.annotations[configmap.reloader.stakater.com/reload]"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// An owner reference without a uid (as hand-written or older dumps have) finds its
+    /// owner by kind, namespace and name: a dump that holds it is complete.
+    #[test]
+    fn an_owner_named_without_a_uid_is_found_by_its_name() {
+        let pod = |owner: &str| {
+            format!(
+                "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\n  ownerReferences: [{{kind: ReplicaSet, name: {owner}}}]\nspec:\n  containers: [{{name: c, envFrom: [{{configMapRef: {{name: app-cccccccccc}}}}]}}]\n"
+            )
+        };
+        let rs = "---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web-7d, namespace: shop, uid: r-1}\nspec: {template: {spec: {containers: [{name: c}]}}}\nstatus: {replicas: 1}\n";
+        let sources = [
+            cm("app-cccccccccc", "app", "2026-01-04T00:00:00Z"),
+            cm("app-bbbbbbbbbb", "app", "2026-01-03T00:00:00Z"),
+        ]
+        .concat();
+        let render = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-dddddddddd\n  namespace: shop\n  annotations: {config-hash.dev/base-name: app}\n";
+        let live = format!("{sources}{}{rs}", pod("web-7d"));
+        assert_eq!(listed(render, &live, 0), ["app-bbbbbbbbbb"]);
+        // Another name is another owner, which the dump lacks.
+        let live = format!("{sources}{}{rs}", pod("web-8e"));
+        let err = plan(&[], &[("live".into(), live)], &options(0)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("Pod shop/web-1 is owned by ReplicaSet web-8e, which is not in it"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn a_dump_without_the_owners_of_its_pods_is_refused() {
         let live = format!(
