@@ -1,0 +1,187 @@
+//! Which live objects are versions of the render's ConfigMaps and Secrets, and what the
+//! rules make of each: in the render, read by a live object, owned, among the newest
+//! `keep`, or safe to delete.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::dump::owners;
+use super::readers::Readers;
+use crate::model::catalog::{SourceKind, annotations};
+use crate::model::name_hash;
+use crate::model::reference::SourceKey;
+use crate::model::resource::{ResourceId, annotation};
+use crate::yaml::{NodeId, Tree};
+
+/// One hashed object of the live dump, and what the rules made of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Old {
+    pub kind: SourceKind,
+    pub namespace: Option<String>,
+    pub name: String,
+    /// The name before the hash.
+    pub base: String,
+    /// `metadata.creationTimestamp` as written (RFC 3339, so it sorts as text).
+    pub created: Option<String>,
+    /// `None`: safe to delete.
+    pub kept: Option<Kept>,
+}
+
+/// Why a hashed object is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kept {
+    /// The render holds it: it is the current version.
+    InRender,
+    /// A live object names it (the first found, and the field).
+    ReadBy { by: ResourceId, field: String },
+    /// Another object owns it, and its garbage collector deletes it with its owner.
+    Owned { by: String },
+    /// One of the newest `keep` old versions of its base name (1 is the newest).
+    Newest { rank: usize },
+}
+
+/// What the render holds, and the base names it has.
+#[derive(Debug, Default)]
+pub(super) struct Render {
+    held: HashSet<SourceKey>,
+    bases: HashSet<SourceKey>,
+}
+
+impl Render {
+    /// The render's ConfigMaps and Secrets; one written without a namespace is in
+    /// `namespace` (`None`: it stands for an object of that name in any namespace).
+    pub(super) fn of(objects: &[(&Tree<'_>, NodeId)], namespace: &Option<String>) -> Render {
+        let mut render = Render::default();
+        for &(tree, item) in objects {
+            let id = ResourceId::of(tree, item);
+            let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
+                continue;
+            };
+            let ns = id
+                .namespace()
+                .map(str::to_string)
+                .or_else(|| namespace.clone());
+            let base = annotation(tree, item, annotations::BASE_NAME)
+                .map(str::to_string)
+                .or_else(|| kustomize_base(id.name()).map(str::to_string))
+                .unwrap_or_else(|| id.name().to_string());
+            render
+                .bases
+                .insert(SourceKey::new(kind, ns.as_deref(), &base));
+            render
+                .held
+                .insert(SourceKey::new(kind, ns.as_deref(), id.name()));
+        }
+        render
+    }
+
+    /// The render holds this object.
+    fn holds(&self, kind: SourceKind, namespace: Option<&str>, name: &str) -> bool {
+        in_set(&self.held, kind, namespace, name)
+    }
+
+    /// The render has this base name.
+    fn has_base(&self, kind: SourceKind, namespace: Option<&str>, base: &str) -> bool {
+        in_set(&self.bases, kind, namespace, base)
+    }
+}
+
+/// A render object without a namespace (and no --namespace) stands for any.
+fn in_set(set: &HashSet<SourceKey>, kind: SourceKind, namespace: Option<&str>, name: &str) -> bool {
+    set.contains(&SourceKey::new(kind, namespace, name))
+        || set.contains(&SourceKey::new(kind, None, name))
+}
+
+/// The base of a name that ends in a kustomize suffix (`app-6b56fdfggc` -> `app`).
+pub(super) fn kustomize_base(name: &str) -> Option<&str> {
+    let (base, suffix) = name.rsplit_once('-')?;
+    (!base.is_empty() && name_hash::is_suffix(suffix)).then_some(base)
+}
+
+/// The base name of a live object with a hashed name: config-hash's annotation (not the
+/// name itself, not empty), else the name before a kustomize suffix.
+fn hashed_base<'t>(tree: &'t Tree<'_>, item: NodeId, name: &'t str) -> Option<&'t str> {
+    match annotation(tree, item, annotations::BASE_NAME) {
+        Some(base) if base != name && !base.is_empty() => Some(base),
+        Some(_) => None,
+        None => kustomize_base(name),
+    }
+}
+
+/// The live versions of the render's base names, grouped by base name, each with what
+/// keeps it (`None`: nothing does yet).
+pub(super) fn old_versions(
+    objects: &[(&Tree<'_>, NodeId)],
+    render: &Render,
+    readers: &Readers,
+) -> BTreeMap<SourceKey, Vec<Old>> {
+    let mut groups: BTreeMap<SourceKey, Vec<Old>> = BTreeMap::new();
+    for &(tree, item) in objects {
+        let id = ResourceId::of(tree, item);
+        let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
+            continue;
+        };
+        let ns = id.namespace();
+        // Only versions of a base name the render has (in that namespace): an object of
+        // another package or namespace is not this render's to judge, even with a hash.
+        let Some(base) = hashed_base(tree, item, id.name()) else {
+            continue;
+        };
+        if !render.has_base(kind, ns, base) {
+            continue;
+        }
+        let owner = owners(tree, item)
+            .into_iter()
+            .next()
+            .map(|o| format!("{} {}", o.kind, o.name));
+        let kept = if render.holds(kind, ns, id.name()) {
+            Some(Kept::InRender)
+        } else if let Some((by, field)) = readers.of_object(kind, ns, id.name()) {
+            Some(Kept::ReadBy {
+                by: by.clone(),
+                field: field.clone(),
+            })
+        } else {
+            owner.map(|by| Kept::Owned { by })
+        };
+        let created = tree
+            .get_path(item, &["metadata", "creationTimestamp"])
+            .and_then(|t| tree.str(t))
+            .map(str::to_string);
+        groups
+            .entry(SourceKey::new(kind, ns, base))
+            .or_default()
+            .push(Old {
+                kind,
+                namespace: ns.map(str::to_string),
+                name: id.name().to_string(),
+                base: base.to_string(),
+                created,
+                kept,
+            });
+    }
+    groups
+}
+
+/// Each group newest first, its newest `keep` versions that nothing else keeps kept.
+pub(super) fn keep_newest(groups: BTreeMap<SourceKey, Vec<Old>>, keep: usize) -> Vec<Old> {
+    let mut out = Vec::new();
+    for (_, mut olds) in groups {
+        // Newest first; an object without a timestamp counts as newest (kept, not
+        // deleted, when in doubt), then by name for a stable order.
+        olds.sort_by(|a, b| match (&a.created, &b.created) {
+            (None, None) => a.name.cmp(&b.name),
+            (None, Some(_)) => std::cmp::Ordering::Less,
+            (Some(_), None) => std::cmp::Ordering::Greater,
+            (Some(x), Some(y)) => y.cmp(x).then_with(|| a.name.cmp(&b.name)),
+        });
+        let mut rank = 0;
+        for old in &mut olds {
+            if old.kept.is_none() && rank < keep {
+                rank += 1;
+                old.kept = Some(Kept::Newest { rank });
+            }
+        }
+        out.extend(olds);
+    }
+    out
+}
