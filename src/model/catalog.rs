@@ -703,6 +703,68 @@ const ANNOTATION_SITES: &[(&str, SourceKind, &str, bool)] = &[
     ("wave.pusher.com/extra-secrets", SourceKind::Secret, "wave", false),
 ];
 
+// ---------------------------------------------------------------------------------------
+// Owners and rollbacks: how a kind's objects show in a live dump, which kinds own which
+// and what a rollback needs. Stamping never reads this; `prune` does, to know which kinds
+// a dump must hold before it can say that nothing reads an old ConfigMap or Secret.
+// ---------------------------------------------------------------------------------------
+
+/// Where the pod templates of a kind's objects are kept, the current one and the old ones
+/// a rollback restores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeptIn {
+    /// In the object itself (a ReplicaSet, a Job, a CronJob).
+    Itself,
+    /// In objects of this kind that it owns (a Deployment's ReplicaSets, a StatefulSet's
+    /// ControllerRevisions).
+    Owned(String),
+}
+
+/// How objects of one kind show in a live dump.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lineage {
+    /// API groups the kind is served under (`""` is the core group).
+    pub groups: Vec<String>,
+    pub kind: String,
+    /// The kind as `kubectl get` takes it (`replicasets`).
+    pub resource: String,
+    pub kept_in: KeptIn,
+    /// Where its status counts the Pods it runs itself (a ReplicaSet's `status/replicas`).
+    pub pods: Option<FieldPath>,
+    /// Where it keeps a pod template it records without running it (a
+    /// ControllerRevision's `data/spec/template`): not a workload to stamp, but read for
+    /// what a rollback would run.
+    pub records: Option<FieldPath>,
+}
+
+/// What every live dump holds, as `kubectl get` takes the kinds: the ConfigMaps and
+/// Secrets themselves and the objects that run or keep the pod templates of Kubernetes'
+/// own workloads.
+pub const DUMP: &[&str] = &[
+    "configmaps",
+    "secrets",
+    "replicasets",
+    "controllerrevisions",
+    "pods",
+    "jobs",
+    "cronjobs",
+];
+
+/// Built-in rows: (groups, kind, resource, kept in (`""`: itself, else the kind it
+/// owns), pods counted at, pod template recorded at).
+#[rustfmt::skip]
+const LINEAGE: &[(&str, &str, &str, &str, &str, &str)] = &[
+    (APPS, "Deployment", "deployments", "ReplicaSet", "", ""),
+    (APPS, "ReplicaSet", "replicasets", "", "status/replicas", ""),
+    ("apps", "StatefulSet", "statefulsets", "ControllerRevision", "", ""),
+    (APPS, "DaemonSet", "daemonsets", "ControllerRevision", "", ""),
+    // What a StatefulSet or DaemonSet rolls back to (`$patch: replace` beside the
+    // template changes nothing of what the pod reads).
+    ("apps", "ControllerRevision", "controllerrevisions", "", "", "data/spec/template"),
+    ("batch", "Job", "jobs", "", "", ""),
+    ("batch", "CronJob", "cronjobs", "", "", ""),
+];
+
 /// Everything the function knows about Kubernetes objects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Catalog {
@@ -711,6 +773,8 @@ pub struct Catalog {
     pub name_sites: Vec<NameSite>,
     pub producers: Vec<Producer>,
     pub annotation_sites: Vec<AnnotationSite>,
+    /// How each kind that runs, owns or records pod templates shows in a live dump.
+    pub lineage: Vec<Lineage>,
     /// Per kind, the rows of `workloads`, `name_sites` and `producers` for it, in order:
     /// every item looks itself up, so a long user catalog must not make each look-up a
     /// scan.
@@ -858,6 +922,21 @@ impl Catalog {
             name_sites,
             producers,
             annotation_sites,
+            lineage: LINEAGE
+                .iter()
+                .map(|&(g, kind, resource, kept_in, pods, records)| Lineage {
+                    groups: groups(g),
+                    kind: kind.to_string(),
+                    resource: resource.to_string(),
+                    kept_in: if kept_in.is_empty() {
+                        KeptIn::Itself
+                    } else {
+                        KeptIn::Owned(kept_in.to_string())
+                    },
+                    pods: optional_path(pods),
+                    records: optional_path(records),
+                })
+                .collect(),
             by_kind: HashMap::new(),
         };
         catalog.reindex();
@@ -978,6 +1057,19 @@ impl Catalog {
         kinds
     }
 
+    /// How objects of this apiVersion and kind show in a live dump, if the catalog says.
+    pub fn lineage(&self, api_version: &str, kind: &str) -> Option<&Lineage> {
+        let group = group_of(api_version);
+        self.lineage
+            .iter()
+            .find(|l| l.kind == kind && l.groups.iter().any(|g| g == group))
+    }
+
+    /// The rows for a kind named without its group (an owner reference read by kind).
+    pub fn lineage_of_kind<'c>(&'c self, kind: &'c str) -> impl Iterator<Item = &'c Lineage> {
+        self.lineage.iter().filter(move |l| l.kind == kind)
+    }
+
     /// True when any name-reference site applies to this kind (a cheap filter).
     pub fn has_name_sites(&self, api_version: &str, kind: &str) -> bool {
         self.name_sites_for(api_version, kind).next().is_some()
@@ -1086,6 +1178,30 @@ mod tests {
         }
         // Every pod site names its kind's name field last.
         assert!(c.pod_sites.iter().all(|s| s.path.split_last().is_some()));
+    }
+
+    /// A kind that keeps its pod templates in objects it owns names a kind with a row of
+    /// its own (how prune finds those objects in a dump), which a dump holds.
+    #[test]
+    fn every_kind_kept_in_has_a_row_a_dump_holds() {
+        let c = Catalog::builtin();
+        for row in &c.lineage {
+            if let KeptIn::Owned(kind) = &row.kept_in {
+                let kept = c.lineage_of_kind(kind).next();
+                assert!(kept.is_some(), "{} is kept in {kind}", row.kind);
+                assert!(DUMP.contains(&kept.unwrap().resource.as_str()), "{kind}");
+            }
+        }
+        let revision = c.lineage("apps/v1", "ControllerRevision").unwrap();
+        assert_eq!(
+            revision.records.as_ref().map(FieldPath::dotted).as_deref(),
+            Some("data.spec.template")
+        );
+        assert!(c.lineage("example.com/v1", "ControllerRevision").is_none());
+        assert_eq!(
+            c.lineage("apps/v1", "StatefulSet").unwrap().kept_in,
+            KeptIn::Owned("ControllerRevision".into())
+        );
     }
 
     #[test]

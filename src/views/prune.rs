@@ -12,7 +12,7 @@ mod error;
 mod readers;
 mod versions;
 
-pub use error::{DUMP_KINDS, PruneError};
+pub use error::PruneError;
 pub use versions::{Kept, Old};
 
 use crate::model::settings::Settings;
@@ -41,7 +41,7 @@ pub fn plan(
     let live = dump::Objects::read(live)?;
     let render = versions::Render::of(&render.each(), &options.settings.config.namespace);
     let objects = live.each();
-    complete::check(&objects)?;
+    complete::check(&objects, &options.settings.catalog)?;
     let readers = readers::Readers::of(&objects, &options.settings.catalog);
     let groups = versions::old_versions(&objects, &render, &readers);
     Ok(versions::keep_newest(groups, options.keep))
@@ -287,10 +287,7 @@ mod tests {
         assert!(
             matches!(
                 &err,
-                PruneError::MissingKind {
-                    kind: "replicasets",
-                    ..
-                }
+                PruneError::MissingKind { kind, .. } if kind == "replicasets"
             ),
             "{err}"
         );

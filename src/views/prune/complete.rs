@@ -7,29 +7,43 @@ use std::collections::HashSet;
 
 use super::dump::{owners, text_at};
 use super::error::PruneError;
-use crate::model::catalog::SourceKind;
+use crate::model::catalog::{Catalog, KeptIn, Lineage, SourceKind};
 use crate::model::resource::ResourceId;
 use crate::yaml::{NodeId, Tree};
 
-/// Owners whose objects the dump must hold beside what they own: (owner kind, the
-/// plural to dump). A Pod of a ReplicaSet, a Pod or Job of a Job or CronJob.
-const OWNERS: &[(&str, &str)] = &[
-    ("ReplicaSet", "replicasets"),
-    ("Job", "jobs"),
-    ("CronJob", "cronjobs"),
-];
-
-/// Kinds whose old templates live in ControllerRevisions.
-const REVISIONED: &[&str] = &["StatefulSet", "DaemonSet"];
+/// The kind that keeps the old pod templates of StatefulSets and DaemonSets: their
+/// revisions are found by owner.
+const REVISION: &str = "ControllerRevision";
 
 /// Refuses a dump that cannot show what still reads an old object, naming the kind it
 /// lacks.
-pub(super) fn check(objects: &[(&Tree<'_>, NodeId)]) -> Result<(), PruneError> {
+pub(super) fn check(objects: &[(&Tree<'_>, NodeId)], catalog: &Catalog) -> Result<(), PruneError> {
     let present = Present::of(objects);
-    owners_present(objects, &present)?;
-    revisions_present(objects, &revisioned(objects))?;
-    replica_sets_and_pods_present(objects, &present)?;
-    something_reads(objects, &present)
+    owners_present(objects, &present, catalog)?;
+    revisions_present(objects, &revisioned(objects), catalog)?;
+    replica_sets_and_pods_present(objects, &present, catalog)?;
+    something_reads(objects, &present, catalog)
+}
+
+/// Whether a row's kind keeps its pod templates in objects of `kind` that it owns.
+fn kept_in(row: &Lineage, kind: &str) -> bool {
+    matches!(&row.kept_in, KeptIn::Owned(k) if k == kind)
+}
+
+/// An owner that the dump must hold beside what it owns: a kind that keeps its own pod
+/// template (not one that records another's), as `kubectl get` takes it.
+fn owner_resource<'c>(catalog: &'c Catalog, kind: &'c str) -> Option<&'c str> {
+    catalog
+        .lineage_of_kind(kind)
+        .find(|row| row.kept_in == KeptIn::Itself && row.records.is_none())
+        .map(|row| row.resource.as_str())
+}
+
+/// A kind whose old pod templates live in ControllerRevisions it owns.
+fn revisioned_kind(catalog: &Catalog, kind: &str) -> bool {
+    catalog
+        .lineage_of_kind(kind)
+        .any(|row| kept_in(row, REVISION))
 }
 
 /// What the dump holds: (kind, namespace, name) and uids.
@@ -72,19 +86,23 @@ impl Present {
 
 /// Every Pod or Job whose owner (a ReplicaSet, Job or CronJob) must be in the dump has
 /// it there.
-fn owners_present(objects: &[(&Tree<'_>, NodeId)], present: &Present) -> Result<(), PruneError> {
+fn owners_present(
+    objects: &[(&Tree<'_>, NodeId)],
+    present: &Present,
+    catalog: &Catalog,
+) -> Result<(), PruneError> {
     for &(tree, item) in objects {
         let id = ResourceId::of(tree, item);
-        if id.kind() == "ControllerRevision" {
+        if id.kind() == REVISION {
             continue;
         }
         for owner in owners(tree, item) {
-            let Some((_, plural)) = OWNERS.iter().find(|(k, _)| *k == owner.kind) else {
+            let Some(plural) = owner_resource(catalog, &owner.kind) else {
                 continue;
             };
             if !present.holds(&owner.uid, &owner.kind, id.namespace(), &owner.name) {
                 return Err(PruneError::MissingKind {
-                    kind: plural,
+                    kind: plural.to_string(),
                     because: format!(
                         "{id} is owned by {} {}, which is not in it",
                         owner.kind, owner.name
@@ -102,7 +120,7 @@ fn revisioned(objects: &[(&Tree<'_>, NodeId)]) -> HashSet<String> {
     let mut out = HashSet::new();
     for &(tree, item) in objects {
         let id = ResourceId::of(tree, item);
-        if id.kind() != "ControllerRevision" {
+        if id.kind() != REVISION {
             continue;
         }
         for owner in owners(tree, item) {
@@ -122,16 +140,17 @@ fn revision_key(kind: &str, namespace: Option<&str>, name: &str) -> String {
 fn revisions_present(
     objects: &[(&Tree<'_>, NodeId)],
     revisioned: &HashSet<String>,
+    catalog: &Catalog,
 ) -> Result<(), PruneError> {
     for &(tree, item) in objects {
         let id = ResourceId::of(tree, item);
         // A Pod of a StatefulSet or DaemonSet, or the object itself.
         let owner = owners(tree, item)
             .into_iter()
-            .find(|o| REVISIONED.contains(&o.kind.as_str()));
+            .find(|o| revisioned_kind(catalog, &o.kind));
         let (kind, name, uid) = match owner {
             Some(o) => (o.kind, o.name, o.uid),
-            None if REVISIONED.contains(&id.kind()) => (
+            None if revisioned_kind(catalog, id.kind()) => (
                 id.kind().to_string(),
                 id.name().to_string(),
                 text_at(tree, item, &["metadata", "uid"]),
@@ -142,7 +161,7 @@ fn revisions_present(
             || revisioned.contains(&revision_key(&kind, id.namespace(), &name));
         if !found {
             return Err(PruneError::MissingKind {
-                kind: "controllerrevisions",
+                kind: resource_of(catalog, REVISION),
                 because: format!(
                     "{id} belongs to {kind} {name}, whose revisions (what a rollback restores) are not in it"
                 ),
@@ -152,28 +171,42 @@ fn revisions_present(
     Ok(())
 }
 
+/// The kind as `kubectl get` takes it.
+fn resource_of(catalog: &Catalog, kind: &str) -> String {
+    catalog
+        .lineage_of_kind(kind)
+        .next()
+        .map_or_else(|| kind.to_lowercase(), |row| row.resource.clone())
+}
+
 /// A Deployment has ReplicaSets in the dump, and a ReplicaSet that runs Pods has Pods.
 fn replica_sets_and_pods_present(
     objects: &[(&Tree<'_>, NodeId)],
     present: &Present,
+    catalog: &Catalog,
 ) -> Result<(), PruneError> {
     for &(tree, item) in objects {
         let id = ResourceId::of(tree, item);
-        if id.kind() == "Deployment" && !present.has_kind("ReplicaSet") {
-            return Err(PruneError::MissingKind {
-                kind: "replicasets",
-                because: format!(
-                    "it holds {id}, whose ReplicaSets (old ones included) are not in it"
-                ),
-            });
+        let Some(row) = catalog.lineage_of_kind(id.kind()).next() else {
+            continue;
+        };
+        if let KeptIn::Owned(history) = &row.kept_in {
+            if history != REVISION && !present.has_kind(history) {
+                return Err(PruneError::MissingKind {
+                    kind: resource_of(catalog, history),
+                    because: format!(
+                        "it holds {id}, whose {history}s (old ones included) are not in it"
+                    ),
+                });
+            }
         }
-        let replicas = text_at(tree, item, &["status", "replicas"]);
-        if id.kind() == "ReplicaSet"
-            && replicas.parse::<u64>().is_ok_and(|n| n > 0)
-            && !present.has_kind("Pod")
-        {
+        let Some(pods) = &row.pods else {
+            continue;
+        };
+        let replicas = text_at(tree, item, &crate::read::references::path_strs(pods));
+        if replicas.parse::<u64>().is_ok_and(|n| n > 0) && !present.has_kind("Pod") {
             return Err(PruneError::MissingKind {
-                kind: "pods",
+                kind: "pods".to_string(),
                 because: format!("{id} runs {replicas} Pod(s), and none is in it"),
             });
         }
@@ -182,15 +215,28 @@ fn replica_sets_and_pods_present(
 }
 
 /// A dump holding ConfigMaps or Secrets holds something that could read them.
-fn something_reads(objects: &[(&Tree<'_>, NodeId)], present: &Present) -> Result<(), PruneError> {
+fn something_reads(
+    objects: &[(&Tree<'_>, NodeId)],
+    present: &Present,
+    catalog: &Catalog,
+) -> Result<(), PruneError> {
     let hashed = objects.iter().any(|&(tree, item)| {
         let id = ResourceId::of(tree, item);
         SourceKind::from_kind(id.api_version(), id.kind()).is_some()
     });
-    let readers = ["Pod", "ReplicaSet", "ControllerRevision", "Job", "CronJob"];
-    if hashed && !readers.iter().any(|k| present.has_kind(k)) {
+    // Pods, and every kind that keeps a pod template in itself.
+    let readers: Vec<&Lineage> = catalog
+        .lineage
+        .iter()
+        .filter(|row| row.kept_in == KeptIn::Itself)
+        .collect();
+    let any = present.has_kind("Pod") || readers.iter().any(|row| present.has_kind(&row.kind));
+    if hashed && !any {
+        let mut kinds: Vec<&str> = readers.iter().map(|row| row.resource.as_str()).collect();
+        kinds.insert(0, "pods");
+        let last = kinds.pop().unwrap_or("pods");
         return Err(PruneError::MissingKind {
-            kind: "pods, replicasets, controllerrevisions, jobs or cronjobs",
+            kind: format!("{} or {last}", kinds.join(", ")),
             because: "it holds ConfigMaps or Secrets and nothing that could read them".to_string(),
         });
     }

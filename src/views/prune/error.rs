@@ -1,5 +1,7 @@
 //! Why a prune cannot answer, typed here and worded once.
 
+use crate::model::catalog::DUMP;
+
 /// Why a prune cannot answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PruneError {
@@ -7,7 +9,7 @@ pub enum PruneError {
     Unreadable { what: String, message: String },
     /// The dump lacks a kind the rules need: `kind` names it (plural, as `kubectl get`
     /// takes it), `because` says what showed it.
-    MissingKind { kind: &'static str, because: String },
+    MissingKind { kind: String, because: String },
 }
 
 impl std::fmt::Display for PruneError {
@@ -21,12 +23,9 @@ impl std::fmt::Display for PruneError {
             }
             PruneError::MissingKind { kind, because } => write!(
                 f,
-                "the live dump has no {kind}, which prune needs to know what still reads an old object: {because}; dump them all: kubectl get {DUMP_KINDS} -A -o yaml"
+                "the live dump has no {kind}, which prune needs to know what still reads an old object: {because}; dump them all: kubectl get {} -A -o yaml",
+                DUMP.join(",")
             ),
         }
     }
 }
-
-/// The kinds a dump must hold, as `kubectl get` takes them.
-pub const DUMP_KINDS: &str =
-    "configmaps,secrets,replicasets,controllerrevisions,pods,jobs,cronjobs";

@@ -9,11 +9,6 @@ use crate::model::resource::ResourceId;
 use crate::read::references;
 use crate::yaml::{NodeId, Tree};
 
-/// Where a ControllerRevision keeps the pod template it recorded for a StatefulSet or
-/// DaemonSet (what a rollback restores): a revision is not a workload to stamp, so this
-/// is not a catalog row; the catalog's pod sites are read below it all the same.
-const REVISION_TEMPLATE: &[&str] = &["data", "spec", "template"];
-
 /// A live object naming a ConfigMap or Secret, and the field where it does.
 pub(super) type Reader = (ResourceId, String);
 
@@ -64,7 +59,7 @@ impl Readers {
 }
 
 /// Every ConfigMap or Secret `item` names at a reference site of the catalog: its pod
-/// template's (a workload's, or a ControllerRevision's recorded one), its annotation
+/// template's (a workload's, or one recorded for a rollback, as a ControllerRevision's), its annotation
 /// sites (on the object and on its pod template), and its kind's name sites, as
 /// (kind, namespace, any namespace, name, field).
 fn names_read(
@@ -77,13 +72,15 @@ fn names_read(
     let mut template = catalog
         .workload(id.api_version(), id.kind())
         .and_then(|w| tree.get_path(item, &references::path_strs(&w.template)));
-    if id.kind() == "ControllerRevision"
-        && crate::model::catalog::group_of(id.api_version()) == "apps"
-    {
-        template = tree.get_path(item, REVISION_TEMPLATE);
+    // A pod template recorded, not run (a ControllerRevision's): what a rollback runs.
+    let recorded = catalog
+        .lineage(id.api_version(), id.kind())
+        .and_then(|row| row.records.as_ref());
+    if let Some(path) = recorded {
+        template = tree.get_path(item, &references::path_strs(path));
         if let Some(spec) = template.and_then(|t| tree.get(t, "spec")) {
-            for r in references::find_all(tree, spec, "data.spec.template.spec", &catalog.pod_sites)
-            {
+            let spec_path = format!("{}.spec", path.dotted());
+            for r in references::find_all(tree, spec, &spec_path, &catalog.pod_sites) {
                 out.push((
                     r.kind,
                     id.namespace().map(str::to_string),
