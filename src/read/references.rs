@@ -385,6 +385,89 @@ fn pod_refs(tree: &Tree<'_>, item: NodeId, id: &ResourceId, catalog: &Catalog) -
     out
 }
 
+/// A ConfigMap or Secret (or SecretProviderClass) an object names, and where it is looked
+/// up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    pub kind: SourceKind,
+    /// The namespace it is named in: the object's own, or one the reference gives
+    /// (`namespace/name`, a sibling field).
+    pub namespace: Option<String>,
+    /// Named from a cluster-scoped object with no namespace given: an object of that name
+    /// in any namespace.
+    pub any_namespace: bool,
+    pub name: String,
+    /// The field path of the reference.
+    pub field: String,
+}
+
+/// Every object `item` names wherever the catalog says an object can name one: the
+/// sites renaming rewrites ([`name_refs`]: its pod template's, its kind's name sites, a
+/// `namespace/name` read as such), the pod template the catalog says it records for a
+/// rollback (a ControllerRevision's), and the annotation sites on the object and on its
+/// pod template. What a view asks of a live object that may still read something.
+pub fn names_given(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    catalog: &Catalog,
+) -> Vec<Named> {
+    let own = || id.namespace().map(str::to_string);
+    let mut out = Vec::new();
+    let mut template = catalog
+        .workload(id.api_version(), id.kind())
+        .and_then(|w| tree.get_path(item, &path_strs(&w.template)));
+    let recorded = catalog
+        .lineage(id.api_version(), id.kind())
+        .and_then(|row| row.records.as_ref());
+    if let Some(path) = recorded {
+        template = tree.get_path(item, &path_strs(path));
+        if let Some(spec) = template.and_then(|t| tree.get(t, "spec")) {
+            let spec_path = format!("{}.spec", path.dotted());
+            out.extend(
+                find_all(tree, spec, &spec_path, &catalog.pod_sites)
+                    .into_iter()
+                    .map(|r| Named {
+                        kind: r.kind,
+                        namespace: own(),
+                        any_namespace: false,
+                        name: r.name,
+                        field: r.field,
+                    }),
+            );
+        }
+    }
+    for r in name_refs(tree, item, id, catalog) {
+        let Some(text) = tree.str(r.node) else {
+            continue;
+        };
+        let (namespace, name) = match (r.form, text.split_once('/')) {
+            (Form::MaybeNamespaced, Some((ns, n))) => (Some(ns.to_string()), n),
+            _ => (r.namespace, text),
+        };
+        out.push(Named {
+            kind: r.kind,
+            namespace,
+            any_namespace: r.any_namespace,
+            name: name.to_string(),
+            field: r.field,
+        });
+    }
+    // A Pod is its own template: its annotations are read once.
+    let holders = std::iter::once(item).chain(template.filter(|&t| t != item));
+    for holder in holders {
+        let (refs, _) = find_annotations(tree, holder, &catalog.annotation_sites);
+        out.extend(refs.into_iter().map(|r| Named {
+            kind: r.kind,
+            namespace: r.namespace.or_else(own),
+            any_namespace: false,
+            name: r.name,
+            field: r.field,
+        }));
+    }
+    out
+}
+
 /// A path's steps as `&str`s, for the tree's look-ups.
 pub fn path_strs(path: &FieldPath) -> Vec<&str> {
     path.steps().iter().map(String::as_str).collect()
@@ -553,6 +636,70 @@ mod tests {
                 ("a".to_string(), Some("ns".to_string()), false),
                 ("b".to_string(), None, true)
             ]
+        );
+    }
+
+    /// What a live object names: its pod template's sites (a ControllerRevision's
+    /// recorded one too), its name sites (`namespace/name` read as such, a cluster-scoped
+    /// object's names in any namespace), and the annotation sites on it and its template.
+    #[test]
+    fn names_given_reads_every_site_an_object_can_name_one_at() {
+        let catalog = Catalog::builtin();
+        let given = |src: &str| {
+            let tree = crate::yaml::parse(src).unwrap();
+            let root = tree.documents()[0].root();
+            let id = ResourceId::of(&tree, root);
+            names_given(&tree, root, &id, &catalog)
+                .into_iter()
+                .map(|n| {
+                    let ns = n.namespace.unwrap_or_default();
+                    format!(
+                        "{} {ns}/{} {} {}",
+                        n.kind.as_str(),
+                        n.name,
+                        n.any_namespace,
+                        n.field
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            given(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  annotations: {config-hash.dev/extra-secrets: other/s}\nspec:\n  template:\n    metadata:\n      annotations: {configmap.reloader.stakater.com/reload: r}\n    spec:\n      containers: [{name: c, envFrom: [{configMapRef: {name: e}}]}]\n"
+            ),
+            [
+                "ConfigMap shop/e false spec.template.spec.containers[0].envFrom[0].configMapRef",
+                "Secret other/s false metadata.annotations[config-hash.dev/extra-secrets]",
+                "ConfigMap shop/r false metadata.annotations[configmap.reloader.stakater.com/reload]",
+            ]
+        );
+        assert_eq!(
+            given(
+                "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata: {name: db-1, namespace: shop}\ndata:\n  spec:\n    template:\n      spec: {imagePullSecrets: [{name: pull}]}\n"
+            ),
+            ["Secret shop/pull false data.spec.template.spec.imagePullSecrets[0]"]
+        );
+        assert_eq!(
+            given(
+                "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: i\n  namespace: shop\n  annotations: {nginx.ingress.kubernetes.io/auth-secret: auth/basic}\nspec: {tls: [{secretName: tls}]}\n"
+            ),
+            [
+                "Secret shop/tls false spec.tls[0].secretName",
+                "Secret auth/basic false metadata.annotations[nginx.ingress.kubernetes.io/auth-secret]",
+            ]
+        );
+        assert_eq!(
+            given(
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules: [{resources: [configmaps], resourceNames: [c]}]\n"
+            ),
+            ["ConfigMap /c true rules[0].resourceNames[0]"]
+        );
+        // A Pod's annotations once, though it is its own template.
+        assert_eq!(
+            given(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations: {config-hash.dev/extra-configmaps: x}\nspec: {containers: []}\n"
+            ),
+            ["ConfigMap /x false metadata.annotations[config-hash.dev/extra-configmaps]"]
         );
     }
 
