@@ -1,5 +1,6 @@
 //! What the live objects read: every ConfigMap or Secret each names at a reference site
-//! of the catalog, and the first object found naming it, with the field.
+//! of the catalog (read by the one walker, [`references::names_given`]), and the first
+//! object found naming it, with the field.
 
 use std::collections::BTreeMap;
 
@@ -26,8 +27,18 @@ impl Readers {
         let mut out = Readers::default();
         for &(tree, item) in objects {
             let id = ResourceId::of(tree, item);
-            for (kind, namespace, any, name, field) in names_read(tree, item, &id, catalog) {
-                if any {
+            let named = references::names_given(tree, item, &id, catalog)
+                .into_iter()
+                .filter(|n| matches!(n.kind, SourceKind::ConfigMap | SourceKind::Secret));
+            for references::Named {
+                kind,
+                namespace,
+                any_namespace,
+                name,
+                field,
+            } in named
+            {
+                if any_namespace {
                     out.anywhere
                         .entry((kind, name))
                         .or_insert((id.clone(), field));
@@ -56,66 +67,4 @@ impl Readers {
             .get(&SourceKey::new(kind, namespace, name))
             .or_else(|| self.anywhere.get(&(kind, name.to_string())))
     }
-}
-
-/// Every ConfigMap or Secret `item` names at a reference site of the catalog: its pod
-/// template's (a workload's, or one recorded for a rollback, as a ControllerRevision's), its annotation
-/// sites (on the object and on its pod template), and its kind's name sites, as
-/// (kind, namespace, any namespace, name, field).
-fn names_read(
-    tree: &Tree<'_>,
-    item: NodeId,
-    id: &ResourceId,
-    catalog: &Catalog,
-) -> Vec<(SourceKind, Option<String>, bool, String, String)> {
-    let mut out = Vec::new();
-    let mut template = catalog
-        .workload(id.api_version(), id.kind())
-        .and_then(|w| tree.get_path(item, &references::path_strs(&w.template)));
-    // A pod template recorded, not run (a ControllerRevision's): what a rollback runs.
-    let recorded = catalog
-        .lineage(id.api_version(), id.kind())
-        .and_then(|row| row.records.as_ref());
-    if let Some(path) = recorded {
-        template = tree.get_path(item, &references::path_strs(path));
-        if let Some(spec) = template.and_then(|t| tree.get(t, "spec")) {
-            let spec_path = format!("{}.spec", path.dotted());
-            for r in references::find_all(tree, spec, &spec_path, &catalog.pod_sites) {
-                out.push((
-                    r.kind,
-                    id.namespace().map(str::to_string),
-                    false,
-                    r.name,
-                    r.field,
-                ));
-            }
-        }
-    }
-    for r in references::name_refs(tree, item, id, catalog) {
-        if let Some(name) = tree.str(r.node) {
-            let (namespace, name) = match (r.form, name.split_once('/')) {
-                (crate::model::catalog::Form::MaybeNamespaced, Some((ns, n))) => {
-                    (Some(ns.to_string()), n)
-                }
-                _ => (r.namespace.clone(), name),
-            };
-            out.push((
-                r.kind,
-                namespace,
-                r.any_namespace,
-                name.to_string(),
-                r.field,
-            ));
-        }
-    }
-    let holders = std::iter::once(item).chain(template.filter(|&t| t != item));
-    for holder in holders {
-        let (refs, _) = references::find_annotations(tree, holder, &catalog.annotation_sites);
-        for r in refs {
-            let namespace = r.namespace.or_else(|| id.namespace().map(str::to_string));
-            out.push((r.kind, namespace, false, r.name, r.field));
-        }
-    }
-    out.retain(|(kind, ..)| matches!(kind, SourceKind::ConfigMap | SourceKind::Secret));
-    out
 }
