@@ -29,3 +29,25 @@ impl std::fmt::Display for PruneError {
         }
     }
 }
+
+/// A prune error is an error like any other (`?` into `Box<dyn Error>`, anyhow, ...): its
+/// words are its `Display`, and it wraps no other error.
+impl std::error::Error for PruneError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prune_error_is_a_std_error_worded_by_display() {
+        let err: Box<dyn std::error::Error> = Box::new(PruneError::MissingKind {
+            kind: "jobs".into(),
+            because: "Pod shop/p is owned by Job j, which is not in it".into(),
+        });
+        assert!(err.source().is_none());
+        assert_eq!(
+            err.to_string(),
+            "the live dump has no jobs, which prune needs to know what still reads an old object: Pod shop/p is owned by Job j, which is not in it; dump them all: kubectl get configmaps,secrets,replicasets,controllerrevisions,pods,jobs,cronjobs -A -o yaml"
+        );
+    }
+}
