@@ -560,6 +560,17 @@ const POD_SITES: &[(&str, SourceKind, &str, bool)] = &[
     ("volumes/projected/sources/secret/name", SourceKind::Secret, ITEMS, true),
     ("imagePullSecrets/name", SourceKind::Secret, ALL, false),
     ("volumes/csi/nodePublishSecretRef/name", SourceKind::Secret, ALL, false),
+    // The credentials of in-tree volume plugins (k8s.io/api core/v1: ISCSIVolumeSource,
+    // FlexVolumeSource, CephFSVolumeSource, RBDVolumeSource, ScaleIOVolumeSource and
+    // StorageOSVolumeSource `secretRef`, a LocalObjectReference; AzureFileVolumeSource
+    // `secretName`): the kubelet reads them to mount the volume, the pod never sees them.
+    ("volumes/iscsi/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/flexVolume/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/cephfs/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/rbd/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/scaleIO/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/storageos/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/azureFile/secretName", SourceKind::Secret, ALL, false),
     ("volumes/csi/volumeAttributes/secretProviderClass", SourceKind::SecretProviderClass, ALL, true),
 ];
 

@@ -578,6 +578,33 @@ mod tests {
         );
     }
 
+    /// The in-tree volume plugins' credentials Secrets are names the pod does not see:
+    /// renamed and kept (find_all), never hashed (find).
+    #[test]
+    fn volume_plugin_credentials_are_names_the_pod_does_not_see() {
+        let src = "containers: [{name: app}]\nvolumes:\n- {name: a, iscsi: {secretRef: {name: s1}}}\n- {name: b, flexVolume: {secretRef: {name: s2}}}\n- {name: c, cephfs: {secretRef: {name: s3}}}\n- {name: d, rbd: {secretRef: {name: s4}}}\n- {name: e, scaleIO: {secretRef: {name: s5}}}\n- {name: f, storageos: {secretRef: {name: s6}}}\n- {name: g, azureFile: {secretName: s7}}\n";
+        let tree = crate::yaml::parse(src).unwrap();
+        let sites = Catalog::builtin().pod_sites;
+        let root = tree.documents()[0].root();
+        assert!(find(&tree, root, "spec", &sites).is_empty());
+        let all: Vec<(String, String)> = find_all(&tree, root, "spec", &sites)
+            .into_iter()
+            .map(|r| (r.name, r.field))
+            .collect();
+        let want: Vec<(String, String)> = [
+            ("s1", "spec.volumes[0].iscsi.secretRef"),
+            ("s2", "spec.volumes[1].flexVolume.secretRef"),
+            ("s3", "spec.volumes[2].cephfs.secretRef"),
+            ("s4", "spec.volumes[3].rbd.secretRef"),
+            ("s5", "spec.volumes[4].scaleIO.secretRef"),
+            ("s6", "spec.volumes[5].storageos.secretRef"),
+            ("s7", "spec.volumes[6].azureFile"),
+        ]
+        .map(|(n, f)| (n.to_string(), f.to_string()))
+        .into();
+        assert_eq!(all, want);
+    }
+
     /// A name field holding a list or a mapping is reported by its path; a string name,
     /// and a reference object that is not a mapping, are not.
     #[test]

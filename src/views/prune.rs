@@ -277,6 +277,35 @@ mod tests {
         );
     }
 
+    /// A live Pod mounting a volume whose plugin reads a Secret (its credentials) keeps
+    /// that Secret, whichever in-tree plugin names it.
+    #[test]
+    fn a_volume_plugin_credentials_secret_is_kept() {
+        let render = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds-dddddddddd\n  namespace: shop\n  annotations: {config-hash.dev/base-name: creds}\n";
+        let volumes = [
+            "{iscsi: {targetPortal: 'a:3260', iqn: q, lun: 0, secretRef: {name: creds-cccccccccc}}}",
+            "{flexVolume: {driver: d, secretRef: {name: creds-cccccccccc}}}",
+            "{cephfs: {monitors: [m], secretRef: {name: creds-cccccccccc}}}",
+            "{rbd: {monitors: [m], image: i, secretRef: {name: creds-cccccccccc}}}",
+            "{scaleIO: {gateway: g, system: s, secretRef: {name: creds-cccccccccc}}}",
+            "{storageos: {volumeName: v, secretRef: {name: creds-cccccccccc}}}",
+            "{azureFile: {secretName: creds-cccccccccc, shareName: s}}",
+        ];
+        for volume in volumes {
+            let secret = |name: &str, created: &str| {
+                format!(
+                    "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: {name}\n  namespace: shop\n  creationTimestamp: \"{created}\"\n  annotations: {{config-hash.dev/base-name: creds}}\n"
+                )
+            };
+            let live = format!(
+                "{}{}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: shop}}\nspec:\n  containers: [{{name: c}}]\n  volumes:\n  - {volume}\n",
+                secret("creds-cccccccccc", "2026-01-04T00:00:00Z"),
+                secret("creds-bbbbbbbbbb", "2026-01-03T00:00:00Z"),
+            );
+            assert_eq!(listed(render, &live, 0), ["creds-bbbbbbbbbb"], "{volume}");
+        }
+    }
+
     #[test]
     fn a_dump_without_the_owners_of_its_pods_is_refused() {
         let live = format!(
