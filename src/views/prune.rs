@@ -101,6 +101,19 @@ pub fn to_table(olds: &[Old]) -> String {
                     "keep",
                     format!("newest old version {rank} of {} (--keep)", o.base),
                 ),
+                Some(Kept::NotAVersion { content_gives }) => (
+                    "keep",
+                    match content_gives {
+                        Some(name) => format!(
+                            "not a version of {}: its content gives the name {name}",
+                            o.base
+                        ),
+                        None => format!(
+                            "not a version of {}: kustomize's hash cannot read its content",
+                            o.base
+                        ),
+                    },
+                ),
             };
             [
                 action.to_string(),
@@ -143,18 +156,20 @@ pub fn to_table(olds: &[Old]) -> String {
 pub fn summary(olds: &[Old]) -> String {
     let count = |f: &dyn Fn(&Option<Kept>) -> bool| olds.iter().filter(|o| f(&o.kept)).count();
     format!(
-        "config-hash prune: {} to delete; kept: {} in the render, {} read by live objects, {} owned, {} newest old versions (--keep)",
+        "config-hash prune: {} to delete; kept: {} in the render, {} read by live objects, {} owned, {} newest old versions (--keep), {} not versions (their content does not give their name)",
         count(&|k| k.is_none()),
         count(&|k| matches!(k, Some(Kept::InRender))),
         count(&|k| matches!(k, Some(Kept::ReadBy { .. }))),
         count(&|k| matches!(k, Some(Kept::Owned { .. }))),
         count(&|k| matches!(k, Some(Kept::Newest { .. }))),
+        count(&|k| matches!(k, Some(Kept::NotAVersion { .. }))),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::catalog::SourceKind;
 
     fn options(keep: usize) -> Options {
         Options {
@@ -163,59 +178,155 @@ mod tests {
         }
     }
 
-    fn cm(name: &str, base: &str, created: &str) -> String {
+    /// The name `base`'s version holding `value` has: the base name and the hash of its
+    /// content, as `--name-suffix` names it.
+    fn named(kind: &str, base: &str, value: &str) -> String {
+        let text = format!("apiVersion: v1\nkind: {kind}\ndata: {{v: {value}}}\n");
+        let tree = crate::yaml::parse(&text).unwrap();
+        let kind = SourceKind::from_name(kind).unwrap();
+        let suffix =
+            crate::resolve::renames::content_suffix(&tree, tree.documents()[0].root(), kind);
+        format!("{base}-{}", suffix.unwrap())
+    }
+
+    /// A live ConfigMap or Secret of `base` holding `value` under `name`.
+    fn object(kind: &str, name: &str, base: &str, value: &str, created: &str) -> String {
         format!(
-            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: shop\n  creationTimestamp: \"{created}\"\n  annotations: {{config-hash.dev/base-name: {base}}}\n"
+            "---\napiVersion: v1\nkind: {kind}\nmetadata:\n  name: {name}\n  namespace: shop\n  creationTimestamp: \"{created}\"\n  annotations: {{config-hash.dev/base-name: {base}}}\ndata: {{v: {value}}}\n"
+        )
+    }
+
+    /// The live version of `app` holding `value`, named as its content gives.
+    fn cm(value: &str, created: &str) -> String {
+        object("ConfigMap", &app(value), "app", value, created)
+    }
+
+    fn app(value: &str) -> String {
+        named("ConfigMap", "app", value)
+    }
+
+    /// The render: the version of `app` holding `value`.
+    fn render_of(value: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\n  namespace: shop\n  annotations: {{config-hash.dev/base-name: app}}\ndata: {{v: {value}}}\n",
+            app(value)
         )
     }
 
     fn listed(render: &str, live: &str, keep: usize) -> Vec<String> {
-        let olds = plan(
-            &[("render".into(), render.into())],
-            &[("live".into(), live.into())],
-            &options(keep),
-        )
-        .unwrap();
-        olds.into_iter()
+        kept(render, live, keep)
+            .into_iter()
             .filter(|o| o.kept.is_none())
             .map(|o| o.name)
             .collect()
     }
 
-    const POD: &str = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers:\n  - name: c\n    envFrom: [{configMapRef: {name: app-cccccccccc}}]\n";
+    fn kept(render: &str, live: &str, keep: usize) -> Vec<Old> {
+        plan(
+            &[("render".into(), render.into())],
+            &[("live".into(), live.into())],
+            &options(keep),
+        )
+        .unwrap()
+    }
+
+    fn pod_reading(name: &str) -> String {
+        format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: shop}}\nspec:\n  containers:\n  - name: c\n    envFrom: [{{configMapRef: {{name: {name}}}}}]\n"
+        )
+    }
 
     #[test]
     fn the_newest_old_versions_are_kept_and_what_a_pod_reads() {
-        let render = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-dddddddddd\n  namespace: shop\n  annotations: {config-hash.dev/base-name: app}\n";
         let live = [
-            cm("app-dddddddddd", "app", "2026-01-05T00:00:00Z"),
-            cm("app-cccccccccc", "app", "2026-01-04T00:00:00Z"),
-            cm("app-bbbbbbbbbb", "app", "2026-01-03T00:00:00Z"),
-            cm("app-9999999999", "app", "2026-01-02T00:00:00Z"),
-            cm("app-8888888888", "app", "2026-01-01T00:00:00Z"),
-            POD.to_string(),
+            cm("d", "2026-01-05T00:00:00Z"),
+            cm("c", "2026-01-04T00:00:00Z"),
+            cm("b", "2026-01-03T00:00:00Z"),
+            cm("9", "2026-01-02T00:00:00Z"),
+            cm("8", "2026-01-01T00:00:00Z"),
+            pod_reading(&app("c")),
         ]
         .concat();
+        let render = render_of("d");
         // d is in the render, c is read by the Pod; of the rest, b is kept by --keep 1.
-        assert_eq!(
-            listed(render, &live, 1),
-            ["app-9999999999", "app-8888888888"]
-        );
-        assert_eq!(
-            listed(render, &live, 0),
-            ["app-bbbbbbbbbb", "app-9999999999", "app-8888888888"]
-        );
-        assert!(listed(render, &live, 3).is_empty());
+        assert_eq!(listed(&render, &live, 1), [app("9"), app("8")]);
+        assert_eq!(listed(&render, &live, 0), [app("b"), app("9"), app("8")]);
+        assert!(listed(&render, &live, 3).is_empty());
     }
 
     #[test]
     fn a_kustomize_suffix_counts_only_on_a_base_name_the_render_has() {
-        let render = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-6b56fdfggc}\n";
-        let live = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: web-2b56fdfggc, namespace: a}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: other-2b56fdfggc, namespace: a}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: web-not-a-hash, namespace: a}}\n- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: []}}\n";
-        assert_eq!(listed(render, live, 0), ["web-2b56fdfggc"]);
+        // kustomize's own test vector: this content's suffix is 6b56fdfggc.
+        let render = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-6b56fdfggc}\ndata: {A: \"1\", B: two}\n";
+        let (web, other) = (
+            named("ConfigMap", "web", "x"),
+            named("ConfigMap", "other", "x"),
+        );
+        let live = format!(
+            "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: {web}, namespace: a}}, data: {{v: x}}}}\n- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: {other}, namespace: a}}, data: {{v: x}}}}\n- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: web-not-a-hash, namespace: a}}, data: {{v: x}}}}\n- {{apiVersion: v1, kind: Pod, metadata: {{name: p, namespace: a}}, spec: {{containers: []}}}}\n"
+        );
+        assert_eq!(listed(render, &live, 0), [web]);
         assert_eq!(versions::kustomize_base("web-6b56fdfggc"), Some("web"));
         assert_eq!(versions::kustomize_base("web-6b56fdfgga"), None);
         assert_eq!(versions::kustomize_base("-6b56fdfggc"), None);
+    }
+
+    /// A name or an annotation proves nothing: an object is a version of a base name only
+    /// when its name is that base name plus the hash of its own content. A foreign
+    /// object that says it has the base name, and one whose name only looks suffixed,
+    /// are kept, saying what their content would give.
+    #[test]
+    fn only_content_that_gives_the_name_makes_a_version() {
+        let render = render_of("d");
+        let foreign = object(
+            "ConfigMap",
+            "db-credentials",
+            "app",
+            "x",
+            "2026-01-02T00:00:00Z",
+        );
+        let lookalike = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-bbbbbbbbbb, namespace: shop, creationTimestamp: \"2026-01-03T00:00:00Z\"}\ndata: {v: y}\n";
+        let live = [
+            cm("d", "2026-01-05T00:00:00Z"),
+            cm("c", "2026-01-04T00:00:00Z"),
+            lookalike.to_string(),
+            foreign,
+            pod_reading("none"),
+        ]
+        .concat();
+        assert_eq!(listed(&render, &live, 0), [app("c")]);
+        let olds = kept(&render, &live, 0);
+        let why: Vec<(&str, Option<&Kept>)> = olds
+            .iter()
+            .map(|o| (o.name.as_str(), o.kept.as_ref()))
+            .collect();
+        let (y, x) = (app("y"), app("x"));
+        assert_eq!(
+            why[2..],
+            [
+                (
+                    "app-bbbbbbbbbb",
+                    Some(&Kept::NotAVersion {
+                        content_gives: Some(y)
+                    })
+                ),
+                (
+                    "db-credentials",
+                    Some(&Kept::NotAVersion {
+                        content_gives: Some(x)
+                    })
+                ),
+            ]
+        );
+        // Content kustomize's hash cannot read gives no name at all.
+        let nested = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-bbbbbbbbbb, namespace: shop}\ndata: {v: {nested: y}}\n";
+        let olds = kept(&render, &format!("{nested}{}", pod_reading("none")), 0);
+        assert_eq!(
+            olds[0].kept,
+            Some(Kept::NotAVersion {
+                content_gives: None
+            })
+        );
     }
 
     /// A live workload's pod template annotations name what its app reads through the
@@ -223,21 +334,15 @@ mod tests {
     #[test]
     fn a_reload_annotation_on_a_live_pod_template_keeps_what_it_names() {
         let live = [
-            cm("app-cccccccccc", "app", "2026-01-04T00:00:00Z"),
-            cm("app-bbbbbbbbbb", "app", "2026-01-03T00:00:00Z"),
-            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop, uid: d-1}\nspec:\n  template:\n    metadata:\n      annotations: {configmap.reloader.stakater.com/reload: app-cccccccccc}\n    spec: {containers: [{name: web}]}\n".to_string(),
+            cm("c", "2026-01-04T00:00:00Z"),
+            cm("b", "2026-01-03T00:00:00Z"),
+            format!("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop, uid: d-1}}\nspec:\n  template:\n    metadata:\n      annotations: {{configmap.reloader.stakater.com/reload: {}}}\n    spec: {{containers: [{{name: web}}]}}\n", app("c")),
             "---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web-1, namespace: shop, uid: r-1, ownerReferences: [{kind: Deployment, name: web, uid: d-1}]}\nspec:\n  template:\n    spec: {containers: [{name: web}]}\nstatus: {replicas: 0}\n".to_string(),
         ]
         .concat();
-        let render = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-dddddddddd\n  namespace: shop\n  annotations: {config-hash.dev/base-name: app}\n";
-        assert_eq!(listed(render, &live, 0), ["app-bbbbbbbbbb"]);
-        let olds = plan(
-            &[("render".into(), render.into())],
-            &[("live".into(), live)],
-            &options(0),
-        )
-        .unwrap();
-        match &olds[0].kept {
+        let render = render_of("d");
+        assert_eq!(listed(&render, &live, 0), [app("b")]);
+        match &kept(&render, &live, 0)[0].kept {
             Some(Kept::ReadBy { by, field }) => {
                 assert_eq!(by.to_string(), "Deployment shop/web");
                 assert_eq!(
@@ -255,18 +360,19 @@ mod tests {
     fn an_owner_named_without_a_uid_is_found_by_its_name() {
         let pod = |owner: &str| {
             format!(
-                "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\n  ownerReferences: [{{kind: ReplicaSet, name: {owner}}}]\nspec:\n  containers: [{{name: c, envFrom: [{{configMapRef: {{name: app-cccccccccc}}}}]}}]\n"
+                "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\n  ownerReferences: [{{kind: ReplicaSet, name: {owner}}}]\nspec:\n  containers: [{{name: c, envFrom: [{{configMapRef: {{name: {}}}}}]}}]\n",
+                app("c")
             )
         };
         let rs = "---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web-7d, namespace: shop, uid: r-1}\nspec: {template: {spec: {containers: [{name: c}]}}}\nstatus: {replicas: 1}\n";
         let sources = [
-            cm("app-cccccccccc", "app", "2026-01-04T00:00:00Z"),
-            cm("app-bbbbbbbbbb", "app", "2026-01-03T00:00:00Z"),
+            cm("c", "2026-01-04T00:00:00Z"),
+            cm("b", "2026-01-03T00:00:00Z"),
         ]
         .concat();
-        let render = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-dddddddddd\n  namespace: shop\n  annotations: {config-hash.dev/base-name: app}\n";
+        let render = render_of("d");
         let live = format!("{sources}{}{rs}", pod("web-7d"));
-        assert_eq!(listed(render, &live, 0), ["app-bbbbbbbbbb"]);
+        assert_eq!(listed(&render, &live, 0), [app("b")]);
         // Another name is another owner, which the dump lacks.
         let live = format!("{sources}{}{rs}", pod("web-8e"));
         let err = plan(&[], &[("live".into(), live)], &options(0)).unwrap_err();
@@ -281,28 +387,36 @@ mod tests {
     /// that Secret, whichever in-tree plugin names it.
     #[test]
     fn a_volume_plugin_credentials_secret_is_kept() {
-        let render = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds-dddddddddd\n  namespace: shop\n  annotations: {config-hash.dev/base-name: creds}\n";
+        let creds = |value: &str| named("Secret", "creds", value);
+        let render = format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {}\n  namespace: shop\n  annotations: {{config-hash.dev/base-name: creds}}\ndata: {{v: ZA==}}\n",
+            creds("ZA==")
+        );
+        let c = creds("Yw==");
         let volumes = [
-            "{iscsi: {targetPortal: 'a:3260', iqn: q, lun: 0, secretRef: {name: creds-cccccccccc}}}",
-            "{flexVolume: {driver: d, secretRef: {name: creds-cccccccccc}}}",
-            "{cephfs: {monitors: [m], secretRef: {name: creds-cccccccccc}}}",
-            "{rbd: {monitors: [m], image: i, secretRef: {name: creds-cccccccccc}}}",
-            "{scaleIO: {gateway: g, system: s, secretRef: {name: creds-cccccccccc}}}",
-            "{storageos: {volumeName: v, secretRef: {name: creds-cccccccccc}}}",
-            "{azureFile: {secretName: creds-cccccccccc, shareName: s}}",
+            format!(
+                "{{iscsi: {{targetPortal: 'a:3260', iqn: q, lun: 0, secretRef: {{name: {c}}}}}}}"
+            ),
+            format!("{{flexVolume: {{driver: d, secretRef: {{name: {c}}}}}}}"),
+            format!("{{cephfs: {{monitors: [m], secretRef: {{name: {c}}}}}}}"),
+            format!("{{rbd: {{monitors: [m], image: i, secretRef: {{name: {c}}}}}}}"),
+            format!("{{scaleIO: {{gateway: g, system: s, secretRef: {{name: {c}}}}}}}"),
+            format!("{{storageos: {{volumeName: v, secretRef: {{name: {c}}}}}}}"),
+            format!("{{azureFile: {{secretName: {c}, shareName: s}}}}"),
         ];
         for volume in volumes {
-            let secret = |name: &str, created: &str| {
-                format!(
-                    "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: {name}\n  namespace: shop\n  creationTimestamp: \"{created}\"\n  annotations: {{config-hash.dev/base-name: creds}}\n"
-                )
-            };
             let live = format!(
                 "{}{}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: shop}}\nspec:\n  containers: [{{name: c}}]\n  volumes:\n  - {volume}\n",
-                secret("creds-cccccccccc", "2026-01-04T00:00:00Z"),
-                secret("creds-bbbbbbbbbb", "2026-01-03T00:00:00Z"),
+                object("Secret", &c, "creds", "Yw==", "2026-01-04T00:00:00Z"),
+                object(
+                    "Secret",
+                    &creds("Yg=="),
+                    "creds",
+                    "Yg==",
+                    "2026-01-03T00:00:00Z"
+                ),
             );
-            assert_eq!(listed(render, &live, 0), ["creds-bbbbbbbbbb"], "{volume}");
+            assert_eq!(listed(&render, &live, 0), [creds("Yg==")], "{volume}");
         }
     }
 
@@ -310,7 +424,7 @@ mod tests {
     fn a_dump_without_the_owners_of_its_pods_is_refused() {
         let live = format!(
             "{}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\n  ownerReferences: [{{kind: ReplicaSet, name: web-7d, uid: u1}}]\nspec: {{containers: []}}\n",
-            cm("app-8888888888", "app", "2026-01-01T00:00:00Z")
+            cm("8", "2026-01-01T00:00:00Z")
         );
         let err = plan(&[], &[("live".into(), live)], &options(0)).unwrap_err();
         assert!(

@@ -10,6 +10,7 @@ use crate::model::catalog::{SourceKind, annotations};
 use crate::model::name_hash;
 use crate::model::reference::SourceKey;
 use crate::model::resource::{ResourceId, annotation};
+use crate::resolve::renames;
 use crate::yaml::{NodeId, Tree};
 
 /// One hashed object of the live dump, and what the rules made of it.
@@ -37,6 +38,11 @@ pub enum Kept {
     Owned { by: String },
     /// One of the newest `keep` old versions of its base name (1 is the newest).
     Newest { rank: usize },
+    /// Its name says a base name (an annotation, a suffix) but is not that base name plus
+    /// the hash of its own content: not a version config-hash or kustomize made, whatever
+    /// it looks like. `content_gives`: the name its content would give (`None`: content
+    /// kustomize's hash cannot read).
+    NotAVersion { content_gives: Option<String> },
 }
 
 /// What the render holds, and the base names it has.
@@ -60,13 +66,15 @@ impl Render {
                 .namespace()
                 .map(str::to_string)
                 .or_else(|| namespace.clone());
-            let base = annotation(tree, item, annotations::BASE_NAME)
-                .map(str::to_string)
-                .or_else(|| kustomize_base(id.name()).map(str::to_string))
-                .unwrap_or_else(|| id.name().to_string());
+            // The name before the hash, where the object says it has one and its content
+            // gives it (config-hash recorded it; kustomize's suffix is its content's hash).
+            let base = match claimed_base(tree, item, id.name()) {
+                Some(base) if proven(tree, item, kind, id.name(), base) => base,
+                _ => annotation(tree, item, annotations::BASE_NAME).unwrap_or(id.name()),
+            };
             render
                 .bases
-                .insert(SourceKey::new(kind, ns.as_deref(), &base));
+                .insert(SourceKey::new(kind, ns.as_deref(), base));
             render
                 .held
                 .insert(SourceKey::new(kind, ns.as_deref(), id.name()));
@@ -97,14 +105,27 @@ pub(super) fn kustomize_base(name: &str) -> Option<&str> {
     (!base.is_empty() && name_hash::is_suffix(suffix)).then_some(base)
 }
 
-/// The base name of a live object with a hashed name: config-hash's annotation (not the
-/// name itself, not empty), else the name before a kustomize suffix.
-fn hashed_base<'t>(tree: &'t Tree<'_>, item: NodeId, name: &'t str) -> Option<&'t str> {
+/// The base name an object says it has: config-hash's annotation (not the name itself,
+/// not empty), else the name before a kustomize suffix. Only a claim: see [`proven`].
+fn claimed_base<'t>(tree: &'t Tree<'_>, item: NodeId, name: &'t str) -> Option<&'t str> {
     match annotation(tree, item, annotations::BASE_NAME) {
         Some(base) if base != name && !base.is_empty() => Some(base),
         Some(_) => None,
         None => kustomize_base(name),
     }
+}
+
+/// The name the object's content gives on `base`: `base-` and kustomize's hash of its
+/// content, as `--name-suffix` and kustomize's generators name it.
+fn content_name(tree: &Tree<'_>, item: NodeId, kind: SourceKind, base: &str) -> Option<String> {
+    renames::content_suffix(tree, item, kind).map(|suffix| format!("{base}-{suffix}"))
+}
+
+/// Whether `name` is `base` plus the hash of the object's own content: only then is it
+/// a version of `base`. A name or an annotation alone proves nothing: anyone can write
+/// them, and deleting what was never a version may stop a workload.
+fn proven(tree: &Tree<'_>, item: NodeId, kind: SourceKind, name: &str, base: &str) -> bool {
+    content_name(tree, item, kind, base).is_some_and(|given| given == name)
 }
 
 /// The live versions of the render's base names, grouped by base name, each with what
@@ -123,7 +144,7 @@ pub(super) fn old_versions(
         let ns = id.namespace();
         // Only versions of a base name the render has (in that namespace): an object of
         // another package or namespace is not this render's to judge, even with a hash.
-        let Some(base) = hashed_base(tree, item, id.name()) else {
+        let Some(base) = claimed_base(tree, item, id.name()) else {
             continue;
         };
         if !render.has_base(kind, ns, base) {
@@ -135,6 +156,10 @@ pub(super) fn old_versions(
             .map(|o| format!("{} {}", o.kind, o.name));
         let kept = if render.holds(kind, ns, id.name()) {
             Some(Kept::InRender)
+        } else if !proven(tree, item, kind, id.name(), base) {
+            Some(Kept::NotAVersion {
+                content_gives: content_name(tree, item, kind, base),
+            })
         } else if let Some((by, field)) = readers.of_object(kind, ns, id.name()) {
             Some(Kept::ReadBy {
                 by: by.clone(),
