@@ -468,6 +468,95 @@ pub fn names_given(
     out
 }
 
+/// Every object `item` may name read by shape, wherever it sits: any mapping holding the
+/// last two steps of a pod site (`configMapKeyRef.name`, `secretRef.name`,
+/// `secret.secretName`, ...) names that site's kind, and the annotation sites are read on
+/// any mapping holding `metadata`. For kinds the catalog cannot know field by field (a
+/// custom resource that embeds containers, volumes or pod templates in its own layout,
+/// such as an Argo CronWorkflow): reading too much only keeps more, never less. Each
+/// node is read once, however many aliases lead to it.
+pub fn by_shape(tree: &Tree<'_>, item: NodeId, id: &ResourceId, catalog: &Catalog) -> Vec<Named> {
+    // (holding key, name key, kind): the pod sites' tails, once each.
+    let mut tails: Vec<(&str, &str, SourceKind)> = catalog
+        .pod_sites
+        .iter()
+        .filter_map(|site| match site.path.steps() {
+            [.., holder, name] => Some((holder.as_str(), name.as_str(), site.kind)),
+            _ => None,
+        })
+        .collect();
+    tails.sort_unstable();
+    tails.dedup();
+    let own = || id.namespace().map(str::to_string);
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    // The walk keeps its own stack: a deep object cannot overflow the thread's.
+    let mut todo = vec![(item, String::new())];
+    while let Some((node, field)) = todo.pop() {
+        let node = tree.resolve(node);
+        if !seen.insert(node) {
+            continue;
+        }
+        if tree.is_seq(node) {
+            for (i, child) in tree.items(node).enumerate() {
+                todo.push((child, format!("{field}[{i}]")));
+            }
+            continue;
+        }
+        if !tree.is_map(node) {
+            continue;
+        }
+        for &(holder, name_key, kind) in &tails {
+            let Some(held) = tree.get(node, holder) else {
+                continue;
+            };
+            let mut at = field.clone();
+            push_key(&mut at, holder);
+            // The holder, or each item of a list of them (`imagePullSecrets`).
+            for reached in walk(tree, held, &[], at) {
+                let name = tree
+                    .get(reached.node, name_key)
+                    .filter(|_| tree.is_map(reached.node))
+                    .and_then(|n| tree.str(n));
+                let Some(name) = name else {
+                    continue;
+                };
+                out.push(Named {
+                    kind,
+                    namespace: own(),
+                    any_namespace: false,
+                    name: name.to_string(),
+                    field: reached.field,
+                });
+            }
+        }
+        if tree.get(node, "metadata").is_some() {
+            let (refs, _) = find_annotations(tree, node, &catalog.annotation_sites);
+            out.extend(refs.into_iter().map(|r| Named {
+                kind: r.kind,
+                namespace: r.namespace.or_else(own),
+                any_namespace: false,
+                name: r.name,
+                field: if field.is_empty() {
+                    r.field
+                } else {
+                    format!("{field}.{}", r.field)
+                },
+            }));
+        }
+        // Children in reverse, so the stack reads them in document order.
+        let children: Vec<(NodeId, NodeId)> = tree.entries(node);
+        for (k, v) in children.into_iter().rev() {
+            if let Some(key) = tree.str(k) {
+                let mut at = field.clone();
+                push_key(&mut at, key);
+                todo.push((v, at));
+            }
+        }
+    }
+    out
+}
+
 /// A path's steps as `&str`s, for the tree's look-ups.
 pub fn path_strs(path: &FieldPath) -> Vec<&str> {
     path.steps().iter().map(String::as_str).collect()
@@ -727,6 +816,36 @@ mod tests {
                 "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations: {config-hash.dev/extra-configmaps: x}\nspec: {containers: []}\n"
             ),
             ["ConfigMap /x false metadata.annotations[config-hash.dev/extra-configmaps]"]
+        );
+    }
+
+    /// By shape: a custom resource's containers and volumes, wherever its layout puts
+    /// them, and the annotations of any metadata in it; a name that is not a string, and
+    /// a key that only resembles a site's, name nothing.
+    #[test]
+    fn by_shape_reads_site_tails_and_annotations_anywhere() {
+        let src = "apiVersion: argoproj.io/v1alpha1\nkind: CronWorkflow\nmetadata: {name: nightly, namespace: shop}\nspec:\n  workflowSpec:\n    templates:\n    - name: main\n      metadata:\n        annotations: {config-hash.dev/extra-configmaps: tmpl}\n      container:\n        env:\n        - {name: A, valueFrom: {configMapKeyRef: {name: cm, key: a}}}\n        envFrom: [{secretRef: {name: env}}, {secretRef: {name: [not-a-name]}}]\n    volumes:\n    - {name: v, secret: {secretName: vol}}\n    - {name: w, configMap: {name: proj}}\n    imagePullSecrets: [{name: pull}]\n    note: {secretName: not-a-site}\n";
+        let tree = crate::yaml::parse(src).unwrap();
+        let root = tree.documents()[0].root();
+        let id = ResourceId::of(&tree, root);
+        let mut got: Vec<String> = by_shape(&tree, root, &id, &Catalog::builtin())
+            .into_iter()
+            .map(|n| {
+                let ns = n.namespace.unwrap_or_default();
+                format!("{} {ns}/{} {}", n.kind.as_str(), n.name, n.field)
+            })
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "ConfigMap shop/cm spec.workflowSpec.templates[0].container.env[0].valueFrom.configMapKeyRef",
+                "ConfigMap shop/proj spec.workflowSpec.volumes[1].configMap",
+                "ConfigMap shop/tmpl spec.workflowSpec.templates[0].metadata.annotations[config-hash.dev/extra-configmaps]",
+                "Secret shop/env spec.workflowSpec.templates[0].container.envFrom[0].secretRef",
+                "Secret shop/pull spec.workflowSpec.imagePullSecrets[0]",
+                "Secret shop/vol spec.workflowSpec.volumes[0].secret",
+            ]
         );
     }
 
