@@ -170,6 +170,7 @@ pub fn summary(olds: &[Old]) -> String {
 mod tests {
     use super::*;
     use crate::model::catalog::SourceKind;
+    use crate::model::resource::ResourceId;
 
     fn options(keep: usize) -> Options {
         Options {
@@ -418,6 +419,146 @@ mod tests {
             );
             assert_eq!(listed(&render, &live, 0), [creds("Yg==")], "{volume}");
         }
+    }
+
+    /// The same object twice in a dump (two dumps joined, one taken later) is one
+    /// object: kept when any copy keeps it (an owner on one copy), as newest as its
+    /// newest copy, and newest of all when a copy has no time.
+    #[test]
+    fn copies_of_one_object_are_judged_together() {
+        let render = render_of("d");
+        let owned = format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\n  namespace: shop\n  creationTimestamp: \"2026-01-03T00:00:00Z\"\n  annotations: {{config-hash.dev/base-name: app}}\n  ownerReferences: [{{apiVersion: example.com/v1, kind: Widget, name: w, uid: w-1}}]\ndata: {{v: b}}\n",
+            app("b")
+        );
+        let live = [cm("b", "2026-01-03T00:00:00Z"), owned, pod_reading("none")].concat();
+        let olds = kept(&render, &live, 0);
+        assert_eq!(olds.len(), 1, "{olds:?}");
+        assert_eq!(
+            olds[0].kept,
+            Some(Kept::Owned {
+                by: "Widget w".into()
+            })
+        );
+        // Times: the newest copy's, or none when a copy has none.
+        let live = [
+            cm("b", "2026-01-03T00:00:00Z"),
+            cm("b", "2026-01-07T00:00:00Z"),
+            cm("c", "2026-01-05T00:00:00Z"),
+            pod_reading("none"),
+        ]
+        .concat();
+        let olds = kept(&render, &live, 1);
+        assert_eq!(olds[0].name, app("b"));
+        assert_eq!(olds[0].created.as_deref(), Some("2026-01-07T00:00:00Z"));
+        assert_eq!(listed(&render, &live, 1), [app("c")]);
+        let untimed = cm("b", "").replace("  creationTimestamp: \"\"\n", "");
+        let live = format!(
+            "{}{untimed}{}",
+            cm("b", "2026-01-03T00:00:00Z"),
+            pod_reading("none")
+        );
+        assert_eq!(kept(&render, &live, 0)[0].created, None);
+        // A copy whose content does not give the name makes it no version.
+        let changed = cm("b", "2026-01-03T00:00:00Z").replace("{v: b}", "{v: other}");
+        let live = format!(
+            "{}{changed}{}",
+            cm("b", "2026-01-03T00:00:00Z"),
+            pod_reading("none")
+        );
+        assert!(matches!(
+            kept(&render, &live, 0)[0].kept,
+            Some(Kept::NotAVersion { .. })
+        ));
+    }
+
+    /// Lists in a list, and the lists the API server answers with (`PodList`), stand
+    /// for their objects; an object whose kind only ends in List is itself.
+    #[test]
+    fn nested_lists_are_read_to_their_objects() {
+        let render = render_of("d");
+        let pod = |name: &str, reads: &str| {
+            format!(
+                "{{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: shop}}, spec: {{containers: [{{name: c, envFrom: [{{configMapRef: {{name: {reads}}}}}]}}]}}}}"
+            )
+        };
+        let live = format!(
+            "{}{}{}---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - {}\n- apiVersion: v1\n  kind: PodList\n  metadata: {{resourceVersion: \"1\"}}\n  items:\n  - {}\n- apiVersion: example.com/v1\n  kind: AllowList\n  metadata: {{name: named, namespace: shop}}\n  items:\n  - {}\n",
+            cm("c", "2026-01-04T00:00:00Z"),
+            cm("b", "2026-01-03T00:00:00Z"),
+            cm("a", "2026-01-02T00:00:00Z"),
+            pod("p1", &app("c")),
+            pod("p2", &app("b")),
+            pod("p3", "none"),
+        );
+        assert_eq!(listed(&render, &live, 0), [app("a")]);
+    }
+
+    /// A custom resource keeps what it reads: one whose kind the configuration declares
+    /// (its reference rows), and one it does not (read by shape, wherever it puts its
+    /// containers).
+    #[test]
+    fn custom_kinds_keep_what_they_read() {
+        let render = render_of("d");
+        let workflow = |name: &str, reads: &str| {
+            format!(
+                "---\napiVersion: argoproj.io/v1alpha1\nkind: CronWorkflow\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  workflowSpec:\n    templates:\n    - name: main\n      container:\n        env:\n        - {{name: A, valueFrom: {{configMapKeyRef: {{name: {reads}, key: v}}}}}}\n"
+            )
+        };
+        let live = [
+            cm("c", "2026-01-04T00:00:00Z"),
+            cm("b", "2026-01-03T00:00:00Z"),
+            workflow("nightly", &app("c")),
+            pod_reading("none"),
+        ]
+        .concat();
+        let olds = kept(&render, &live, 0);
+        assert_eq!(
+            olds[0].kept,
+            Some(Kept::ReadBy {
+                by: ResourceId::new(
+                    "argoproj.io/v1alpha1",
+                    "CronWorkflow",
+                    Some("shop"),
+                    "nightly"
+                ),
+                field: "spec.workflowSpec.templates[0].container.env[0].valueFrom.configMapKeyRef"
+                    .into()
+            })
+        );
+        assert_eq!(listed(&render, &live, 0), [app("b")]);
+        // Declared: its rows read it (a kind with no pod template of its own).
+        let config = "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nspec:\n  references:\n  - kind: ConfigMap\n    fieldSpecs:\n    - {group: argoproj.io, kind: CronWorkflow, path: spec/workflowSpec/templates/container/env/valueFrom/configMapKeyRef/name}\n";
+        let tree = crate::yaml::parse(config).unwrap();
+        let config = crate::model::config::Config::from_function_config(
+            &tree,
+            Some(tree.documents()[0].root()),
+        )
+        .unwrap();
+        let options = Options {
+            keep: 0,
+            settings: Settings::new(config),
+        };
+        let olds = plan(
+            &[("render".into(), render.clone())],
+            &[("live".into(), live.clone())],
+            &options,
+        )
+        .unwrap();
+        assert_eq!(
+            olds[0].kept,
+            Some(Kept::ReadBy {
+                by: ResourceId::new(
+                    "argoproj.io/v1alpha1",
+                    "CronWorkflow",
+                    Some("shop"),
+                    "nightly"
+                ),
+                field:
+                    "spec.workflowSpec.templates[0].container.env[0].valueFrom.configMapKeyRef.name"
+                        .into()
+            })
+        );
     }
 
     #[test]

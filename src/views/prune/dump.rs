@@ -25,33 +25,44 @@ impl<'t> Objects<'t> {
         Ok(Objects { trees })
     }
 
-    /// Every object, in order: each document's mapping, or the mapping items of a list.
+    /// Every object, in order: each document's mapping, or the objects of a list (its
+    /// mapping items, lists in a list read the same way, to any depth).
     pub(super) fn each(&self) -> Vec<(&Tree<'t>, NodeId)> {
         let mut out = Vec::new();
         for tree in &self.trees {
             for doc in tree.documents() {
-                let root = doc.root();
-                if !tree.is_map(root) {
-                    continue;
-                }
-                let kind = tree.get(root, "kind").and_then(|k| tree.str(k));
-                match kind {
-                    Some("List" | "ResourceList") if tree.get(root, "items").is_some() => {
-                        for item in tree
-                            .get(root, "items")
-                            .into_iter()
-                            .flat_map(|i| tree.items(i))
-                        {
-                            if tree.is_map(item) {
-                                out.push((tree, item));
-                            }
-                        }
+                // Its own stack, each list's items in order: a list nested deep cannot
+                // overflow the thread's.
+                let mut todo = vec![doc.root()];
+                while let Some(node) = todo.pop() {
+                    if !tree.is_map(node) {
+                        continue;
                     }
-                    _ => out.push((tree, root)),
+                    match list_items(tree, node) {
+                        Some(items) => {
+                            todo.extend(tree.items(items).collect::<Vec<_>>().into_iter().rev())
+                        }
+                        None => out.push((tree, node)),
+                    }
                 }
             }
         }
         out
+    }
+}
+
+/// The items of a list object: a `List` (what `kubectl get -o yaml` writes), a
+/// `ResourceList`, or what the API server answers a list request with (`PodList`,
+/// `ConfigMapList`, a custom kind's `WidgetList`), told from an object whose kind ends in
+/// `List` by having no name of its own.
+fn list_items(tree: &Tree<'_>, node: NodeId) -> Option<NodeId> {
+    let kind = tree.get(node, "kind").and_then(|k| tree.str(k))?;
+    let items = tree.get(node, "items").filter(|&i| tree.is_seq(i))?;
+    let named = tree.get_path(node, &["metadata", "name"]).is_some();
+    match kind {
+        "List" | "ResourceList" => Some(items),
+        _ if kind.ends_with("List") && !named => Some(items),
+        _ => None,
     }
 }
 

@@ -1,10 +1,15 @@
 //! What the live objects read: every ConfigMap or Secret each names at a reference site
 //! of the catalog (read by the one walker, [`references::names_given`]), and the first
-//! object found naming it, with the field.
+//! object found naming it, with the field. An object outside Kubernetes' own API groups
+//! is also read by shape ([`references::by_shape`]): the catalog knows every field of
+//! Kubernetes' own kinds that can name one, but of a custom kind only the rows declared
+//! for it, and a custom resource left unread (an Argo CronWorkflow's containers) would
+//! let prune list what it reads. Reading too much only keeps more; refusing such a dump
+//! instead would only teach users to leave the kind out of it.
 
 use std::collections::BTreeMap;
 
-use crate::model::catalog::{Catalog, SourceKind};
+use crate::model::catalog::{Catalog, SourceKind, group_of, mentions};
 use crate::model::reference::SourceKey;
 use crate::model::resource::ResourceId;
 use crate::read::references;
@@ -27,7 +32,11 @@ impl Readers {
         let mut out = Readers::default();
         for &(tree, item) in objects {
             let id = ResourceId::of(tree, item);
-            let named = references::names_given(tree, item, &id, catalog)
+            let mut named = references::names_given(tree, item, &id, catalog);
+            if !mentions::BUILTIN_GROUPS.contains(&group_of(id.api_version())) {
+                named.extend(references::by_shape(tree, item, &id, catalog));
+            }
+            let named = named
                 .into_iter()
                 .filter(|n| matches!(n.kind, SourceKind::ConfigMap | SourceKind::Secret));
             for references::Named {

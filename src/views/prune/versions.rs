@@ -2,7 +2,7 @@
 //! rules make of each: in the render, read by a live object, owned, among the newest
 //! `keep`, or safe to delete.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::dump::owners;
 use super::readers::Readers;
@@ -129,62 +129,103 @@ fn proven(tree: &Tree<'_>, item: NodeId, kind: SourceKind, name: &str, base: &st
 }
 
 /// The live versions of the render's base names, grouped by base name, each with what
-/// keeps it (`None`: nothing does yet).
+/// keeps it (`None`: nothing does yet). The same object more than once in the dump (two
+/// dumps joined, one taken later) is one object, judged by every copy: kept when any copy
+/// keeps it.
 pub(super) fn old_versions(
     objects: &[(&Tree<'_>, NodeId)],
     render: &Render,
     readers: &Readers,
 ) -> BTreeMap<SourceKey, Vec<Old>> {
-    let mut groups: BTreeMap<SourceKey, Vec<Old>> = BTreeMap::new();
+    // Every copy of each ConfigMap and Secret, in dump order, and the base name of the
+    // first copy that claims one the render has (in that namespace): an object of another
+    // package or namespace is not this render's to judge, even with a hash.
+    let mut copies: BTreeMap<SourceKey, Vec<(&Tree<'_>, NodeId)>> = BTreeMap::new();
+    let mut bases: HashMap<SourceKey, String> = HashMap::new();
     for &(tree, item) in objects {
         let id = ResourceId::of(tree, item);
         let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
             continue;
         };
-        let ns = id.namespace();
-        // Only versions of a base name the render has (in that namespace): an object of
-        // another package or namespace is not this render's to judge, even with a hash.
-        let Some(base) = claimed_base(tree, item, id.name()) else {
-            continue;
-        };
-        if !render.has_base(kind, ns, base) {
-            continue;
+        let key = SourceKey::new(kind, id.namespace(), id.name());
+        if !bases.contains_key(&key) {
+            let claimed = claimed_base(tree, item, id.name())
+                .filter(|base| render.has_base(kind, id.namespace(), base));
+            if let Some(base) = claimed {
+                bases.insert(key.clone(), base.to_string());
+            }
         }
-        let owner = owners(tree, item)
-            .into_iter()
-            .next()
-            .map(|o| format!("{} {}", o.kind, o.name));
-        let kept = if render.holds(kind, ns, id.name()) {
-            Some(Kept::InRender)
-        } else if !proven(tree, item, kind, id.name(), base) {
-            Some(Kept::NotAVersion {
-                content_gives: content_name(tree, item, kind, base),
-            })
-        } else if let Some((by, field)) = readers.of_object(kind, ns, id.name()) {
-            Some(Kept::ReadBy {
-                by: by.clone(),
-                field: field.clone(),
-            })
-        } else {
-            owner.map(|by| Kept::Owned { by })
+        copies.entry(key).or_default().push((tree, item));
+    }
+    let mut groups: BTreeMap<SourceKey, Vec<Old>> = BTreeMap::new();
+    for (key, copies) in copies {
+        let Some(base) = bases.remove(&key) else {
+            continue;
         };
-        let created = tree
-            .get_path(item, &["metadata", "creationTimestamp"])
-            .and_then(|t| tree.str(t))
-            .map(str::to_string);
+        let old = judge(&key, &copies, base, render, readers);
         groups
-            .entry(SourceKey::new(kind, ns, base))
+            .entry(SourceKey::new(
+                key.kind,
+                key.namespace.as_deref(),
+                &old.base,
+            ))
             .or_default()
-            .push(Old {
-                kind,
-                namespace: ns.map(str::to_string),
-                name: id.name().to_string(),
-                base: base.to_string(),
-                created,
-                kept,
-            });
+            .push(old);
     }
     groups
+}
+
+/// What keeps one object, from every copy of it: the render holds it; a copy's content
+/// does not give its name (not a version); a live object reads it; a copy has an owner.
+fn judge(
+    key: &SourceKey,
+    copies: &[(&Tree<'_>, NodeId)],
+    base: String,
+    render: &Render,
+    readers: &Readers,
+) -> Old {
+    let (kind, ns, name) = (key.kind, key.namespace.as_deref(), key.name.as_str());
+    let not_proven = copies
+        .iter()
+        .find(|&&(tree, item)| !proven(tree, item, kind, name, &base));
+    let kept = if render.holds(kind, ns, name) {
+        Some(Kept::InRender)
+    } else if let Some(&(tree, item)) = not_proven {
+        Some(Kept::NotAVersion {
+            content_gives: content_name(tree, item, kind, &base),
+        })
+    } else if let Some((by, field)) = readers.of_object(kind, ns, name) {
+        Some(Kept::ReadBy {
+            by: by.clone(),
+            field: field.clone(),
+        })
+    } else {
+        copies.iter().find_map(|&(tree, item)| {
+            let o = owners(tree, item).into_iter().next()?;
+            Some(Kept::Owned {
+                by: format!("{} {}", o.kind, o.name),
+            })
+        })
+    };
+    // The newest copy's time; none when a copy has none (counted newest: kept when in
+    // doubt).
+    let created = copies
+        .iter()
+        .map(|&(tree, item)| {
+            tree.get_path(item, &["metadata", "creationTimestamp"])
+                .and_then(|t| tree.str(t))
+        })
+        .try_fold(None::<&str>, |newest, t| t.map(|t| newest.max(Some(t))))
+        .flatten()
+        .map(str::to_string);
+    Old {
+        kind,
+        namespace: key.namespace.clone(),
+        name: key.name.clone(),
+        base,
+        created,
+        kept,
+    }
 }
 
 /// Each group newest first, its newest `keep` versions that nothing else keeps kept.
