@@ -731,7 +731,9 @@ pub enum KeptIn {
     Owned(String),
 }
 
-/// How objects of one kind show in a live dump.
+/// How objects of one kind show in a live dump. A workload kind without a row keeps its
+/// pod template in itself (a CronJob, a custom kind): a dump shows what it reads when it
+/// holds the object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lineage {
     /// API groups the kind is served under (`""` is the core group).
@@ -740,12 +742,47 @@ pub struct Lineage {
     /// The kind as `kubectl get` takes it (`replicasets`).
     pub resource: String,
     pub kept_in: KeptIn,
-    /// Where its status counts the Pods it runs itself (a ReplicaSet's `status/replicas`).
+    /// Where its status counts the Pods it runs itself (a ReplicaSet's `status/replicas`,
+    /// a Job's `status/active`): a dump that holds it with a count above zero holds Pods
+    /// it owns.
     pub pods: Option<FieldPath>,
+    /// Where its status lists the objects it runs now (a CronJob's `status/active`, each
+    /// `{kind, name, namespace, uid}`): a dump that holds it holds them.
+    pub runs: Option<FieldPath>,
     /// Where it keeps a pod template it records without running it (a
     /// ControllerRevision's `data/spec/template`): not a workload to stamp, but read for
     /// what a rollback would run.
     pub records: Option<FieldPath>,
+    /// Its objects finish and may then be deleted without anyone asking (a Job's
+    /// `ttlSecondsAfterFinished`, a deployer's hook policy): one the render holds proves
+    /// nothing by its absence. A finished one reads nothing; a running one shows by its
+    /// Pods.
+    pub finishes: bool,
+}
+
+impl Lineage {
+    /// The built-in rows.
+    fn builtin() -> Vec<Lineage> {
+        LINEAGE
+            .iter()
+            .map(
+                |&(g, kind, resource, kept_in, pods, runs, records, finishes)| Lineage {
+                    groups: groups(g),
+                    kind: kind.to_string(),
+                    resource: resource.to_string(),
+                    kept_in: if kept_in.is_empty() {
+                        KeptIn::Itself
+                    } else {
+                        KeptIn::Owned(kept_in.to_string())
+                    },
+                    pods: optional_path(pods),
+                    runs: optional_path(runs),
+                    records: optional_path(records),
+                    finishes,
+                },
+            )
+            .collect()
+    }
 }
 
 /// What every live dump holds, as `kubectl get` takes the kinds: the ConfigMaps and
@@ -761,19 +798,39 @@ pub const DUMP: &[&str] = &[
     "cronjobs",
 ];
 
-/// Built-in rows: (groups, kind, resource, kept in (`""`: itself, else the kind it
-/// owns), pods counted at, pod template recorded at).
+/// A built-in row: (groups, kind, resource, kept in (`""`: itself, else the kind it
+/// owns), pods counted at, objects run listed at, pod template recorded at, finishes).
+type LineageRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+);
+
+/// Built-in rows.
+/// OpenKruise's kinds keep their revisions in ControllerRevisions as apps' do; an Argo
+/// Rollout keeps ReplicaSets as a Deployment does.
 #[rustfmt::skip]
-const LINEAGE: &[(&str, &str, &str, &str, &str, &str)] = &[
-    (APPS, "Deployment", "deployments", "ReplicaSet", "", ""),
-    (APPS, "ReplicaSet", "replicasets", "", "status/replicas", ""),
-    ("apps", "StatefulSet", "statefulsets", "ControllerRevision", "", ""),
-    (APPS, "DaemonSet", "daemonsets", "ControllerRevision", "", ""),
+const LINEAGE: &[LineageRow] = &[
+    (CORE, "Pod", "pods", "", "", "", "", false),
+    (CORE, "ReplicationController", "replicationcontrollers", "", "status/replicas", "", "", false),
+    (APPS, "Deployment", "deployments", "ReplicaSet", "", "", "", false),
+    (APPS, "ReplicaSet", "replicasets", "", "status/replicas", "", "", false),
+    ("apps", "StatefulSet", "statefulsets", "ControllerRevision", "status/replicas", "", "", false),
+    (APPS, "DaemonSet", "daemonsets", "ControllerRevision", "status/currentNumberScheduled", "", "", false),
     // What a StatefulSet or DaemonSet rolls back to (`$patch: replace` beside the
     // template changes nothing of what the pod reads).
-    ("apps", "ControllerRevision", "controllerrevisions", "", "", "data/spec/template"),
-    ("batch", "Job", "jobs", "", "", ""),
-    ("batch", "CronJob", "cronjobs", "", "", ""),
+    ("apps", "ControllerRevision", "controllerrevisions", "", "", "", "data/spec/template", false),
+    ("batch", "Job", "jobs", "", "status/active", "", "", true),
+    ("batch", "CronJob", "cronjobs", "", "", "status/active", "", false),
+    ("argoproj.io", "Rollout", "rollouts.argoproj.io", "ReplicaSet", "", "", "", false),
+    (KRUISE, "CloneSet", "clonesets.apps.kruise.io", "ControllerRevision", "status/replicas", "", "", false),
+    (KRUISE, "StatefulSet", "statefulsets.apps.kruise.io", "ControllerRevision", "status/replicas", "", "", false),
+    (KRUISE, "DaemonSet", "daemonsets.apps.kruise.io", "ControllerRevision", "status/currentNumberScheduled", "", "", false),
 ];
 
 /// Everything the function knows about Kubernetes objects.
@@ -933,21 +990,7 @@ impl Catalog {
             name_sites,
             producers,
             annotation_sites,
-            lineage: LINEAGE
-                .iter()
-                .map(|&(g, kind, resource, kept_in, pods, records)| Lineage {
-                    groups: groups(g),
-                    kind: kind.to_string(),
-                    resource: resource.to_string(),
-                    kept_in: if kept_in.is_empty() {
-                        KeptIn::Itself
-                    } else {
-                        KeptIn::Owned(kept_in.to_string())
-                    },
-                    pods: optional_path(pods),
-                    records: optional_path(records),
-                })
-                .collect(),
+            lineage: Lineage::builtin(),
             by_kind: HashMap::new(),
         };
         catalog.reindex();
@@ -1077,8 +1120,33 @@ impl Catalog {
     }
 
     /// The rows for a kind named without its group (an owner reference read by kind).
-    pub fn lineage_of_kind<'c>(&'c self, kind: &'c str) -> impl Iterator<Item = &'c Lineage> {
+    pub fn lineage_of_kind<'c, 'k>(
+        &'c self,
+        kind: &'k str,
+    ) -> impl Iterator<Item = &'c Lineage> + use<'c, 'k> {
         self.lineage.iter().filter(move |l| l.kind == kind)
+    }
+
+    /// The kind as `kubectl get` takes it, named without its group (an owner reference
+    /// without an apiVersion, the kind a row keeps its templates in): its first row's
+    /// resource, else the kind in lower case.
+    pub fn resource_of_kind(&self, kind: &str) -> String {
+        self.lineage_of_kind(kind)
+            .next()
+            .map_or_else(|| kind.to_lowercase(), |row| row.resource.clone())
+    }
+
+    /// The kind as `kubectl get` takes it: its row's resource, else the kind in lower
+    /// case, with its group when that is not the core group (`cronworkflow.argoproj.io`):
+    /// kubectl finds a kind by that name whatever its plural.
+    pub fn resource(&self, api_version: &str, kind: &str) -> String {
+        if let Some(row) = self.lineage(api_version, kind) {
+            return row.resource.clone();
+        }
+        match group_of(api_version) {
+            "" => kind.to_lowercase(),
+            group => format!("{}.{group}", kind.to_lowercase()),
+        }
     }
 
     /// True when any name-reference site applies to this kind (a cheap filter).
@@ -1209,6 +1277,25 @@ mod tests {
             Some("data.spec.template")
         );
         assert!(c.lineage("example.com/v1", "ControllerRevision").is_none());
+        assert_eq!(c.resource("apps/v1", "ReplicaSet"), "replicasets");
+        assert_eq!(
+            c.resource("argoproj.io/v1alpha1", "CronWorkflow"),
+            "cronworkflow.argoproj.io"
+        );
+        assert_eq!(c.resource("v1", "PodTemplate"), "podtemplate");
+        // Every workload kind with a row of its own says where its templates are kept.
+        for w in &c.workloads {
+            for g in &w.groups {
+                let api = if g.is_empty() {
+                    "v1".to_string()
+                } else {
+                    format!("{g}/v1")
+                };
+                if let Some(row) = c.lineage(&api, &w.kind) {
+                    assert!(row.records.is_none(), "{}", w.kind);
+                }
+            }
+        }
         assert_eq!(
             c.lineage("apps/v1", "StatefulSet").unwrap().kept_in,
             KeptIn::Owned("ControllerRevision".into())

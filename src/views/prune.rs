@@ -12,7 +12,7 @@ mod error;
 mod readers;
 mod versions;
 
-pub use error::PruneError;
+pub use error::{Missing, PruneError};
 pub use versions::{Kept, Old};
 
 use crate::model::settings::Settings;
@@ -39,11 +39,25 @@ pub fn plan(
 ) -> Result<Vec<Old>, PruneError> {
     let render = dump::Objects::read(render)?;
     let live = dump::Objects::read(live)?;
-    let render = versions::Render::of(&render.each(), &options.settings.config.namespace);
+    let (catalog, namespace) = (
+        &options.settings.catalog,
+        &options.settings.config.namespace,
+    );
+    let render = render.each();
     let objects = live.each();
-    complete::check(&objects, &options.settings.catalog)?;
-    let readers = readers::Readers::of(&objects, &options.settings.catalog);
-    let groups = versions::old_versions(&objects, &render, &readers);
+    let readers = readers::Readers::of(&objects, catalog);
+    let groups = versions::old_versions(
+        &objects,
+        &versions::Render::of(&render, namespace),
+        &readers,
+    );
+    complete::check(
+        &render,
+        &objects,
+        &versions::in_question(&groups),
+        catalog,
+        namespace,
+    )?;
     Ok(versions::keep_newest(groups, options.keep))
 }
 
@@ -376,7 +390,12 @@ mod tests {
         assert_eq!(listed(&render, &live, 0), [app("b")]);
         // Another name is another owner, which the dump lacks.
         let live = format!("{sources}{}{rs}", pod("web-8e"));
-        let err = plan(&[], &[("live".into(), live)], &options(0)).unwrap_err();
+        let err = plan(
+            &[("render".into(), render.clone())],
+            &[("live".into(), live)],
+            &options(0),
+        )
+        .unwrap_err();
         assert!(
             err.to_string()
                 .contains("Pod shop/web-1 is owned by ReplicaSet web-8e, which is not in it"),
@@ -567,11 +586,16 @@ mod tests {
             "{}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\n  ownerReferences: [{{kind: ReplicaSet, name: web-7d, uid: u1}}]\nspec: {{containers: []}}\n",
             cm("8", "2026-01-01T00:00:00Z")
         );
-        let err = plan(&[], &[("live".into(), live)], &options(0)).unwrap_err();
+        let err = plan(
+            &[("render".into(), render_of("d"))],
+            &[("live".into(), live)],
+            &options(0),
+        )
+        .unwrap_err();
         assert!(
             matches!(
                 &err,
-                PruneError::MissingKind { kind, .. } if kind == "replicasets"
+                PruneError::Incomplete { missing } if missing[0].resource == "replicasets"
             ),
             "{err}"
         );

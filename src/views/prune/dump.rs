@@ -69,6 +69,7 @@ fn list_items(tree: &Tree<'_>, node: NodeId) -> Option<NodeId> {
 /// One entry of an object's `metadata.ownerReferences`, each field "" when absent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Owner {
+    pub(super) api_version: String,
     pub(super) kind: String,
     pub(super) name: String,
     pub(super) uid: String,
@@ -80,6 +81,7 @@ pub(super) fn owners(tree: &Tree<'_>, item: NodeId) -> Vec<Owner> {
         .into_iter()
         .flat_map(|o| tree.items(o))
         .map(|o| Owner {
+            api_version: text_at(tree, o, &["apiVersion"]),
             kind: text_at(tree, o, &["kind"]),
             name: text_at(tree, o, &["name"]),
             uid: text_at(tree, o, &["uid"]),

@@ -228,6 +228,17 @@ fn judge(
     }
 }
 
+/// The namespaces holding old versions the rules may list (not the render's own, not
+/// objects that are no version): where the dump must show every reader.
+pub(super) fn in_question(groups: &BTreeMap<SourceKey, Vec<Old>>) -> HashSet<Option<String>> {
+    groups
+        .values()
+        .flatten()
+        .filter(|o| !matches!(o.kept, Some(Kept::InRender | Kept::NotAVersion { .. })))
+        .map(|o| o.namespace.clone())
+        .collect()
+}
+
 /// Each group newest first, its newest `keep` versions that nothing else keeps kept.
 pub(super) fn keep_newest(groups: BTreeMap<SourceKey, Vec<Old>>, keep: usize) -> Vec<Old> {
     let mut out = Vec::new();
