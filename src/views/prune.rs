@@ -580,6 +580,124 @@ mod tests {
         );
     }
 
+    /// Every place the rename pass rewrites (each pod site, name site and annotation
+    /// site of the catalog, built in or declared) keeps what a live object names there:
+    /// by construction, each built from the catalog's own rows.
+    #[test]
+    fn every_site_the_rename_pass_knows_keeps_its_target() {
+        use crate::model::catalog::{FieldPath, Scoped};
+        // The path filled with nested mappings (the walker reads a mapping where a list
+        // may be), a container list as a list; `name` at the end.
+        fn filled(path: &FieldPath, name: &str) -> String {
+            let mut out = format!("\"{name}\"");
+            for step in path.steps().iter().rev() {
+                let key = serde_json::to_string(step).unwrap();
+                out = if crate::model::catalog::CONTAINER_LISTS.contains(&step.as_str()) {
+                    format!("{{{key}: [{{name: c, {}}}]}}", &out[1..out.len() - 1])
+                } else {
+                    format!("{{{key}: {out}}}")
+                };
+            }
+            out
+        }
+        // A declared pod site and name site, as users add them.
+        let config = "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nspec:\n  podReferences:\n  - {kind: Secret, path: containers/env/valueFrom/vaultRef/name, keys: key}\n  references:\n  - kind: ConfigMap\n    fieldSpecs: [{group: example.com, kind: Widget, path: spec/settings/configMapName}]\n";
+        let tree = crate::yaml::parse(config).unwrap();
+        let config = crate::model::config::Config::from_function_config(
+            &tree,
+            Some(tree.documents()[0].root()),
+        )
+        .unwrap();
+        let settings = Settings::new(config);
+        let catalog = settings.catalog.clone();
+        let options = Options { keep: 0, settings };
+        let kinds = [SourceKind::ConfigMap, SourceKind::Secret];
+        // (what names it, the kind it names)
+        let mut readers: Vec<(String, SourceKind)> = Vec::new();
+        for site in catalog.pod_sites.iter().filter(|s| kinds.contains(&s.kind)) {
+            let mut spec = filled(&site.path, "OLD");
+            // A key the API server requires beside the name (`configMapKeyRef.key`).
+            if let crate::model::catalog::KeySel::Field(key) = &site.keys {
+                spec = spec.replace("\"name\": \"OLD\"", &format!("\"name\": \"OLD\", {key}: k"));
+            }
+            readers.push((
+                format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: reader, namespace: shop}}\nspec: {spec}\n"),
+                site.kind,
+            ));
+        }
+        for site in &catalog.name_sites {
+            let group = &site.groups[0];
+            let api = if group.is_empty() {
+                "v1".to_string()
+            } else {
+                format!("{group}/v1")
+            };
+            let ns = match site.scope {
+                Scoped::Namespaced => ", namespace: shop",
+                Scoped::Cluster => "",
+            };
+            let mut body = filled(&site.path, "OLD");
+            if site.rule_resource.is_some() {
+                body = body.replacen(
+                    "{\"rules\": {",
+                    "{\"rules\": {\"resources\": [configmaps, secrets], ",
+                    1,
+                );
+            }
+            // The name site's fields beside the object's name and kind.
+            let body = &body[1..body.len() - 1];
+            let metadata = if body.starts_with("\"metadata\"") {
+                body.replacen(
+                    "\"metadata\": {",
+                    &format!("\"metadata\": {{name: reader{ns}, "),
+                    1,
+                )
+            } else {
+                format!("\"metadata\": {{name: reader{ns}}}, {body}")
+            };
+            readers.push((
+                format!("{{apiVersion: {api}, kind: {}, {metadata}}}\n", site.kind),
+                site.target,
+            ));
+        }
+        for site in catalog
+            .annotation_sites
+            .iter()
+            .filter(|s| kinds.contains(&s.kind))
+        {
+            readers.push((
+                format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: reader, namespace: shop, annotations: {{\"{}\": OLD}}}}\nspec: {{containers: [{{name: c}}]}}\n", site.key),
+                site.kind,
+            ));
+        }
+        assert!(readers.len() > 30, "{}", readers.len());
+        for (reader, kind) in readers {
+            let kind_name = kind.as_str();
+            let base = match kind {
+                SourceKind::ConfigMap => "app",
+                _ => "creds",
+            };
+            let (old, new) = (named(kind_name, base, "old"), named(kind_name, base, "new"));
+            let render = object(kind_name, &new, base, "new", "2026-01-05T00:00:00Z");
+            let live = format!(
+                "{}---\n{}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: bystander, namespace: shop}}\nspec: {{containers: [{{name: c}}]}}\n",
+                object(kind_name, &old, base, "old", "2026-01-04T00:00:00Z"),
+                reader.replace("OLD", &old),
+            );
+            let olds = plan(
+                &[("render".into(), render)],
+                &[("live".into(), live.clone())],
+                &options,
+            )
+            .unwrap_or_else(|e| panic!("{e}\n{live}"));
+            assert!(
+                matches!(olds[0].kept, Some(Kept::ReadBy { .. })),
+                "{:?}\n{live}",
+                olds[0].kept
+            );
+        }
+    }
+
     #[test]
     fn a_dump_without_the_owners_of_its_pods_is_refused() {
         let live = format!(
