@@ -1,10 +1,11 @@
 //! Rollback-safe cleanup of hashed names, without talking to a cluster: from the render
 //! being applied and a dump of live objects, the hashed ConfigMaps and Secrets that are
-//! safe to delete. Safe means all of: it has a hashed name (config-hash's base-name
-//! annotation, or a kustomize suffix) on a base name the render has, in its namespace;
-//! the render no longer holds it; no live Pod, ReplicaSet, ControllerRevision, Job or CronJob (nor any
-//! other object in the dump) names it at any reference site of the catalog; and it is
-//! not among the newest `keep` old versions of its base name. Nothing is deleted here.
+//! safe to delete. Safe means all of: it is a version of a base name the render has, in
+//! its namespace (its name is that base name plus the hash of its own content); the render
+//! no longer holds it; no live object names it at any site renaming rewrites (custom kinds
+//! read by shape too); no copy of it has an owner; and it is not among the newest `keep`
+//! old versions of its base name. A dump that cannot show every reader is refused
+//! (prune/complete.rs). Nothing is deleted here.
 
 mod complete;
 mod dump;
