@@ -200,6 +200,13 @@ fn site_objects(
         return Vec::new();
     };
     if !site.in_containers() {
+        // Most pod specs lack most sites' first field (a volume plugin's): no path
+        // string for them. (The walker would find nothing there either; only a list,
+        // which it walks item by item, is left to it.)
+        let absent = |first: &String| !tree.is_seq(spec) && tree.get(spec, first).is_none();
+        if steps.first().is_some_and(absent) {
+            return Vec::new();
+        }
         return walk(tree, spec, steps, spec_path.to_string())
             .into_iter()
             .map(|r| (r, None))
