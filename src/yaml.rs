@@ -1,4 +1,4 @@
-//! The YAML layer, from the reader crate (`config-hash-yaml`): the tree the product
+//! The YAML layer, from the reader crate (`goyaml-splice`): the tree the product
 //! walks, the editor that writes its changes as splices, the sets those splices travel
 //! in (a chunk's, a skeleton's, a run's, a joined stream's) and the quoting rules. The
 //! crate owns every byte offset; the product names nodes, chunks and edit sets.
