@@ -62,11 +62,18 @@ fn walk_into(
     field: &mut String,
     out: &mut Vec<Reached>,
 ) {
-    use std::fmt::Write as _;
     let len = field.len();
     if tree.is_seq(node) {
         for (i, item) in tree.items(node).enumerate() {
-            let _ = write!(field, "[{i}]");
+            // Most items lack the next key (a volume has one plugin of many): the walk
+            // would find nothing there, so it is not worth the index in the path string.
+            if let Some(head) = path.first()
+                && !tree.is_seq(item)
+                && tree.get(item, head).is_none()
+            {
+                continue;
+            }
+            push_index(field, i);
             walk_into(tree, item, parent, path, field, out);
             field.truncate(len);
         }
@@ -85,6 +92,25 @@ fn walk_into(
         walk_into(tree, child, Some(node), rest, field, out);
         field.truncate(len);
     }
+}
+
+/// Appends a list index to a field path, `[i]`, without the formatting machinery (this
+/// runs for every list item a walk enters).
+fn push_index(field: &mut String, i: usize) {
+    let mut digits = [0u8; 20];
+    let mut n = i;
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    field.push('[');
+    field.extend(digits[at..].iter().map(|&d| char::from(d)));
+    field.push(']');
 }
 
 /// Appends a key to a field path: `.key`, or `[key]` for a key holding `.` or `/` (an
@@ -631,6 +657,15 @@ pub fn site_refs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_index_is_written_in_decimal() {
+        for i in [0, 7, 10, 42, 1000, 123_456_789, usize::MAX] {
+            let mut field = String::from("spec.volumes");
+            push_index(&mut field, i);
+            assert_eq!(field, format!("spec.volumes[{i}]"));
+        }
+    }
 
     #[test]
     fn annotations_name_extra_dependencies_and_regexes_are_set_apart() {
