@@ -243,6 +243,11 @@ fn code_fences_stand_on_lines_of_their_own() {
 /// let paths back in) holds every file cargo needs to load the workspace, so the
 /// Dockerfile's `cargo build --release --locked` can start: the reader crate under
 /// `crates/` was once left out, and `docker build .` failed at the manifest.
+///
+/// `cargo metadata --no-deps` loads every member's manifest and resolves nothing, so
+/// the answer does not depend on what the machine's cargo cache holds: it runs with an
+/// empty CARGO_HOME. (Resolving needed every package of the lock file for every
+/// platform, and failed on a fresh machine on a Windows-only one never downloaded.)
 #[test]
 fn the_container_build_context_holds_the_whole_workspace() {
     let root = repo_root();
@@ -269,10 +274,27 @@ fn the_container_build_context_holds_the_whole_workspace() {
             fs::copy(&from, context.path().join(path)).expect("copy a file of the context");
         }
     }
+    assert!(
+        context.path().join("Cargo.lock").is_file(),
+        ".dockerignore leaves out Cargo.lock, which `cargo build --locked` needs"
+    );
+    let cargo_home = common::TempDir::new("container-context-cargo-home");
     let metadata = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+            "--locked",
+        ])
         .current_dir(context.path())
+        .env("CARGO_HOME", cargo_home.path())
         .output()
         .expect("run cargo metadata");
     common::assert_success(&metadata, "cargo metadata in the container build's context");
+    let members = String::from_utf8_lossy(&metadata.stdout);
+    for member in ["\"name\":\"config-hash\"", "\"name\":\"config-hash-yaml\""] {
+        assert!(members.contains(member), "{member} not loaded: {members}");
+    }
 }
