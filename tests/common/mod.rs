@@ -340,12 +340,29 @@ impl Rng {
     }
 }
 
+/// The environment variable that adds random seeds to the randomised tests: a count
+/// (`CONFIG_HASH_RANDOM_SEEDS=3`). Unset (or 0), they run their fixed seeds only, so
+/// `cargo test` gives the same answer on every run; CI runs a step of its own with it.
+pub const RANDOM_SEEDS_VAR: &str = "CONFIG_HASH_RANDOM_SEEDS";
+
+/// How many random seeds `CONFIG_HASH_RANDOM_SEEDS` asks for (0 when unset).
+pub fn random_seed_count() -> usize {
+    match std::env::var(RANDOM_SEEDS_VAR) {
+        Ok(v) if !v.trim().is_empty() => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{RANDOM_SEEDS_VAR}={v:?}: a count of random seeds")),
+        _ => 0,
+    }
+}
+
 /// The seeds a differential test runs: the numbers in the environment variable `var`
-/// (comma-separated, decimal or `0x` hex) when it is set, else `fixed` and one random
-/// seed (which the test prints, so a failure can be run again).
-pub fn seeds(var: &str, fixed: u64) -> Vec<u64> {
-    match std::env::var(var) {
-        Ok(list) => list
+/// (comma-separated, decimal or `0x` hex) when it is set, else every `fixed` seed (a
+/// seed that once found a bug stays there for good) and [`random_seed_count`] random
+/// ones (which the test prints, so a failure can be run again and added to `fixed`).
+pub fn seeds(var: &str, fixed: &[u64]) -> Vec<u64> {
+    if let Ok(list) = std::env::var(var) {
+        return list
             .split(',')
             .map(|s| {
                 let s = s.trim();
@@ -353,17 +370,17 @@ pub fn seeds(var: &str, fixed: u64) -> Vec<u64> {
                     .map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16))
                     .unwrap_or_else(|_| panic!("{var}: numbers, comma-separated"))
             })
-            .collect(),
-        Err(_) => {
-            let nanos = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos());
-            vec![
-                fixed,
-                Rng(nanos as u64 ^ u64::from(std::process::id())).next(),
-            ]
-        }
+            .collect();
     }
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut rng = Rng(nanos as u64 ^ u64::from(std::process::id()));
+    fixed
+        .iter()
+        .copied()
+        .chain((0..random_seed_count()).map(|_| rng.next()))
+        .collect()
 }
 
 /// Runs `shell_command` (sh syntax) in a terminal made by `script` (util-linux), and
