@@ -565,29 +565,34 @@ fn a_fresh_podman_runs_the_image_after_the_documented_setup() {
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(dockerfile_builds_what_we_test),
-        trial!(release_binary_is_static_and_runs_in_an_empty_root),
+        trial!(
+            documented_image_names_are_ones_kpt_does_not_rewrite,
+            Need::tool("kpt")
+        ),
+        // The rest builds the static release binary, or an image around it: the slow
+        // tier (`cargo test -- --ignored`).
+        trial!(release_binary_is_static_and_runs_in_an_empty_root).slow(),
         trial!(
             image_under_kpt_matches_exec,
             Need::tool("podman"),
             Need::tool("buildah"),
             Need::tool("kpt")
-        ),
+        )
+        .slow(),
         trial!(
             image_as_kustomize_container_function_matches_exec_plugin,
             Need::tool("podman"),
             Need::tool("buildah"),
             Need::tool("kubectl")
-        ),
-        trial!(
-            documented_image_names_are_ones_kpt_does_not_rewrite,
-            Need::tool("kpt")
-        ),
+        )
+        .slow(),
         trial!(
             a_fresh_podman_runs_the_image_after_the_documented_setup,
             Need::tool("podman"),
             Need::tool("buildah"),
             Need::tool("runc"),
             Need::tool("kpt")
-        ),
+        )
+        .slow(),
     ])
 }

@@ -127,6 +127,75 @@ fn no_test_hides_in_a_file_without_libtest() {
     }
 }
 
+/// What makes a test slow enough for the slow tier (`cargo test -- --ignored`): a
+/// release build (the container image's static binary) or pre-commit building the hook
+/// with `cargo install`. Each took minutes of the README's `cargo test` (627 s and 818 s
+/// on a busy two-core machine).
+const SLOW_MARKERS: &[&str] = &["\"--release\"", "\"try-repo\""];
+
+/// A test file that builds a release binary puts those tests in the slow tier
+/// (`.slow()`, tests/common/harness.rs), so that the README's `cargo test` stays fast.
+#[test]
+fn tests_that_build_release_binaries_are_in_the_slow_tier() {
+    let mut checked = 0;
+    for entry in fs::read_dir(repo_root().join("tests")).expect("list tests/") {
+        let path = entry.expect("entry").path();
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let Some(marker) = SLOW_MARKERS.iter().find(|m| text.contains(*m)) else {
+            continue;
+        };
+        checked += 1;
+        assert!(
+            text.contains("common::harness::run(") && text.contains(".slow()"),
+            "{}: runs {marker} but puts no test in the slow tier (trial!(...).slow())",
+            path.display()
+        );
+    }
+    assert!(
+        checked >= 2,
+        "only {checked} test files build release binaries"
+    );
+}
+
+/// CI runs the slow tier and the randomised tests with random seeds, each as a step of
+/// its own after the README's test command, and every test file that draws random cases
+/// (common::seeds, proptest) is in the random-seed step.
+#[test]
+fn ci_runs_the_slow_tier_and_the_random_seeds() {
+    let ci = fs::read_to_string(repo_root().join(".ci/run")).expect(".ci/run");
+    let step = |is: &dyn Fn(&str) -> bool, what: &str| {
+        ci.lines()
+            .position(|l| is(l.trim()))
+            .unwrap_or_else(|| panic!(".ci/run has no step running {what}"))
+    };
+    let (fast, slow, random) = (
+        step(&|l| l == "bash .ci/test", "the README's tests"),
+        step(&|l| l.ends_with(".ci/test -- --ignored"), "the slow tier"),
+        step(
+            &|l| l.contains("CONFIG_HASH_RANDOM_SEEDS=\"$RANDOM_SEEDS\" bash .ci/test"),
+            "random seeds",
+        ),
+    );
+    assert!(fast < slow && slow < random, "steps out of order");
+    let random_step: String = ci.lines().skip(random).take(3).collect();
+    let mut randomised = 0;
+    for entry in fs::read_dir(repo_root().join("tests")).expect("list tests/") {
+        let path = entry.expect("entry").path();
+        let text = fs::read_to_string(&path).unwrap_or_default();
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if name != "repository" && (text.contains("seeds(\"") || text.contains("proptest! {")) {
+            randomised += 1;
+            assert!(
+                random_step.contains(&format!("--test {name}")),
+                "tests/{name}.rs draws random cases; add --test {name} to the random-seed step of .ci/run"
+            );
+        }
+    }
+    assert!(randomised >= 3, "only {randomised} randomised test files");
+}
+
 /// The anchor mdBook (and GitHub) gives a heading: lower case, spaces to `-`, and only
 /// letters, digits, `-` and `_` kept.
 fn slug(heading: &str) -> String {

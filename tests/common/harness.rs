@@ -17,6 +17,12 @@
 //!
 //! A `#[test]` function in such a file would never run; `tests/repository.rs` fails when
 //! one is there.
+//!
+//! Slow tests (a container image build, a `cargo install` by pre-commit, anything that
+//! builds a release binary) are a tier of their own: `trial!(...).slow()` shows as
+//! `[slow] name ... ignored` in `cargo test`, and `cargo test -- --ignored` runs the slow
+//! tier alone (`--include-ignored` runs everything). What they need is checked when they
+//! run, as for any test.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -96,21 +102,42 @@ pub fn in_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
-/// One test: a function that panics on failure, and what it needs.
+/// The kind a slow test shows in cargo test's output: `test [slow] name ... ignored`.
+pub const SLOW: &str = "slow";
+
+/// One test: a function that panics on failure, what it needs, and its tier.
 pub struct Test {
     name: &'static str,
     run: fn(),
     needs: Vec<Need>,
+    slow: bool,
 }
 
 impl Test {
     pub fn new(name: &'static str, run: fn(), needs: Vec<Need>) -> Test {
-        Test { name, run, needs }
+        Test {
+            name,
+            run,
+            needs,
+            slow: false,
+        }
+    }
+
+    /// In the slow tier: run by `cargo test -- --ignored` (and `--include-ignored`),
+    /// not by a plain `cargo test`.
+    pub fn slow(mut self) -> Test {
+        self.slow = true;
+        self
     }
 
     fn into_trial(self) -> Trial {
-        let Test { name, run, needs } = self;
-        Trial::ignorable_test(name, move || {
+        let Test {
+            name,
+            run,
+            needs,
+            slow,
+        } = self;
+        let trial = Trial::ignorable_test(name, move || {
             let missing: Vec<String> = needs
                 .iter()
                 .filter(|n| !n.is_met())
@@ -127,7 +154,12 @@ impl Test {
                 )));
             }
             Ok(Completion::ignored_with(format!("needs {missing}")))
-        })
+        });
+        if slow {
+            trial.with_kind(SLOW).with_ignored_flag(true)
+        } else {
+            trial
+        }
     }
 }
 
