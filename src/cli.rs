@@ -52,16 +52,21 @@ pub enum Command {
     /// Install config-hash as a Helm 4 post-renderer plugin (type postrenderer/v1), so
     /// `helm template|install|upgrade --post-renderer config-hash` runs it: writes
     /// <DIR>/config-hash/plugin.yaml and a link to this binary beside it (an upgrade of
-    /// the binary upgrades the plugin), and prints the plugin directory. When a Helm 3 on
-    /// PATH reads DIR too (Helm 3 cannot load a Helm 4 plugin and would then fail every
-    /// plugin command), DIR is DIR-helm4 instead, and a note says how to point Helm 4 at
-    /// it. (Helm 3 needs no plugin: `--post-renderer $(which config-hash)`.)
+    /// the binary upgrades the plugin), and prints the plugin directory. DIR defaults to
+    /// a directory beside Helm's plugins directory that no Helm reads by default, since
+    /// Helm 3 cannot load a Helm 4 plugin and then fails every plugin command; the
+    /// installer prints the alias that lets the Helm 4 it found (helm or helm4 on PATH,
+    /// or --helm) read it. Helm 3 needs no plugin (`--post-renderer "$(command -v
+    /// config-hash)"`): with only Helm 3 on PATH, it installs nothing and says so.
     InstallHelmPlugin {
-        /// Helm's plugins directory [default: $HELM_PLUGINS, else
-        /// $XDG_DATA_HOME/helm/plugins, else ~/.local/share/helm/plugins]; where in
-        /// doubt, pass "$(helm env HELM_PLUGINS)".
+        /// Install into DIR, a plugins directory your Helm 4 reads [default: beside
+        /// Helm's default one, for Helm 4 alone; $HELM_PLUGINS when set]. Refused when a
+        /// Helm 3 on PATH reads DIR.
         #[arg(long, value_name = "DIR")]
         plugins_dir: Option<PathBuf>,
+        /// The Helm 4 binary to install for, when it is not on PATH as helm or helm4.
+        #[arg(long, value_name = "PATH")]
+        helm: Option<PathBuf>,
     },
     /// Show which workloads read which ConfigMaps/Secrets (and keys), and which
     /// references are missing: "what rolls if I change this ConfigMap?". It takes the

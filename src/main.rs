@@ -39,7 +39,9 @@ fn main() -> ExitCode {
         Some(cli::Command::InstallKustomizePlugin { plugin_home }) => {
             install::kustomize_plugin(plugin_home)
         }
-        Some(cli::Command::InstallHelmPlugin { plugins_dir }) => install::helm_plugin(plugins_dir),
+        Some(cli::Command::InstallHelmPlugin { plugins_dir, helm }) => {
+            install::helm_plugin(plugins_dir, helm)
+        }
         Some(cli::Command::Graph { format, config }) => graph(format, &config),
         Some(cli::Command::Diff {
             before,
