@@ -52,6 +52,11 @@ const FIXED_SEEDS: &[u64] = &[
     0x5eed,
     // `? key` then `:<TAB> # comment`, taken for a mutation go-yaml refuses: it reads it.
     0x686e6dbe96bdd81d,
+    // A DEL in a value: kustomize cannot write it back, from config-hash's output as
+    // from the input (taken for config-hash's output being unreadable).
+    0x3e1ad52f10db6216,
+    0xb40c7917fe8e38a,
+    0x37cff7c11bc6289a,
 ];
 
 /// Object sets per seed, and spellings of each.
@@ -2016,6 +2021,13 @@ fn kpt_batch(dir: &Path, copy: &Path, files: &[String]) -> BTreeSet<String> {
 /// kubectl takes a stream whose first character is `{` for JSON; each file is given
 /// to it after a comment line, which go-yaml reads past, so that it reads YAML flow
 /// documents as YAML too.
+/// kustomize turns each object it read into a map again, and a few of those steps fail
+/// on what it read (not a refusal of the YAML: kubectl and kpt read it; a DEL in a value
+/// fails its writer); a duplicate key is refused at that step too, and is a refusal.
+fn kustomize_breaks(refusal: Option<&String>) -> bool {
+    refusal.is_some_and(|m| m.contains("interface {}") && !m.contains("already defined"))
+}
+
 fn kubectl_v2_batch(dir: &Path, files: &[String]) -> Reading {
     let copy = dir.with_extension("v2");
     fs::create_dir_all(&copy).expect("create kubectl dir");
@@ -2306,6 +2318,8 @@ fn check_seed(seed: u64, enabled: &[String], stats: &mut Stats) -> Vec<String> {
     // refuses what v3 reads, kustomize's output with its suffixes taken back off.
     let mut verdicts = BTreeMap::new();
     let mut canonical_inputs = Vec::new();
+    // The spellings kustomize read but could not turn into maps again (see `broke`).
+    let mut kustomize_broke = BTreeSet::new();
     for case in &cases {
         let kustomized = kustomize.read.get(&case.name).map(|docs| {
             let names = summary(docs, case.model);
@@ -2319,11 +2333,10 @@ fn check_seed(seed: u64, enabled: &[String], stats: &mut Stats) -> Vec<String> {
             (read, names)
         });
         let refusal = kustomize.refused.get(&case.name);
-        // kustomize turns each object it read into a map again, and a few of those
-        // steps fail on what it read (not a refusal of the YAML: kubectl and kpt read
-        // it); a duplicate key is refused at that step too, and is a refusal.
-        let broke =
-            refusal.is_some_and(|m| m.contains("interface {}") && !m.contains("already defined"));
+        let broke = kustomize_breaks(refusal);
+        if broke {
+            kustomize_broke.insert(case.name.clone());
+        }
         let v2_read = v2.read.get(&case.name).map(|docs| {
             docs.iter()
                 .map(|d| d.without_annotation(SUFFIX_KEY))
@@ -2525,6 +2538,18 @@ fn check_seed(seed: u64, enabled: &[String], stats: &mut Stats) -> Vec<String> {
             continue;
         }
         let Some(back_docs) = read_back.read.get(&case.name) else {
+            // kustomize breaks at the same step on config-hash's output as on the input
+            // (a DEL in a value: "control characters are not allowed"): its own limit,
+            // not config-hash's writing.
+            if kustomize_broke.contains(&case.name)
+                && kustomize_breaks(read_back.refused.get(&case.name))
+            {
+                stats.notes.push(format!(
+                    "{}: kustomize breaks on config-hash's output as on the input",
+                    case.name
+                ));
+                continue;
+            }
             fail(format!(
                 "config-hash's output cannot be read by go-yaml: {}",
                 read_back.refused.get(&case.name).map_or("", String::as_str)
