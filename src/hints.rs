@@ -1,14 +1,81 @@
 //! Hints for misuse a newcomer runs into: nothing piped in at a terminal, a subcommand
-//! spelled wrong, a ConfigHash config that kustomize runs as a generator. (A
+//! spelled wrong, a ConfigHash config that kustomize runs as a generator, a kustomize
+//! directory given to `--check` or `--in-place`, which need what it builds. (A
 //! Kustomization among the input is found by `input.rs`, which knows the files.)
 
 use std::io::{self, IsTerminal as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::CommandFactory as _;
 
-use crate::{cli, usage};
+use crate::{EXIT_USAGE, cli, usage};
+
+/// What a command does with what it reads, for advice on a source given where a render
+/// is needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Use {
+    /// A run that writes the stamped stream to stdout.
+    Stamp,
+    /// `--check`.
+    Check,
+    /// `--in-place`.
+    InPlace,
+    /// A report on what is read: `graph`, `audit`, a side of `diff`.
+    View(&'static str),
+}
+
+impl Use {
+    /// The config-hash command line that reads a render on stdin for this use.
+    fn reading_stdin(self) -> String {
+        match self {
+            Use::Stamp | Use::InPlace => "config-hash".into(),
+            Use::Check => "config-hash --check".into(),
+            Use::View("diff") => "config-hash diff BEFORE - (or render to a file)".into(),
+            Use::View(command) => format!("config-hash {command}"),
+        }
+    }
+}
+
+/// A refusal that names what to run instead: a usage error (exit 2), worded whole.
+fn refuse(message: String) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// A Kustomization among the input of `--check` or `--in-place`: its files are sources,
+/// without what kustomize generates or patches, so their hashes would be wrong.
+pub fn kustomize_source(kustomization: &Path, text: &str, using: Use) -> ExitCode {
+    let dir = kustomization
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .display();
+    // A Kustomization that runs plugins (config-hash among them) builds only with them on.
+    let plugins = if text.contains("transformers:") || text.contains("generators:") {
+        " --enable-alpha-plugins"
+    } else {
+        ""
+    };
+    let build = format!("kubectl kustomize{plugins} {dir}");
+    let what = "without what kustomize generates (configMapGenerator, secretGenerator) or patches";
+    refuse(if using == Use::InPlace {
+        format!(
+            "{} is a Kustomization: --in-place would write into its source files hashes computed \
+             {what}. Stamp what kustomize builds, as it builds it (config-hash as a transformer: \
+             config-hash install-kustomize-plugin, and a ConfigHash listed under transformers:), or \
+             stamp the build:\n\n  {build} | config-hash > rendered.yaml",
+            kustomization.display()
+        )
+    } else {
+        format!(
+            "{} is a Kustomization: --check would judge its source files, {what}. Check what \
+             kustomize builds:\n\n  {build} | {}",
+            kustomization.display(),
+            using.reading_stdin()
+        )
+    })
+}
 
 /// Before reading stdin: a terminal there means nobody piped anything in, and reading
 /// would wait for the user to type manifests.

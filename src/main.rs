@@ -20,7 +20,7 @@ use config_hash::config::OnMissing;
 use config_hash::findings;
 use config_hash::hashing::HashKey;
 use config_hash::{Invocation, Prepared};
-use hints::{generator_list, kustomize_function, mistyped_subcommand, stdin_is_a_terminal};
+use hints::{Use, generator_list, kustomize_function, mistyped_subcommand, stdin_is_a_terminal};
 use host::Host;
 use report::{Report, findings_on_stderr, summary};
 
@@ -161,11 +161,14 @@ struct Read {
 
 /// Reads the key, the config file (`-c`, a kpt package's Kptfile step, or the kustomize
 /// plugin's file) and the input. `manifests`: the PATHs are manifests (files to write
-/// back, one side of a diff), never a plugin's config.
+/// back, one side of a diff), never a plugin's config. `using`: what the command does
+/// with them, for the advice on a source that must be rendered first (a Kustomization
+/// under --check or --in-place).
 fn read_invocation(
     files: &[PathBuf],
     args: &cli::ConfigFlags,
     manifests: bool,
+    using: Use,
 ) -> Result<Read, ExitCode> {
     if let Some(code) = mistyped_subcommand(files) {
         return Err(code);
@@ -218,6 +221,16 @@ fn read_invocation(
         }
         Err(e) => return Err(fail(e)),
     };
+    if matches!(using, Use::Check | Use::InPlace) {
+        if let Some(source) = package
+            .sources
+            .iter()
+            .find(|s| s.path.is_some() && package.kustomizations().contains(&s.name()))
+        {
+            let path = source.path.as_deref().expect("a file");
+            return Err(hints::kustomize_source(path, &source.text, using));
+        }
+    }
     for kustomization in package.kustomizations() {
         eprintln!(
             "warning: {kustomization} is a Kustomization, which config-hash does not build: what its \
@@ -234,7 +247,14 @@ fn read_invocation(
 }
 
 fn run(args: &cli::RunArgs) -> ExitCode {
-    let read = match read_invocation(&args.config.files, &args.config.flags, args.in_place) {
+    let using = if args.check {
+        Use::Check
+    } else if args.in_place {
+        Use::InPlace
+    } else {
+        Use::Stamp
+    };
+    let read = match read_invocation(&args.config.files, &args.config.flags, args.in_place, using) {
         Ok(read) => read,
         Err(code) => return code,
     };
@@ -443,7 +463,7 @@ fn check(
 }
 
 fn graph(format: cli::GraphFormat, args: &cli::ConfigArgs) -> ExitCode {
-    let read = match read_invocation(&args.files, &args.flags, false) {
+    let read = match read_invocation(&args.files, &args.flags, false, Use::View("graph")) {
         Ok(read) => read,
         Err(code) => return code,
     };

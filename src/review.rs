@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use config_hash::diff::{self, Gates, Side};
 use config_hash::krm::Severity;
 
+use crate::hints::Use;
 use crate::host::Host;
 use crate::report::{Report, findings_on_stderr};
 use crate::{EXIT_STALE, Read, cli, read_invocation, unreadable, usage, write_stdout};
@@ -19,7 +20,7 @@ fn read_side(path: &Path, flags: &cli::ConfigFlags) -> Result<Read, ExitCode> {
     } else {
         vec![path.to_path_buf()]
     };
-    read_invocation(&files, flags, true)
+    read_invocation(&files, flags, true, Use::View("diff"))
 }
 
 /// `config-hash diff BEFORE AFTER`.
@@ -99,7 +100,7 @@ pub fn diff(
 
 /// `config-hash audit [PATH...]`.
 pub fn audit(format: cli::AuditFormat, fail_on_any: bool, args: &cli::ConfigArgs) -> ExitCode {
-    let read = match read_invocation(&args.files, &args.flags, false) {
+    let read = match read_invocation(&args.files, &args.flags, false, Use::View("audit")) {
         Ok(read) => read,
         Err(code) => return code,
     };

@@ -221,6 +221,49 @@ fn a_config_run_as_a_generator_gets_a_hint() {
     );
 }
 
+/// `--check` and `--in-place` on a kustomize source directory refuse, writing nothing,
+/// and name the build to check instead; that command works (with config-hash as the
+/// Kustomization's transformer, the build is up to date).
+fn a_kustomize_source_is_refused_by_check_and_in_place() {
+    let dir = TempDir::copy_of("e2e-diagnostics-kustomize-source", "kustomize");
+    let before = dir.snapshot();
+    let check = run_with_stdin(Command::new(BINARY).args(["--check", dir.str()]), "");
+    let err = stderr(&check);
+    assert_eq!(check.status.code(), Some(2), "{err}");
+    assert!(check.stdout.is_empty(), "{}", stdout(&check));
+    assert!(
+        err.contains("kustomization.yaml is a Kustomization"),
+        "{err}"
+    );
+    let in_place = run_with_stdin(Command::new(BINARY).args(["--in-place", dir.str()]), "");
+    assert_eq!(in_place.status.code(), Some(2), "{}", stderr(&in_place));
+    assert!(stderr(&in_place).contains("install-kustomize-plugin"));
+    assert_eq!(dir.snapshot(), before, "--in-place wrote into the sources");
+
+    if !common::harness::Need::tool("kubectl").is_met() {
+        return;
+    }
+    let command = err
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("kubectl kustomize"))
+        .unwrap_or_else(|| panic!("no build command:\n{err}"));
+    let xdg = TempDir::new("e2e-diagnostics-kustomize-xdg");
+    common::run(
+        Command::new(BINARY)
+            .arg("install-kustomize-plugin")
+            .env("XDG_CONFIG_HOME", xdg.path()),
+    );
+    let built = Command::new("sh")
+        .args(["-c", command])
+        .env("XDG_CONFIG_HOME", xdg.path())
+        .env("PATH", common::path_with_binary())
+        .output()
+        .expect("run the build command");
+    assert!(built.status.success(), "{command}: {}", stderr(&built));
+    assert_eq!(stdout(&built), "config-hash: up to date\n");
+}
+
 /// Objects made at install time (a Helm hook's Secret) can be declared, by flag or in
 /// the functionConfig, and are then not reported missing; others still are.
 fn objects_made_at_install_time_can_be_declared() {
@@ -429,6 +472,7 @@ fn main() -> std::process::ExitCode {
         trial!(stdin_at_a_terminal_gets_a_hint, Need::tool("script")),
         trial!(a_kustomization_in_the_input_gets_a_hint),
         trial!(a_config_run_as_a_generator_gets_a_hint),
+        trial!(a_kustomize_source_is_refused_by_check_and_in_place),
         trial!(objects_made_at_install_time_can_be_declared),
         trial!(the_environment_sets_on_missing),
         trial!(help_shows_every_default),
