@@ -1,7 +1,8 @@
 //! Hints for misuse a newcomer runs into: nothing piped in at a terminal, a subcommand
-//! spelled wrong, a ConfigHash config that kustomize runs as a generator, a kustomize
-//! directory given to `--check` or `--in-place`, which need what it builds. (A
-//! Kustomization among the input is found by `input.rs`, which knows the files.)
+//! spelled wrong, a ConfigHash config that kustomize runs as a generator, sources given
+//! where renders are needed (a Helm chart; a kustomize directory under `--check` or
+//! `--in-place`). (A Kustomization or chart among the input is found by `input.rs`,
+//! which knows the files.)
 
 use std::io::{self, IsTerminal as _};
 use std::path::{Path, PathBuf};
@@ -41,6 +42,32 @@ impl Use {
 fn refuse(message: String) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(EXIT_USAGE)
+}
+
+/// `chart` (a directory holding Chart.yaml) among the PATHs: its templates are not
+/// manifests, and config-hash stamps a chart's manifests when Helm renders them.
+pub fn chart_source(chart: &Path, using: Use) -> ExitCode {
+    let dir = chart.display();
+    let render = format!("helm template my-release {dir}");
+    refuse(match using {
+        Use::InPlace => format!(
+            "{dir} is a Helm chart: its templates are not manifests, and config-hash never writes \
+             hashes into them. Helm runs config-hash on what it renders, as its post-renderer:\n\n  \
+             {render} --post-renderer \"$(command -v config-hash)\"    # Helm 3\n  \
+             config-hash install-helm-plugin    # Helm 4, once; then --post-renderer config-hash"
+        ),
+        Use::Check => format!(
+            "{dir} is a Helm chart: --check judges manifests, and a chart's exist only once Helm \
+             renders them (config-hash stamps them then, as Helm's post-renderer). Check the \
+             render:\n\n  {render} | {}",
+            using.reading_stdin()
+        ),
+        Use::Stamp | Use::View(_) => format!(
+            "{dir} is a Helm chart: its templates are not manifests until Helm renders them. \
+             Render it first:\n\n  {render} | {}",
+            using.reading_stdin()
+        ),
+    })
 }
 
 /// A Kustomization among the input of `--check` or `--in-place`: its files are sources,

@@ -162,8 +162,8 @@ struct Read {
 /// Reads the key, the config file (`-c`, a kpt package's Kptfile step, or the kustomize
 /// plugin's file) and the input. `manifests`: the PATHs are manifests (files to write
 /// back, one side of a diff), never a plugin's config. `using`: what the command does
-/// with them, for the advice on a source that must be rendered first (a Kustomization
-/// under --check or --in-place).
+/// with them, for the advice on a source that must be rendered first (a Helm chart; a
+/// Kustomization under --check or --in-place).
 fn read_invocation(
     files: &[PathBuf],
     args: &cli::ConfigFlags,
@@ -172,6 +172,9 @@ fn read_invocation(
 ) -> Result<Read, ExitCode> {
     if let Some(code) = mistyped_subcommand(files) {
         return Err(code);
+    }
+    if let Some(chart) = input::charts(files).first() {
+        return Err(hints::chart_source(chart, using));
     }
     let hash_key = read_key(args.key_file.as_deref()).map_err(fail)?;
     let mut invocation = Invocation {

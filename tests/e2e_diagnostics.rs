@@ -264,6 +264,30 @@ fn a_kustomize_source_is_refused_by_check_and_in_place() {
     assert_eq!(stdout(&built), "config-hash: up to date\n");
 }
 
+/// A Helm chart given as manifests: refused before its templates fail to parse, with
+/// the command that renders it first, for a run as for graph.
+fn a_helm_chart_is_refused_with_the_render_command() {
+    let chart = common::repo_root().join("examples/helm/chart");
+    let chart = chart.to_str().expect("UTF-8");
+    for (args, then) in [
+        (vec![chart], "| config-hash"),
+        (vec!["graph", chart], "| config-hash graph"),
+        (vec!["--check", chart], "| config-hash --check"),
+    ] {
+        let out = run_with_stdin(Command::new(BINARY).args(&args), "");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("helm template my-release {chart} {then}")),
+            "{args:?}: {err}"
+        );
+    }
+    let template = format!("{chart}/templates/deployment.yaml");
+    let out = run_with_stdin(Command::new(BINARY).args(["--in-place", &template]), "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--post-renderer"), "{}", stderr(&out));
+}
+
 /// Objects made at install time (a Helm hook's Secret) can be declared, by flag or in
 /// the functionConfig, and are then not reported missing; others still are.
 fn objects_made_at_install_time_can_be_declared() {
@@ -473,6 +497,7 @@ fn main() -> std::process::ExitCode {
         trial!(a_kustomization_in_the_input_gets_a_hint),
         trial!(a_config_run_as_a_generator_gets_a_hint),
         trial!(a_kustomize_source_is_refused_by_check_and_in_place),
+        trial!(a_helm_chart_is_refused_with_the_render_command),
         trial!(objects_made_at_install_time_can_be_declared),
         trial!(the_environment_sets_on_missing),
         trial!(help_shows_every_default),

@@ -593,6 +593,31 @@ fn helm4_off_path_is_named_with_helm() {
     machine.assert_helm3_works();
 }
 
+/// A chart given to config-hash as manifests is refused with the command that renders
+/// it first, and that command works as printed.
+fn a_chart_given_as_manifests_gets_a_render_command_that_works() {
+    let machine = Machine::new("chart-as-manifests", &[("helm", 3)]);
+    let refused = machine
+        .command(BINARY)
+        .arg("./chart")
+        .output()
+        .expect("run config-hash");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    let command = err
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("helm template"))
+        .unwrap_or_else(|| panic!("no render command:\n{err}"));
+    assert_eq!(command, "helm template my-release ./chart | config-hash");
+    let rendered = machine.shell("", command);
+    assert_success(&rendered, command);
+    assert!(
+        String::from_utf8_lossy(&rendered.stdout).contains(ANNOTATION_KEY),
+        "not stamped"
+    );
+}
+
 /// The example plugin's comment says what the installer writes: a link to the binary
 /// (it said a copy), in a directory Helm 3 does not read.
 fn the_example_plugin_says_what_the_installer_writes() {
@@ -663,6 +688,10 @@ fn main() -> std::process::ExitCode {
         ),
         trial!(no_helm_on_path_gets_where_to_install_it),
         trial!(the_example_plugin_says_what_the_installer_writes),
+        trial!(
+            a_chart_given_as_manifests_gets_a_render_command_that_works,
+            Need::helm(3)
+        ),
         trial!(
             helm4_off_path_is_named_with_helm,
             Need::helm(3),
