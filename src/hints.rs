@@ -1,8 +1,9 @@
 //! Hints for misuse a newcomer runs into: nothing piped in at a terminal, a subcommand
-//! spelled wrong, a ConfigHash config that kustomize runs as a generator, sources given
-//! where renders are needed (a Helm chart; a kustomize directory under `--check` or
-//! `--in-place`). (A Kustomization or chart among the input is found by `input.rs`,
-//! which knows the files.)
+//! spelled wrong, a ConfigHash config that kustomize runs as a generator (or that was
+//! given as a manifest, `-c` forgotten), sources given where renders are needed (a
+//! Helm chart, a kustomize directory under `--check` or `--in-place`). (A
+//! Kustomization or chart among the input is found by `input.rs`, which knows the
+//! files.)
 
 use std::io::{self, IsTerminal as _};
 use std::path::{Path, PathBuf};
@@ -102,6 +103,27 @@ pub fn kustomize_source(kustomization: &Path, text: &str, using: Use) -> ExitCod
             using.reading_stdin()
         )
     })
+}
+
+/// A ConfigHash config given as the only PATH outside kustomize (which sets
+/// KUSTOMIZE_PLUGIN_CONFIG_ROOT for its plugins), with nothing on stdin: `-c` forgotten.
+pub fn config_given_as_manifests(file: &Path) -> ExitCode {
+    let file = file.display();
+    usage(format!(
+        "{file} is a ConfigHash config, not manifests: pass it with -c, and the manifests as \
+         PATHs or on stdin (config-hash -c {file} manifests/, or ... | config-hash -c {file})"
+    ))
+}
+
+/// Whether kustomize runs this process as its legacy exec plugin: it sets these for a
+/// plugin (seen with kubectl kustomize v5).
+pub fn under_kustomize() -> bool {
+    [
+        "KUSTOMIZE_PLUGIN_CONFIG_ROOT",
+        "KUSTOMIZE_PLUGIN_CONFIG_STRING",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some())
 }
 
 /// Before reading stdin: a terminal there means nobody piped anything in, and reading

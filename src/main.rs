@@ -11,7 +11,7 @@ mod prune_cmd;
 mod report;
 mod review;
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -208,19 +208,27 @@ fn read_invocation(
             }
         }
     }
+    let under_kustomize = hints::under_kustomize();
     if !plugin {
         if let Some(code) = stdin_is_a_terminal(paths) {
             return Err(code);
         }
+    } else if !under_kustomize && io::stdin().is_terminal() {
+        // A config file given as the only PATH at a terminal: -c forgotten.
+        return Err(hints::config_given_as_manifests(&files[0]));
     }
     let package = match input::read_package(paths, &skip) {
         Ok(p) => p,
         // kustomize runs a generator with its config and nothing on stdin.
-        Err(_) if plugin && paths.is_empty() => {
+        Err(_) if plugin && paths.is_empty() && under_kustomize => {
             return Err(fail(
                 "kustomize ran config-hash with its ConfigHash config and no resources, as it runs a \
                  generator: list the config file under transformers:, not generators:, in the kustomization",
             ));
+        }
+        // Not kustomize: a config file and nothing piped in, -c forgotten.
+        Err(_) if plugin && paths.is_empty() => {
+            return Err(hints::config_given_as_manifests(&files[0]));
         }
         Err(e) => return Err(fail(e)),
     };

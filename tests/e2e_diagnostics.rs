@@ -204,7 +204,13 @@ fn a_config_run_as_a_generator_gets_a_hint() {
         "config-hash.yaml",
         "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: x}\nspec: {mode: env}\n",
     );
-    let out = config_hash(&[&config], "");
+    // kustomize runs its legacy plugins with KUSTOMIZE_PLUGIN_CONFIG_ROOT set.
+    let out = run_with_stdin(
+        Command::new(BINARY)
+            .arg(&config)
+            .env("KUSTOMIZE_PLUGIN_CONFIG_ROOT", dir.path()),
+        "",
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("under transformers:, not generators:"),
@@ -219,6 +225,25 @@ fn a_config_run_as_a_generator_gets_a_hint() {
         "{}",
         stderr(&out)
     );
+}
+
+/// A ConfigHash config given as the only PATH, outside kustomize, with nothing piped in:
+/// `-c` was forgotten, and the message says so (it said kustomize had run it as a
+/// generator, which it had not).
+fn a_config_file_given_as_manifests_says_to_pass_it_with_c() {
+    let config = common::repo_root().join("examples/pipes/config-hash.yaml");
+    let config = config.to_str().expect("UTF-8");
+    let out = run_with_stdin(
+        Command::new(BINARY)
+            .arg(config)
+            .env_remove("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
+            .env_remove("KUSTOMIZE_PLUGIN_CONFIG_STRING"),
+        "",
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains("kustomize"), "{err}");
+    assert!(err.contains(&format!("config-hash -c {config} ")), "{err}");
 }
 
 /// `--check` and `--in-place` on a kustomize source directory refuse, writing nothing,
@@ -496,6 +521,7 @@ fn main() -> std::process::ExitCode {
         trial!(stdin_at_a_terminal_gets_a_hint, Need::tool("script")),
         trial!(a_kustomization_in_the_input_gets_a_hint),
         trial!(a_config_run_as_a_generator_gets_a_hint),
+        trial!(a_config_file_given_as_manifests_says_to_pass_it_with_c),
         trial!(a_kustomize_source_is_refused_by_check_and_in_place),
         trial!(a_helm_chart_is_refused_with_the_render_command),
         trial!(objects_made_at_install_time_can_be_declared),
