@@ -435,17 +435,17 @@ fn installed_plugins_follow_the_binary() {
     std::fs::create_dir_all(&bin).expect("mkdir");
     let exe = bin.join("config-hash");
     std::fs::copy(BINARY, &exe).expect("copy the binary");
-    let kustomize = Command::new(&exe)
-        .args(["install-kustomize-plugin", "--plugin-home"])
-        .arg(dir.path().join("kustomize"))
-        .output()
-        .expect("install-kustomize-plugin");
-    let helm = Command::new(&exe)
-        .args(["install-helm-plugin", "--plugins-dir"])
-        .arg(dir.path().join("helm"))
-        .env("PATH", "/nonexistent")
-        .output()
-        .expect("install-helm-plugin");
+    let kustomize = common::output_of_fresh_executable(
+        Command::new(&exe)
+            .args(["install-kustomize-plugin", "--plugin-home"])
+            .arg(dir.path().join("kustomize")),
+    );
+    let helm = common::output_of_fresh_executable(
+        Command::new(&exe)
+            .args(["install-helm-plugin", "--plugins-dir"])
+            .arg(dir.path().join("helm"))
+            .env("PATH", "/nonexistent"),
+    );
     let installed = [
         stdout(&kustomize).trim().to_string(),
         format!("{}/config-hash", stdout(&helm).trim()),

@@ -160,6 +160,22 @@ pub fn run(command: &mut Command) -> Output {
     output
 }
 
+/// `command`'s output, retrying while its program is "text file busy": an executable
+/// this process has just written may be held open for writing, for a moment, by a
+/// child another test thread forked meanwhile (until that child execs), and exec then
+/// fails with ETXTBSY. Use it for a binary a test copies and then runs.
+pub fn output_of_fresh_executable(command: &mut Command) -> Output {
+    for _ in 0..200 {
+        match command.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            result => return result.unwrap_or_else(|e| panic!("cannot run {command:?}: {e}")),
+        }
+    }
+    panic!("{command:?}: text file busy for 2 s");
+}
+
 /// PATH with `dir` first.
 pub fn path_with(dir: &Path) -> OsString {
     let mut paths = vec![dir.to_path_buf()];
