@@ -78,6 +78,8 @@ pub enum Command {
         format: GraphFormat,
         #[command(flatten)]
         config: ConfigArgs,
+        #[command(flatten)]
+        quiet: Quiet,
     },
     /// Show what rolls between two renders, and which ConfigMap and Secret keys make it
     /// roll (names, never values).
@@ -110,6 +112,8 @@ pub enum Command {
         allow_protected: bool,
         #[command(flatten)]
         flags: ConfigFlags,
+        #[command(flatten)]
+        quiet: Quiet,
     },
     /// List the workloads that read a ConfigMap or Secret and have nothing that rolls
     /// them when it changes.
@@ -128,6 +132,8 @@ pub enum Command {
         fail: bool,
         #[command(flatten)]
         config: ConfigArgs,
+        #[command(flatten)]
+        quiet: Quiet,
     },
     /// List the old hashed ConfigMaps and Secrets that are safe to delete, as a stream
     /// `kubectl delete -f -` reads; nothing is deleted, and no cluster is contacted.
@@ -282,8 +288,16 @@ pub struct RunArgs {
     /// keeping their mode) instead of to stdout, and print each file written.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, requires = "files", conflicts_with = "check")]
     pub in_place: bool,
-    /// Quiet: no summary line on stderr, and no "up to date" from --check (warnings,
-    /// errors and what is out of date are still printed).
+    #[command(flatten)]
+    pub quiet: Quiet,
+}
+
+/// `-q`, the same for every command that reads manifests.
+#[derive(Debug, Args)]
+pub struct Quiet {
+    /// Quiet: no summary line (on stderr, or the one a report opens or closes with) and
+    /// no "up to date" from --check; warnings, errors and the output itself are still
+    /// printed.
     #[arg(short, long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub quiet: bool,
 }

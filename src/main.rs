@@ -42,7 +42,11 @@ fn main() -> ExitCode {
         Some(cli::Command::InstallHelmPlugin { plugins_dir, helm }) => {
             install::helm_plugin(plugins_dir, helm)
         }
-        Some(cli::Command::Graph { format, config }) => graph(format, &config),
+        Some(cli::Command::Graph {
+            format,
+            config,
+            quiet: _,
+        }) => graph(format, &config),
         Some(cli::Command::Diff {
             before,
             after,
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
             max_rolls,
             allow_protected,
             flags,
+            quiet,
         }) => review::diff(
             &before,
             &after,
@@ -59,12 +64,14 @@ fn main() -> ExitCode {
                 allow_protected,
             },
             &flags,
+            quiet.quiet,
         ),
         Some(cli::Command::Audit {
             format,
             fail,
             config,
-        }) => review::audit(format, fail, &config),
+            quiet,
+        }) => review::audit(format, fail, &config, quiet.quiet),
         Some(cli::Command::Prune(args)) => prune_cmd::run(&args),
         Some(cli::Command::Completions { shell }) => completions(shell),
         Some(cli::Command::Man) => man(),
@@ -272,7 +279,7 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     let report = Report {
         host: Host::detect(read.plugin),
         // Nobody reads a summary in a kustomize build.
-        quiet: args.quiet || read.plugin,
+        quiet: args.quiet.quiet || read.plugin,
         bad_flag: !read.invocation.overrides.problems().is_empty(),
     };
     if read.package.is_one_text() && !args.in_place {

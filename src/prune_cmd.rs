@@ -38,6 +38,8 @@ pub struct PruneArgs {
     /// object of that name in any namespace].
     #[arg(long, value_name = "NAME")]
     pub namespace: Option<String>,
+    #[command(flatten)]
+    pub quiet: crate::cli::Quiet,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -119,6 +121,8 @@ pub fn run(args: &PruneArgs) -> ExitCode {
     if let Err(code) = write_stdout(&text) {
         return code;
     }
-    eprintln!("{}", prune::summary(&olds));
+    if !args.quiet.quiet {
+        eprintln!("{}", prune::summary(&olds));
+    }
     ExitCode::SUCCESS
 }

@@ -30,6 +30,7 @@ pub fn diff(
     format: cli::DiffFormat,
     gates: Gates,
     flags: &cli::ConfigFlags,
+    quiet: bool,
 ) -> ExitCode {
     if before == Path::new("-") && after == Path::new("-") {
         return usage("BEFORE and AFTER cannot both be - (stdin holds one of them)");
@@ -82,6 +83,10 @@ pub fn diff(
     );
     let failures = d.gate_failures(gates);
     let text = match format {
+        // -q: the table without the summary line it opens with.
+        cli::DiffFormat::Table if quiet => {
+            without_summary(&diff::render_table(&d, &failures), "config-hash diff:")
+        }
         cli::DiffFormat::Table => diff::render_table(&d, &failures),
         cli::DiffFormat::Markdown => diff::render_markdown(&d, &failures),
         cli::DiffFormat::Json => diff::render_json(&d, gates, &failures),
@@ -99,7 +104,12 @@ pub fn diff(
 }
 
 /// `config-hash audit [PATH...]`.
-pub fn audit(format: cli::AuditFormat, fail_on_any: bool, args: &cli::ConfigArgs) -> ExitCode {
+pub fn audit(
+    format: cli::AuditFormat,
+    fail_on_any: bool,
+    args: &cli::ConfigArgs,
+    quiet: bool,
+) -> ExitCode {
     let read = match read_invocation(&args.files, &args.flags, false, Use::View("audit")) {
         Ok(read) => read,
         Err(code) => return code,
@@ -128,6 +138,11 @@ pub fn audit(format: cli::AuditFormat, fail_on_any: bool, args: &cli::ConfigArgs
     }
     let found = config_hash::audit::audit(&prepared.resolution);
     let text = match format {
+        // -q: the table without the summary line it closes with.
+        cli::AuditFormat::Table if quiet => without_summary(
+            &config_hash::audit::render_table(&found),
+            "config-hash audit:",
+        ),
         cli::AuditFormat::Table => config_hash::audit::render_table(&found),
         cli::AuditFormat::Json => config_hash::audit::render_json(&found),
     };
@@ -139,4 +154,21 @@ pub fn audit(format: cli::AuditFormat, fail_on_any: bool, args: &cli::ConfigArgs
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// A report's text without its summary line (the one starting with `prefix`) and the
+/// blank line that sets it apart, for `-q`.
+fn without_summary(text: &str, prefix: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(at) = lines.iter().position(|l| l.starts_with(prefix)) else {
+        return text.to_string();
+    };
+    let mut keep: Vec<&str> = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let blank_beside = line.is_empty() && (i + 1 == at || i == at + 1);
+        if i != at && !blank_beside {
+            keep.push(line);
+        }
+    }
+    keep.iter().map(|l| format!("{l}\n")).collect()
 }

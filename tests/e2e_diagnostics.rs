@@ -141,6 +141,65 @@ fn quiet_means_quiet() {
     assert_eq!(stdout(&stale), "out of date: Deployment web\n");
 }
 
+/// `-q` is accepted by every command that reads manifests, and drops its summary line
+/// (diff's and audit's tables opened or closed with one; prune's on stderr), keeping
+/// the report itself. `diff -q` was a usage error.
+fn quiet_is_accepted_by_every_command_that_reads_manifests() {
+    let dir = TempDir::new("e2e-diagnostics-quiet");
+    let before = dir.write("before.yaml", &format!("{SETTINGS}---\n{DEPLOYMENT}"));
+    let after = dir.write(
+        "after.yaml",
+        &format!("{SETTINGS}---\n{DEPLOYMENT}").replace("LEVEL: info", "LEVEL: debug"),
+    );
+    for (args, summary) in [
+        (vec!["graph", &before], ""),
+        (vec!["diff", &before, &after], "config-hash diff:"),
+        (vec!["audit", &before], "config-hash audit:"),
+    ] {
+        let loud = in_dir(&dir, &args);
+        let mut quiet_args = args.clone();
+        quiet_args.insert(1, "-q");
+        let quiet = in_dir(&dir, &quiet_args);
+        assert_eq!(
+            quiet.status.code(),
+            Some(0),
+            "{quiet_args:?}: {}",
+            stderr(&quiet)
+        );
+        assert!(stdout(&quiet).contains("Deployment web"), "{quiet_args:?}");
+        if !summary.is_empty() {
+            assert!(
+                stdout(&loud).contains(summary),
+                "{args:?}: {}",
+                stdout(&loud)
+            );
+            assert!(
+                !stdout(&quiet).contains(summary),
+                "{quiet_args:?}: {}",
+                stdout(&quiet)
+            );
+        }
+    }
+    let render = common::repo_root().join("testdata/prune-old-versions-listed-as-a-table");
+    let (live, render) = (render.join("live.yaml"), render.join("render.yaml"));
+    let prune = |quiet: &[&str]| {
+        run_with_stdin(
+            Command::new(BINARY)
+                .args(["prune"])
+                .args(quiet)
+                .arg("--live")
+                .arg(&live)
+                .arg(&render),
+            "",
+        )
+    };
+    let (loud, quiet) = (prune(&[]), prune(&["-q"]));
+    assert_eq!(quiet.status.code(), Some(0), "{}", stderr(&quiet));
+    assert!(!stderr(&loud).is_empty());
+    assert_eq!(stderr(&quiet), "");
+    assert_eq!(stdout(&quiet), stdout(&loud));
+}
+
 /// `config-hash grpah x.yaml`: a usage error that names the subcommand meant.
 fn a_mistyped_subcommand_gets_a_did_you_mean() {
     let dir = TempDir::new("e2e-diagnostics-typo");
@@ -517,6 +576,7 @@ fn main() -> std::process::ExitCode {
         trial!(findings_of_a_directory_run_name_their_file_and_line),
         trial!(bad_flag_values_are_usage_errors),
         trial!(quiet_means_quiet),
+        trial!(quiet_is_accepted_by_every_command_that_reads_manifests),
         trial!(a_mistyped_subcommand_gets_a_did_you_mean),
         trial!(stdin_at_a_terminal_gets_a_hint, Need::tool("script")),
         trial!(a_kustomization_in_the_input_gets_a_hint),
