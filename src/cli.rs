@@ -29,6 +29,7 @@ use config_hash::config::{GitOps, Granularity, Mode, OnMissing, Overrides, Runti
     version,
     about,
     long_about,
+    after_help = EXAMPLES_CONFIG_HASH,
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -40,24 +41,31 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Install this binary (a link to it) as a kustomize exec plugin for `kind: ConfigHash`, where
-    /// `kubectl kustomize --enable-alpha-plugins` finds it
+    /// Install config-hash as kustomize's ConfigHash plugin
+    ///
+    /// A link to this binary where `kubectl kustomize --enable-alpha-plugins` finds the
+    /// exec plugin for `kind: ConfigHash`
     /// ($XDG_CONFIG_HOME/kustomize/plugin/config-hash.dev/v1alpha1/confighash/ConfigHash,
-    /// XDG_CONFIG_HOME defaulting to ~/.config), and print the path.
+    /// XDG_CONFIG_HOME defaulting to ~/.config); prints the path. An upgrade of the
+    /// binary upgrades the plugin.
+    #[command(after_help = EXAMPLES_INSTALL_KUSTOMIZE_PLUGIN)]
     InstallKustomizePlugin {
         /// Install under this directory instead of $XDG_CONFIG_HOME/kustomize/plugin.
         #[arg(long, value_name = "DIR")]
         plugin_home: Option<PathBuf>,
     },
-    /// Install config-hash as a Helm 4 post-renderer plugin (type postrenderer/v1), so
-    /// `helm template|install|upgrade --post-renderer config-hash` runs it: writes
-    /// <DIR>/config-hash/plugin.yaml and a link to this binary beside it (an upgrade of
-    /// the binary upgrades the plugin), and prints the plugin directory. DIR defaults to
-    /// a directory beside Helm's plugins directory that no Helm reads by default, since
-    /// Helm 3 cannot load a Helm 4 plugin and then fails every plugin command; the
-    /// installer prints the alias that lets the Helm 4 it found (helm or helm4 on PATH,
-    /// or --helm) read it. Helm 3 needs no plugin (`--post-renderer "$(command -v
-    /// config-hash)"`): with only Helm 3 on PATH, it installs nothing and says so.
+    /// Install config-hash as a Helm 4 post-renderer plugin
+    ///
+    /// A postrenderer/v1 plugin, so `helm template|install|upgrade --post-renderer
+    /// config-hash` runs it: writes <DIR>/config-hash/plugin.yaml and a link to this
+    /// binary beside it (an upgrade of the binary upgrades the plugin), and prints the
+    /// plugin directory. DIR defaults to a directory beside Helm's plugins directory that
+    /// no Helm reads by default, since Helm 3 cannot load a Helm 4 plugin and then fails
+    /// every plugin command; the installer prints the alias that lets the Helm 4 it found
+    /// (helm or helm4 on PATH, or --helm) read it. Helm 3 needs no plugin
+    /// (`--post-renderer "$(command -v config-hash)"`): with only Helm 3 on PATH, it
+    /// installs nothing and says so.
+    #[command(after_help = EXAMPLES_INSTALL_HELM_PLUGIN)]
     InstallHelmPlugin {
         /// Install into DIR, a plugins directory your Helm 4 reads [default: beside
         /// Helm's default one, for Helm 4 alone; $HELM_PLUGINS when set]. Refused when a
@@ -68,10 +76,13 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         helm: Option<PathBuf>,
     },
-    /// Show which workloads read which ConfigMaps/Secrets (and keys), and which
-    /// references are missing: "what rolls if I change this ConfigMap?". It takes the
-    /// same configuration as a run (flags, -c, a kpt package's Kptfile, the
-    /// ResourceList's functionConfig), so it resolves every name as stamping does.
+    /// Show which workloads read which ConfigMaps/Secrets
+    ///
+    /// Which workloads read which ConfigMaps and Secrets (and keys), and which references
+    /// are missing: "what rolls if I change this ConfigMap?". It takes the same
+    /// configuration as a run (flags, -c, a kpt package's Kptfile, the ResourceList's
+    /// functionConfig), so it resolves every name as stamping does.
+    #[command(after_help = EXAMPLES_GRAPH)]
     Graph {
         /// Output format.
         #[arg(long, value_enum, default_value_t = GraphFormat::Table)]
@@ -81,8 +92,7 @@ pub enum Command {
         #[command(flatten)]
         quiet: Quiet,
     },
-    /// Show what rolls between two renders, and which ConfigMap and Secret keys make it
-    /// roll (names, never values).
+    /// Show what rolls between two renders, and why
     ///
     /// For every workload whose stamp changes: which ConfigMaps and Secrets changed and
     /// which of the keys its pods see (key names, never values); workloads added and
@@ -92,6 +102,7 @@ pub enum Command {
     /// rendered and unrendered manifests compare alike. Exit status: 0 whether or not
     /// anything rolls; 3 when a gate (--max-rolls, protected workloads) fails; 1 when
     /// AFTER cannot be read or stamped; 2 a usage error.
+    #[command(after_help = EXAMPLES_DIFF)]
     Diff {
         /// The manifests before the change: a file, a directory, or - for stdin.
         #[arg(value_name = "BEFORE")]
@@ -115,14 +126,15 @@ pub enum Command {
         #[command(flatten)]
         quiet: Quiet,
     },
-    /// List the workloads that read a ConfigMap or Secret and have nothing that rolls
-    /// them when it changes.
+    /// List workloads with no roll trigger for their config
     ///
-    /// A roll trigger is a config-hash stamp, a checksum/* pod-template annotation, a
-    /// Reloader or wave annotation, or a hashed name on what it reads. Reads manifests
-    /// as they are (a chart's render, a directory; files, directories or stdin), with the
-    /// same configuration as a run. Exit status: 0; 3 with --fail when a workload is
-    /// listed; 1 when the input cannot be read; 2 a usage error.
+    /// The workloads that read a ConfigMap or Secret and have nothing that rolls them
+    /// when it changes. A roll trigger is a config-hash stamp, a checksum/* pod-template
+    /// annotation, a Reloader or wave annotation, or a hashed name on what it reads.
+    /// Reads manifests as they are (a chart's render, a directory; files, directories or
+    /// stdin), with the same configuration as a run. Exit status: 0; 3 with --fail when a
+    /// workload is listed; 1 when the input cannot be read; 2 a usage error.
+    #[command(after_help = EXAMPLES_AUDIT)]
     Audit {
         /// Output format.
         #[arg(long, value_enum, default_value_t = AuditFormat::Table)]
@@ -135,7 +147,9 @@ pub enum Command {
         #[command(flatten)]
         quiet: Quiet,
     },
-    /// List the old hashed ConfigMaps and Secrets that are safe to delete, as a stream
+    /// List old hashed ConfigMaps/Secrets safe to delete
+    ///
+    /// The old hashed ConfigMaps and Secrets that are safe to delete, as a stream
     /// `kubectl delete -f -` reads; nothing is deleted, and no cluster is contacted.
     ///
     /// Safe means all of: a hashed name config-hash gave (config-hash.dev/base-name) or
@@ -144,24 +158,77 @@ pub enum Command {
     /// ControllerRevision, Job or CronJob at any reference site of the catalog; owned by
     /// no other object; and not among the newest --keep N old versions of its base name
     /// (by creationTimestamp). A dump that lacks a kind these rules need is refused,
-    /// naming it. Example:
-    ///
-    ///   kubectl get configmaps,secrets,replicasets,controllerrevisions,pods,jobs,cronjobs -A -o yaml > live.yaml
-    ///
-    ///   config-hash prune --live live.yaml rendered/ | kubectl delete -f -
+    /// naming it.
+    #[command(after_help = EXAMPLES_PRUNE)]
     Prune(crate::prune_cmd::PruneArgs),
-    /// Print a shell completion script: `config-hash completions bash >
-    /// /etc/bash_completion.d/config-hash` (zsh: a file named _config-hash on $fpath;
-    /// fish: ~/.config/fish/completions/config-hash.fish).
+    /// Print a shell completion script
+    #[command(after_help = EXAMPLES_COMPLETIONS)]
     Completions {
         /// The shell.
         #[arg(value_enum)]
         shell: Shell,
     },
-    /// Print the manual page (roff): `config-hash man > config-hash.1`, then `man
-    /// ./config-hash.1`, or install it under a man1 directory.
+    /// Print the manual page (roff)
+    ///
+    /// The manual page, from the same definitions as --help.
+    #[command(after_help = EXAMPLES_MAN)]
     Man,
 }
+
+/// The Examples section of each command's help: commands to copy, one per line.
+const EXAMPLES_CONFIG_HASH: &str = "\
+Examples:
+  config-hash < resource-list.yaml                  # a KRM function: a ResourceList in, stamped, out
+  kubectl kustomize overlay | config-hash | kubectl apply -f -
+  config-hash --in-place manifests/                 # stamp files where they are
+  config-hash --check manifests/                    # CI: exit 3 when something is out of date
+  config-hash -c config-hash.yaml --mode env manifests/ > stamped.yaml";
+
+const EXAMPLES_INSTALL_KUSTOMIZE_PLUGIN: &str = "\
+Examples:
+  config-hash install-kustomize-plugin
+  kubectl kustomize --enable-alpha-plugins examples/kustomize   # a ConfigHash listed under transformers:";
+
+const EXAMPLES_INSTALL_HELM_PLUGIN: &str = "\
+Examples:
+  config-hash install-helm-plugin                  # then add the alias it prints
+  helm template my-release ./chart --post-renderer config-hash
+  config-hash install-helm-plugin --helm ~/bin/helm4   # a Helm 4 that is not on PATH";
+
+const EXAMPLES_GRAPH: &str = "\
+Examples:
+  config-hash graph manifests/
+  kubectl kustomize overlay | config-hash graph
+  config-hash graph --format dot manifests/ | dot -Tsvg > graph.svg
+  config-hash graph --format json manifests/ | jq '.edges[] | select(.status == \"missing\")'";
+
+const EXAMPLES_DIFF: &str = "\
+Examples:
+  config-hash diff base/ head/
+  config-hash diff base/ head/ --format markdown > comment.md   # a pull-request comment
+  config-hash diff base/ head/ --max-rolls 5                     # exit 3 when more than 5 roll
+  helm template r chart/ | config-hash diff before.yaml -";
+
+const EXAMPLES_AUDIT: &str = "\
+Examples:
+  helm template r chart/ | config-hash audit
+  config-hash audit --fail manifests/               # CI: exit 3 when a workload is listed";
+
+const EXAMPLES_PRUNE: &str = "\
+Examples:
+  kubectl get configmaps,secrets,replicasets,controllerrevisions,pods,jobs,cronjobs -A -o yaml > live.yaml
+  config-hash prune --live live.yaml rendered/ | kubectl delete -f -
+  config-hash prune --live live.yaml --format table rendered/   # what is kept, and why";
+
+const EXAMPLES_COMPLETIONS: &str = "\
+Examples:
+  config-hash completions bash > ~/.local/share/bash-completion/completions/config-hash
+  config-hash completions zsh > \"${fpath[1]}/_config-hash\"
+  config-hash completions fish > ~/.config/fish/completions/config-hash.fish";
+
+const EXAMPLES_MAN: &str = "\
+Examples:
+  config-hash man > config-hash.1 && man ./config-hash.1";
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Shell {

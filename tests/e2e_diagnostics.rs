@@ -486,6 +486,43 @@ fn completions_and_man_page() {
     assert!(man.contains("on\\-missing"), "the options are in the page");
 }
 
+/// `--help` lists each command on one short line (at most 80 columns, clap's own `help`
+/// aside), and every command's help ends with examples to copy.
+fn help_lists_commands_on_short_lines_and_gives_examples() {
+    let help = stdout(&config_hash(&["--help"], ""));
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(commands.len() >= 8, "{help}");
+    let mut names = Vec::new();
+    for line in &commands {
+        let name = line.split_whitespace().next().expect("a command name");
+        if name != "help" {
+            assert!(line.len() <= 80, "a long command entry:\n{line}");
+            names.push(name);
+        }
+    }
+    assert!(help.contains("\nExamples:\n  config-hash"), "{help}");
+    for name in names {
+        for flag in ["-h", "--help"] {
+            let out = config_hash(&[name, flag], "");
+            assert_eq!(out.status.code(), Some(0), "{name} {flag}");
+            let text = stdout(&out);
+            let examples = text
+                .split_once("\nExamples:\n")
+                .unwrap_or_else(|| panic!("{name} {flag}: no Examples section:\n{text}"))
+                .1;
+            assert!(
+                examples.lines().any(|l| l.contains("config-hash")),
+                "{name} {flag}: {examples}"
+            );
+        }
+    }
+}
+
 /// The installed plugins link to the binary that installed them, so an upgrade of the
 /// binary (a new file at the same path) is what kustomize and Helm run next.
 fn installed_plugins_follow_the_binary() {
@@ -587,6 +624,7 @@ fn main() -> std::process::ExitCode {
         trial!(objects_made_at_install_time_can_be_declared),
         trial!(the_environment_sets_on_missing),
         trial!(help_shows_every_default),
+        trial!(help_lists_commands_on_short_lines_and_gives_examples),
         trial!(completions_and_man_page, Need::tool("bash")),
         trial!(installed_plugins_follow_the_binary),
         trial!(a_resource_list_from_kustomize_gets_its_warnings_on_stderr),
