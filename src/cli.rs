@@ -168,11 +168,20 @@ pub enum Command {
         #[arg(value_enum)]
         shell: Shell,
     },
-    /// Print the manual page (roff)
+    /// Print the manual pages (one per command)
     ///
-    /// The manual page, from the same definitions as --help.
+    /// The manual page of config-hash, or of one of its commands (roff, from the same
+    /// definitions as --help); with --dir, every page written as a file:
+    /// config-hash.1, config-hash-diff.1, and so on.
     #[command(after_help = EXAMPLES_MAN)]
-    Man,
+    Man {
+        /// The command whose page to print (diff, graph, ...) [default: config-hash's own].
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+        /// Write every page into DIR (created if missing), and print the files' paths.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// The Examples section of each command's help: commands to copy, one per line.
@@ -228,7 +237,8 @@ Examples:
 
 const EXAMPLES_MAN: &str = "\
 Examples:
-  config-hash man > config-hash.1 && man ./config-hash.1";
+  config-hash man --dir ~/.local/share/man/man1     # then: man config-hash, man config-hash-diff, ...
+  config-hash man diff > config-hash-diff.1 && man ./config-hash-diff.1";
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Shell {

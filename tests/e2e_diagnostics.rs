@@ -523,6 +523,38 @@ fn help_lists_commands_on_short_lines_and_gives_examples() {
     }
 }
 
+/// Every page the manual pages refer to (`config-hash-diff(1)`, ...) is one that
+/// `config-hash man --dir` writes, and `config-hash man diff` prints the same page.
+fn every_manual_page_the_pages_name_exists() {
+    let dir = TempDir::new("e2e-diagnostics-man");
+    let out = config_hash(&["man", "--dir", dir.str()], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    assert!(written.len() >= 9, "{written:?}");
+    let mut named = 0;
+    for file in &written {
+        let page = std::fs::read_to_string(file).expect("a written page");
+        for (i, _) in page.match_indices("(1)") {
+            let start = page[..i]
+                .rfind(|c: char| c.is_whitespace() || c == ',')
+                .map_or(0, |s| s + 1);
+            let name = page[start..i].replace("\\-", "-");
+            if name.starts_with("config-hash") {
+                named += 1;
+                assert!(
+                    dir.path().join(format!("{name}.1")).is_file(),
+                    "{file} refers to {name}(1), which `man --dir` did not write"
+                );
+            }
+        }
+    }
+    assert!(named >= 8, "only {named} pages named");
+    let diff = stdout(&config_hash(&["man", "diff"], ""));
+    let file = std::fs::read_to_string(dir.path().join("config-hash-diff.1")).expect("page");
+    assert_eq!(diff, file);
+    assert!(diff.contains(".TH config-hash-diff 1"), "{diff}");
+}
+
 /// The installed plugins link to the binary that installed them, so an upgrade of the
 /// binary (a new file at the same path) is what kustomize and Helm run next.
 fn installed_plugins_follow_the_binary() {
@@ -626,6 +658,7 @@ fn main() -> std::process::ExitCode {
         trial!(help_shows_every_default),
         trial!(help_lists_commands_on_short_lines_and_gives_examples),
         trial!(completions_and_man_page, Need::tool("bash")),
+        trial!(every_manual_page_the_pages_name_exists),
         trial!(installed_plugins_follow_the_binary),
         trial!(a_resource_list_from_kustomize_gets_its_warnings_on_stderr),
         trial!(a_test_that_cannot_run_is_ignored_with_its_reason_and_fails_in_ci),
