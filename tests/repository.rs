@@ -196,6 +196,46 @@ fn ci_runs_the_slow_tier_and_the_random_seeds() {
     assert!(randomised >= 3, "only {randomised} randomised test files");
 }
 
+/// The README's mdBook commands work together: it installs mdBook as CI does (the
+/// version and features of `.ci/run`), and the command it gives to read the book is one
+/// that install has (without the default features there is no `serve` or `watch`).
+#[test]
+fn the_readmes_book_commands_work_with_the_install_it_gives() {
+    let readme = fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let ci = fs::read_to_string(repo_root().join(".ci/run")).expect(".ci/run");
+    // Inline code spans, which may wrap over lines in the Markdown source.
+    let text = readme.replace('\n', " ");
+    let spans: Vec<&str> = text.split('`').skip(1).step_by(2).collect();
+    let install = spans
+        .iter()
+        .find(|s| s.starts_with("cargo install mdbook"))
+        .expect("the README says how to install mdBook");
+    let ci_install = ci
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("install_tool mdbook "))
+        .expect(".ci/run installs mdbook");
+    let mut ci_words = ci_install.split_whitespace();
+    let version = ci_words.next().expect("a version");
+    let flags: Vec<&str> = ci_words.collect();
+    assert!(
+        install.contains(&format!("--version {version}")),
+        "README: {install}; .ci/run: {version}"
+    );
+    for flag in &flags {
+        assert!(install.contains(flag), "README: {install} lacks {flag}");
+    }
+    let uses: Vec<&&str> = spans.iter().filter(|s| s.starts_with("mdbook ")).collect();
+    assert!(!uses.is_empty(), "no mdbook command in the README");
+    let without_defaults = install.contains("--no-default-features");
+    for command in uses {
+        let sub = command.split_whitespace().nth(1).unwrap_or("");
+        assert!(
+            !(without_defaults && matches!(sub, "serve" | "watch")),
+            "README: `{command}`, but the install it gives has no {sub}"
+        );
+    }
+}
+
 /// The anchor mdBook (and GitHub) gives a heading: lower case, spaces to `-`, and only
 /// letters, digits, `-` and `_` kept.
 fn slug(heading: &str) -> String {
