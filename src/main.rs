@@ -432,14 +432,22 @@ fn run_package(
         summary(&outcome, None);
     }
     let mut text = String::new();
+    let mut line_break = "\n";
     for (source, edits) in package.sources.iter().zip(&edits) {
         if !text.is_empty() {
+            // The separator takes the line breaks of the file before it.
             if !text.ends_with('\n') {
-                text.push('\n');
+                text.push_str(line_break);
             }
-            text.push_str("---\n");
+            text.push_str("---");
+            text.push_str(line_break);
         }
         text.push_str(&input::apply(&source.text, edits));
+        line_break = if source.text.contains("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        };
     }
     if report.host.keeps_comments() {
         text = host::with_comments(&text, &lines);
