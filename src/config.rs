@@ -208,6 +208,29 @@ pub struct Overrides {
 
 const BOOLS: &[(&str, bool)] = &[("true", true), ("false", false)];
 
+/// What is wrong with a field that is not one of `accepted`: the accepted field it was
+/// most likely meant to be (`mdoe`, `env_name`, `annotationkey`), as flags get from
+/// clap, and the list.
+pub fn unknown_field(key: &str, accepted: &[&str]) -> String {
+    let meant = accepted
+        .iter()
+        .map(|a| {
+            (
+                strsim::jaro_winkler(&key.to_lowercase(), &a.to_lowercase()),
+                a,
+            )
+        })
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match meant {
+        Some((_, field)) => format!(
+            "unknown field; did you mean {field}? Accepted fields: {}",
+            accepted.join(", ")
+        ),
+        None => format!("unknown field; accepted fields: {}", accepted.join(", ")),
+    }
+}
+
 fn one_of<T: Copy>(value: &str, choices: &[(&str, T)]) -> Result<T, String> {
     choices
         .iter()
@@ -278,12 +301,7 @@ impl Overrides {
                     ],
                 )?)
             }
-            _ => {
-                return Err(format!(
-                    "unknown field; accepted fields: {}",
-                    FIELDS.join(", ")
-                ));
-            }
+            _ => return Err(unknown_field(field, FIELDS)),
         }
         Ok(())
     }
@@ -542,6 +560,27 @@ pub fn valid_env_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_unknown_field_names_the_one_it_was_likely_meant_to_be() {
+        for (typed, meant) in [
+            ("mdoe", "mode"),
+            ("env_name", "envName"),
+            ("annotationkey", "annotationKey"),
+            ("onmissing", "onMissing"),
+        ] {
+            let message = super::unknown_field(typed, super::FIELDS);
+            assert!(
+                message.starts_with(&format!("unknown field; did you mean {meant}? ")),
+                "{typed}: {message}"
+            );
+        }
+        let message = super::unknown_field("colour", super::FIELDS);
+        assert!(
+            message.starts_with("unknown field; accepted fields: "),
+            "{message}"
+        );
+    }
+
     use super::*;
 
     fn parse(src: &str) -> Result<Config, Vec<ConfigError>> {

@@ -143,10 +143,7 @@ impl Reader<'_, '_> {
             if !allowed.contains(&key) {
                 self.error(
                     format!("{at}.{key}"),
-                    format!(
-                        "{at}.{key}: unknown field; accepted fields: {}",
-                        allowed.join(", ")
-                    ),
+                    format!("{at}.{key}: {}", crate::config::unknown_field(key, allowed)),
                 );
             }
         }
