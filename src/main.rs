@@ -164,6 +164,8 @@ struct Read {
     package: input::Package,
     /// Run as kustomize's legacy exec plugin (config file as the only argument).
     plugin: bool,
+    /// Warnings printed about the input itself (a Kustomization among it).
+    warned: usize,
 }
 
 /// Reads the key, the config file (`-c`, a kpt package's Kptfile step, or the kustomize
@@ -249,7 +251,9 @@ fn read_invocation(
             return Err(hints::kustomize_source(path, &source.text, using));
         }
     }
+    let mut warned = 0;
     for kustomization in package.kustomizations() {
+        warned += 1;
         eprintln!(
             "warning: {kustomization} is a Kustomization, which config-hash does not build: what its \
              generators make is not in the input, and the Kustomization is passed through as it is. \
@@ -261,6 +265,7 @@ fn read_invocation(
         invocation,
         package,
         plugin,
+        warned,
     })
 }
 
@@ -281,6 +286,7 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         // Nobody reads a summary in a kustomize build.
         quiet: args.quiet.quiet || read.plugin,
         bad_flag: !read.invocation.overrides.problems().is_empty(),
+        warned: read.warned,
     };
     if read.package.is_one_text() && !args.in_place {
         run_one_text(args, &read.invocation, &read.package, report)
@@ -332,7 +338,7 @@ fn run_one_text(
             comments = lines;
         }
         if !report.quiet {
-            summary(&outcome, None);
+            summary(&outcome, &report, None);
         }
     } else if kustomize_function(&source.text) {
         // kustomize ignores results: what they say goes to stderr, which it shows.
@@ -424,12 +430,12 @@ fn run_package(
             println!("wrote {}", path.display());
         }
         if !report.quiet {
-            summary(&outcome, Some(changed.len()));
+            summary(&outcome, &report, Some(changed.len()));
         }
         return ExitCode::SUCCESS;
     }
     if !report.quiet {
-        summary(&outcome, None);
+        summary(&outcome, &report, None);
     }
     let mut text = String::new();
     let mut line_break = "\n";

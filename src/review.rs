@@ -43,6 +43,7 @@ pub fn diff(
         host: Host::detect(false),
         quiet: false,
         bad_flag: !a.invocation.overrides.problems().is_empty(),
+        warned: 0,
     };
     let pb = match config_hash::resolve_run(b.package.joined(), &b.invocation) {
         Ok(p) => p,

@@ -251,6 +251,19 @@ fn a_kustomization_in_the_input_gets_a_hint() {
         "{}",
         stderr(&out)
     );
+    // The summary counts that warning (it said 0 warning(s) after it).
+    let out = config_hash(
+        &[],
+        &format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n---\n{SETTINGS}"
+        ),
+    );
+    let summary = stderr(&out)
+        .lines()
+        .find(|l| l.starts_with("config-hash: "))
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("no summary: {}", stderr(&out)));
+    assert!(summary.ends_with(", 1 warning(s)"), "{summary}");
     // No hint without one.
     assert!(!stderr(&config_hash(&[], DEPLOYMENT)).contains("Kustomization"));
 }
