@@ -63,6 +63,9 @@ pub struct Missing {
     /// An object of this kind and name in another namespace (`None`: written without
     /// one), for a missing object.
     pub elsewhere: Option<Option<String>>,
+    /// The other fields of the same workload that refer to the same missing object, with
+    /// their containers: one warning names them all.
+    pub also: Vec<(String, Option<String>)>,
 }
 
 /// What a workload's spec keeps when env mode cannot change it.
@@ -792,10 +795,23 @@ pub fn check_report(stale: &[ResourceId], files: &[String]) -> String {
 fn write_missing(f: &mut String, id: &ResourceId, m: &Missing) -> fmt::Result {
     let k = m.kind.as_str();
     write!(f, "{id}")?;
-    if let Some(c) = &m.container {
-        write!(f, " container {c:?}")?;
+    if m.also.is_empty() {
+        if let Some(c) = &m.container {
+            write!(f, " container {c:?}")?;
+        }
+        write!(f, ": {} refers to ", m.field)?;
+    } else {
+        // One object read several ways: every field, each with its container.
+        let fields: Vec<String> = std::iter::once((&m.field, &m.container))
+            .chain(m.also.iter().map(|(field, c)| (field, c)))
+            .map(|(field, c)| match c {
+                Some(c) => format!("{field} (container {c:?})"),
+                None => field.clone(),
+            })
+            .collect();
+        let (last, rest) = fields.split_last().expect("two fields or more");
+        write!(f, ": {} and {last} refer to ", rest.join(", "))?;
     }
-    write!(f, ": {} refers to ", m.field)?;
     match (&m.key, &m.other) {
         (None, Some((other, by))) => {
             write!(
@@ -830,20 +846,24 @@ fn write_missing(f: &mut String, id: &ResourceId, m: &Missing) -> fmt::Result {
         (Some(key), _) => write!(f, "key {key:?} of {k} {:?}, which has no such key", m.name)?,
     }
     // Env references stop the container; volume references stop the mount.
+    let volumes_only = std::iter::once(&m.field)
+        .chain(m.also.iter().map(|(field, _)| field))
+        .all(|field| field.contains(".volumes["));
+    let them = if m.also.is_empty() { "it" } else { "them" };
     let (failure, fix) = if m.extra {
         (
             "the app reads it through the API, so it would not find it",
-            "add it, or take it out of the annotation, or set onMissing: ignore",
+            "add it, or take it out of the annotation, or set onMissing: ignore".to_string(),
         )
-    } else if m.field.contains(".volumes[") {
+    } else if volumes_only {
         (
             "the pod would not start: its volume cannot be mounted",
-            "mark it optional: true, or add it, or set onMissing: ignore",
+            format!("mark {them} optional: true, or add it, or set onMissing: ignore"),
         )
     } else {
         (
             "the pod would fail with CreateContainerConfigError",
-            "mark it optional: true, or add it, or set onMissing: ignore",
+            format!("mark {them} optional: true, or add it, or set onMissing: ignore"),
         )
     };
     write!(f, " ({failure}; {fix})")
@@ -918,6 +938,7 @@ mod tests {
             field: field.into(),
             extra: false,
             elsewhere: None,
+            also: Vec::new(),
         }
     }
 

@@ -3,6 +3,7 @@
 //! `graph` all read this one value, so none of them works out a status of its own.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
 use crate::catalog::{Catalog, Form, WorkloadKind, annotations};
@@ -455,6 +456,41 @@ pub struct WorkloadResolution {
     pub failed: bool,
     /// Keep `references` (see [`Context::record`]).
     keep: bool,
+    /// Where in `notes` the finding about each missing object is, by
+    /// [`missing_object_hash`], for the further references to it.
+    missing_at: HashMap<u64, usize, BuildHasherDefault<Prehashed>>,
+}
+
+/// A missing object's identity (kind, name as reported, named in an annotation) as a
+/// number: FNV-1a. A map keyed by it costs a fraction of a `String` key per reference,
+/// and a workload may hold a hundred thousand of them; a collision is checked for.
+fn missing_object_hash(kind: SourceKind, name: &str, extra: bool) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in [kind as u8, u8::from(extra)]
+        .into_iter()
+        .chain(name.bytes())
+    {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The hasher of a map whose keys are hashes already.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl std::hash::Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 /// A workload's pod template: the mapping that holds `metadata` and `spec`, and its spec.
@@ -750,6 +786,7 @@ pub fn resolve_workload(
             field: field.clone(),
             extra: r.extra,
             elsewhere: None,
+            also: Vec::new(),
         };
         match content {
             Some(Ok(_)) => {
@@ -844,6 +881,37 @@ impl WorkloadResolution {
             OnMissing::Warn => Severity::Warning,
             OnMissing::Error => Severity::Error,
         };
+        self.missing += 1;
+        // One object missing, read several ways (env, envFrom, a volume): one finding
+        // that names every field, not one per field.
+        if missing.key.is_none() {
+            let same = |m: &Missing| {
+                m.key.is_none()
+                    && m.kind == missing.kind
+                    && m.name == missing.name
+                    && m.extra == missing.extra
+            };
+            let hash = missing_object_hash(missing.kind, &missing.name, missing.extra);
+            let earlier = match self.missing_at.get(&hash) {
+                // The finding at that place, unless another object has the same hash.
+                Some(&at) => match self.notes.get(at) {
+                    Some(Note::Result(r)) if matches!(&*r.finding, Finding::Missing(m) if same(m)) => {
+                        Some(at)
+                    }
+                    _ => self.notes.iter().position(|n| {
+                        matches!(n, Note::Result(r) if matches!(&*r.finding, Finding::Missing(m) if same(m)))
+                    }),
+                },
+                None => None,
+            };
+            if let Some(Note::Result(r)) = earlier.and_then(|at| self.notes.get_mut(at)) {
+                if let Finding::Missing(earlier) = &mut *r.finding {
+                    earlier.also.push((missing.field, missing.container));
+                    return;
+                }
+            }
+            self.missing_at.entry(hash).or_insert(self.notes.len());
+        }
         let field = missing.field.clone();
         self.notes.push(Note::Result(
             KrmResult::new(Finding::Missing(Box::new(missing)))
@@ -851,7 +919,6 @@ impl WorkloadResolution {
                 .about(tree, item)
                 .at_field(field),
         ));
-        self.missing += 1;
     }
 }
 

@@ -301,3 +301,37 @@ fn many_sub_path_mounts_of_ignored_keys_are_resolved_in_linear_time() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("volumeMounts[0]"), "{}", warnings[0]);
 }
+
+/// Each further reference to a missing object joins the one finding about it: looking
+/// that finding up by a scan of the workload's findings was quadratic in the objects
+/// missing.
+#[test]
+fn many_missing_objects_in_one_workload_are_reported_in_linear_time() {
+    let n = 40_000;
+    let mut input = String::from(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        envFrom:\n",
+    );
+    for i in 0..n {
+        input.push_str(&format!("        - configMapRef: {{name: gone-{i}}}\n"));
+    }
+    // Each object read twice: one finding per object, naming both fields.
+    input.push_str("      volumes:\n");
+    for i in 0..n {
+        input.push_str(&format!(
+            "      - {{name: v{i}, configMap: {{name: gone-{i}}}}}\n"
+        ));
+    }
+    let out = within(20, move || run(input)).unwrap();
+    let missing: Vec<String> = out
+        .results
+        .iter()
+        .map(|r| r.message())
+        .filter(|m| m.contains("which is not in the input"))
+        .collect();
+    assert_eq!(missing.len(), n);
+    assert!(
+        missing[n - 1].contains(" and spec.template.spec.volumes["),
+        "{}",
+        missing[n - 1]
+    );
+}
