@@ -35,6 +35,37 @@ fn the_readme_is_short_and_keeps_its_two_set_up_commands() {
     }
 }
 
+/// The README says what the tests need, how long they take and how to run the slow
+/// tier, where a newcomer reads the test command.
+#[test]
+fn the_readme_says_what_the_tests_need_and_how_to_run_the_slow_tier() {
+    let readme = fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let quick_start = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Quick start"))
+        .expect("a Quick start section")
+        .replace('\n', " ");
+    for needed in [
+        "cargo test --locked -- --ignored",
+        "minutes",
+        "kpt",
+        "kubectl",
+        "Helm 3",
+        "Helm 4",
+        ".ci/setup-helm.sh",
+        "container/setup-podman.sh",
+        ".ci/setup-pre-commit.sh",
+        "../shared/corpus",
+        "CONFIG_HASH_RANDOM_SEEDS",
+        ".ci/test",
+    ] {
+        assert!(
+            quick_start.contains(needed),
+            "the README's Quick start does not say {needed:?}"
+        );
+    }
+}
+
 #[test]
 fn every_page_of_the_book_is_in_its_summary() {
     let summary = fs::read_to_string(repo_root().join("docs/SUMMARY.md")).expect("SUMMARY.md");
