@@ -8,9 +8,9 @@ mod common;
 use std::collections::BTreeSet;
 use std::fs;
 
-use config_hash::findings::Finding;
-use config_hash::graph::{Status, Via};
-use config_hash::references::SourceKind;
+use config_hash::model::catalog::SourceKind;
+use config_hash::model::findings::Finding;
+use config_hash::views::graph::{Status, Via};
 use config_hash::{Invocation, graph, run};
 
 #[test]

@@ -801,7 +801,7 @@ fn audited(files: &[PathBuf]) -> (Vec<String>, usize) {
     let joined = text.join("\n---\n");
     let prepared = config_hash::resolve_run(&joined, &config_hash::Invocation::default())
         .expect("the file reads");
-    let found = config_hash::audit::audit(&prepared.resolution);
+    let found = config_hash::views::audit::audit(&prepared.resolution);
     let lines = found
         .untriggered
         .iter()

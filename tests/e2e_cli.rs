@@ -1343,6 +1343,30 @@ fn every_config_error_at_once_each_worded_once() {
     }
 }
 
+/// A config file's error reads the same from `prune` (a usage error) as from a run:
+/// `functionConfig FIELD: MESSAGE`.
+#[test]
+fn prune_words_a_config_error_as_a_run_does() {
+    let tmp = TempDir::new("e2e-cli-prune-config-error");
+    let bad = tmp.write(
+        "bad.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {mode: sideways}\n",
+    );
+    let empty = tmp.write("empty.yaml", "");
+    let out = run(&["-c", &bad], &example_stream());
+    expect_exit(&out, 1, "a run with a bad config file");
+    let from_run = stderr(&out);
+    let line = from_run.lines().next().expect("an error line");
+    assert!(
+        line.starts_with("error: functionConfig data.mode: \"sideways\""),
+        "{from_run}"
+    );
+    let out = run(&["prune", "--live", &empty, "-c", &bad, &empty], "");
+    expect_exit(&out, 2, "prune with a bad config file");
+    let from_prune = stderr(&out);
+    assert_eq!(from_prune.lines().next(), Some(line), "{from_prune}");
+}
+
 /// A ConfigHash among plain manifests (the user forgot `-c`) gets a warning naming `-c`.
 #[test]
 fn a_config_object_among_manifests_gets_a_warning_pointing_at_c() {

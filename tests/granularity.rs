@@ -152,9 +152,9 @@ fn batches_of_chunks_give_what_one_chunk_gives() {
         ));
     }
     let options = Invocation {
-        overrides: config_hash::config::Overrides {
+        overrides: config_hash::model::config::Overrides {
             name_suffix: Some(true),
-            on_missing: Some(config_hash::config::OnMissing::Warn),
+            on_missing: Some(config_hash::model::config::OnMissing::Warn),
             ..Default::default()
         },
         ..Invocation::default()

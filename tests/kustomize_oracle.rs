@@ -16,7 +16,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use config_hash::naming::{ConfigKind, HashField, HashInput, HashScalar, kustomize_suffix};
+use config_hash::model::name_hash::{
+    ConfigKind, HashField, HashInput, HashScalar, kustomize_suffix,
+};
 use yaml_serde::Value;
 
 /// One entry of a generator, with what kustomize should store for it.

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use config_hash::krm::Severity;
+use config_hash::model::findings::Severity;
 use config_hash::{Invocation, run_resource_list};
 use proptest::prelude::*;
 use proptest::sample::Index;

@@ -434,7 +434,11 @@ fn the_container_build_context_holds_the_whole_workspace() {
         .expect("run cargo metadata");
     common::assert_success(&metadata, "cargo metadata in the container build's context");
     let members = String::from_utf8_lossy(&metadata.stdout);
-    for member in ["\"name\":\"config-hash\"", "\"name\":\"config-hash-yaml\""] {
+    for member in [
+        "\"name\":\"config-hash\"",
+        "\"name\":\"goyaml-splice\"",
+        "\"name\":\"config-hash-kpt-wasm\"",
+    ] {
         assert!(members.contains(member), "{member} not loaded: {members}");
     }
 }

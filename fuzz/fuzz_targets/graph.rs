@@ -2,7 +2,7 @@
 //! whenever a run is.
 #![no_main]
 
-use config_hash::graph;
+use config_hash::views::graph;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

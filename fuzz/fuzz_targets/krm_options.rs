@@ -5,8 +5,8 @@
 mod promises;
 
 use config_hash::Invocation;
-use config_hash::config::Overrides;
-use config_hash::hashing::HashKey;
+use config_hash::model::config::Overrides;
+use config_hash::model::hash::HashKey;
 use libfuzzer_sys::fuzz_target;
 
 fn options(a: u8, b: u8) -> Invocation {

@@ -2,7 +2,7 @@
 //! input does, a second run changes nothing, bytes outside the function's item edits
 //! and its `results` stay as they were, and an error exit leaves the items unchanged.
 
-use config_hash::krm::ResourceList;
+use config_hash::read::resource_list::ResourceList;
 use config_hash::yaml::parse;
 use config_hash::{Invocation, Outcome};
 

@@ -9,7 +9,7 @@
 
 #![no_main]
 
-use config_hash_yaml::{Context, Data, Tree};
+use goyaml_splice::{Context, Data, Tree};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "../../crates/yaml/tests/common/mod.rs"]

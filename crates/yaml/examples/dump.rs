@@ -1,6 +1,6 @@
 //! Prints how the reader reads a file: each document's data as one JSON-like line
 //! (`--spans`: each node's kind and text).
-use config_hash_yaml::{Context, Kind, NodeId, Tree};
+use goyaml_splice::{Context, Kind, NodeId, Tree};
 
 fn spans(tree: &Tree<'_>, id: NodeId, depth: usize) {
     let s = tree.span(id);

@@ -1,10 +1,10 @@
-//! Parser speed on one file: `cargo run --release -p config-hash-yaml --example speed --
+//! Parser speed on one file: `cargo run --release -p goyaml-splice --example speed --
 //! FILE [ours|saphyr] [runs]`. Prints MB/s of one core (best of the runs), and the
 //! nodes read; `saphyr` runs saphyr-parser's events alone over the same text, for
 //! comparison (instruction counts: run under `valgrind --tool=callgrind`).
 use std::time::Instant;
 
-use config_hash_yaml::{Context, Tree};
+use goyaml_splice::{Context, Tree};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

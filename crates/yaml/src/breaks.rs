@@ -8,7 +8,7 @@ pub use crate::edit::UNICODE_BREAKS;
 
 /// kubectl reads a text that starts with `{` or `[` as JSON.
 pub fn reads_as_json(src: &str) -> bool {
-    crate::Context::of(src).json()
+    crate::context::Context::of(src).json()
 }
 
 /// The text with every CR that does not start a CRLF replaced by LF, or `None` when

@@ -5,7 +5,9 @@
 //! nothing outside this crate does arithmetic on them.
 
 use crate::scalar::{double_quoted, key as key_text};
-use crate::{Kind, NodeId, Splices, Style, Tree};
+use crate::scan::Style;
+use crate::splice::Splices;
+use crate::tree::{Kind, NodeId, Tree};
 
 /// A value the function writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +47,29 @@ pub enum EditError {
     Layout { pos: usize, what: &'static str },
 }
 
+/// The crate's own words, with the byte offset; a program that edits through the crate
+/// words the error for its users (config-hash says what to do in the manifest).
+impl std::fmt::Display for EditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EditError::ThroughAlias { pos } => write!(
+                f,
+                "byte {pos}: the place to edit is reached through an alias, and editing it would change every use of the anchor"
+            ),
+            EditError::WrongType {
+                pos,
+                field,
+                expected,
+            } => write!(f, "byte {pos}: {field} must be {expected}"),
+            EditError::Layout { pos, what } => {
+                write!(f, "byte {pos}: a layout not edited losslessly ({what})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
+
 impl EditError {
     /// Where the edit failed, as a byte offset.
     pub fn pos(&self) -> usize {
@@ -73,10 +98,10 @@ pub struct Layout {
 impl Layout {
     /// The conventions of a whole text.
     pub fn detect(src: &str) -> Layout {
-        Layout::of_context(crate::Context::of(src))
+        Layout::of_context(crate::context::Context::of(src))
     }
 
-    fn of_context(ctx: crate::Context) -> Layout {
+    fn of_context(ctx: crate::context::Context) -> Layout {
         Layout {
             eol: ctx.eol(),
             seq_indent: 0,
@@ -1314,8 +1339,33 @@ fn items(tree: &Tree<'_>, seq: NodeId) -> Vec<NodeId> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_edit_error_says_where_and_why() {
+        let words = [
+            EditError::ThroughAlias { pos: 7 },
+            EditError::WrongType {
+                pos: 12,
+                field: "spec.template".into(),
+                expected: "a mapping",
+            },
+            EditError::Layout {
+                pos: 30,
+                what: "a comment between - and its item",
+            },
+        ]
+        .map(|e| e.to_string());
+        assert_eq!(
+            words,
+            [
+                "byte 7: the place to edit is reached through an alias, and editing it would change every use of the anchor",
+                "byte 12: spec.template must be a mapping",
+                "byte 30: a layout not edited losslessly (a comment between - and its item)",
+            ]
+        );
+    }
+
     fn edit(src: &str, f: impl FnOnce(&mut Editor<'_, '_>, NodeId)) -> String {
-        let tree = Tree::parse(src, crate::Context::of(src)).unwrap();
+        let tree = Tree::parse(src, crate::context::Context::of(src)).unwrap();
         let root = tree.documents()[0].root();
         let mut ed = Editor::new(&tree, Layout::detect(src));
         f(&mut ed, root);
@@ -1473,7 +1523,7 @@ mod tests {
     #[test]
     fn refuses_to_edit_through_an_alias() {
         let src = "base: &b\n  x: 1\nuse: *b\n";
-        let tree = Tree::parse(src, crate::Context::of(src)).unwrap();
+        let tree = Tree::parse(src, crate::context::Context::of(src)).unwrap();
         let root = tree.documents()[0].root();
         let mut ed = Editor::new(&tree, Layout::detect(src));
         assert!(matches!(

@@ -4,11 +4,11 @@
 /// as one text may reach one where its items read one by one do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Limit {
-    /// [`crate::MAX_TEXT_BYTES`]: offsets are `u32`s.
+    /// [`crate::limits::MAX_TEXT_BYTES`]: offsets are `u32`s.
     TextSize,
-    /// [`crate::MAX_ALIAS_EXPANSION`]: aliases (and merge keys) expand a document past it.
+    /// [`crate::limits::MAX_ALIAS_EXPANSION`]: aliases (and merge keys) expand a document past it.
     AliasExpansion,
-    /// [`crate::MAX_DEPTH`]: collections nest deeper than this.
+    /// [`crate::limits::MAX_DEPTH`]: collections nest deeper than this.
     Nesting,
 }
 
@@ -176,16 +176,16 @@ impl ErrorKind {
             }
             ErrorKind::Limit(Limit::TextSize) => format!(
                 "the text is past the size limit of {} bytes (4 GiB) for one text; split the input",
-                crate::MAX_TEXT_BYTES
+                crate::limits::MAX_TEXT_BYTES
             ),
             ErrorKind::Limit(Limit::Nesting) => format!(
                 "collections nest deeper than {} levels (the nesting limit); no manifest needs this",
-                crate::MAX_DEPTH
+                crate::limits::MAX_DEPTH
             ),
             ErrorKind::Limit(Limit::AliasExpansion) => format!(
                 "the document's aliases expand it past the alias expansion limit ({} nodes or {} times the nodes written); the collection starting here is where it was passed: write those parts out or use fewer aliases",
-                crate::MAX_ALIAS_EXPANSION,
-                crate::MAX_ALIAS_RATIO
+                crate::limits::MAX_ALIAS_EXPANSION,
+                crate::limits::MAX_ALIAS_RATIO
             ),
         }
     }

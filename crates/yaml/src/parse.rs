@@ -4,8 +4,8 @@
 //! `---`, `%YAML 1.2`), quirks included: in a flow sequence, an entry that is an explicit
 //! key with nothing after the `?` swallows the token that follows, as go-yaml's does.
 
-use crate::Context;
 use crate::chars::NONE;
+use crate::context::Context;
 use crate::error::{Error, ErrorKind};
 use crate::scan::{RawError, Result, Scanner, Tok, Token};
 use crate::tree::{Builder, Props, Tree};
@@ -68,12 +68,12 @@ pub(crate) fn parse<'a>(
     ctx: Context,
     build: Builder<'a>,
 ) -> std::result::Result<Tree<'a>, Error> {
-    if src.len() > crate::MAX_TEXT_BYTES {
+    if src.len() > crate::limits::MAX_TEXT_BYTES {
         return Err(Tree::error_at(
             src,
             ctx,
             RawError {
-                kind: ErrorKind::Limit(crate::Limit::TextSize),
+                kind: ErrorKind::Limit(crate::error::Limit::TextSize),
                 at: 0,
             },
         ));
@@ -117,7 +117,7 @@ impl<'a> Parser<'a> {
             at
         };
         self.build
-            .scalar(&Props::NONE, at, at, crate::Style::Plain, None, lead)
+            .scalar(&Props::NONE, at, at, crate::scan::Style::Plain, None, lead)
     }
 
     fn run(&mut self) -> Result<()> {
@@ -556,7 +556,7 @@ impl<'a> Parser<'a> {
                     &props,
                     props.end,
                     props.end,
-                    crate::Style::Plain,
+                    crate::scan::Style::Plain,
                     None,
                     lead,
                 )?;
@@ -587,9 +587,25 @@ fn explicit_lead(t: &Token) -> u32 {
     if t.end > t.start { t.start } else { NONE }
 }
 
+impl<'a> Tree<'a> {
+    /// Reads a whole YAML stream (every document) as go-yaml reads it; duplicate keys
+    /// are refused, as the API server refuses them.
+    pub fn parse(src: &'a str, ctx: Context) -> std::result::Result<Tree<'a>, Error> {
+        parse(src, ctx, Builder::new(src, ctx))
+    }
+
+    #[cfg(test)]
+    pub(crate) fn parse_unlimited(src: &'a str) -> Tree<'a> {
+        let ctx = Context::of(src);
+        parse(src, ctx, Builder::new(src, ctx).unlimited()).unwrap()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::{Context, ErrorKind, Tree};
+    use crate::context::Context;
+    use crate::error::ErrorKind;
+    use crate::tree::Tree;
 
     /// Every document's data on a line of its own, or the error's kind and position.
     fn read(text: &str) -> String {

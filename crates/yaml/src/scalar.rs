@@ -300,7 +300,7 @@ mod tests {
             "\u{a0}\u{fffd}\u{10000}",
         ] {
             let text = format!("k: {}\n", double_quoted(s));
-            let tree = crate::Tree::parse(&text, crate::Context::of(&text))
+            let tree = crate::tree::Tree::parse(&text, crate::context::Context::of(&text))
                 .unwrap_or_else(|e| panic!("{text:?}: {e}"));
             let root = tree.documents()[0].root();
             let value = tree.get(root, "k").and_then(|v| tree.str(v));

@@ -18,6 +18,8 @@ impl std::fmt::Display for OverlapError {
     }
 }
 
+impl std::error::Error for OverlapError {}
+
 #[derive(Debug, Clone)]
 struct Edit {
     start: usize,
@@ -267,7 +269,11 @@ mod tests {
         let mut clash = Splices::new();
         clash.replace(0, 1, "X");
         clash.replace(0, 1, "Y");
-        assert!(clash.apply("abc").is_err());
+        let e = clash.apply("abc").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "internal error: overlapping edits at bytes 0..1 and 0..1"
+        );
     }
 
     #[test]

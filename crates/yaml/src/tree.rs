@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::chars::NONE;
+use crate::context::Context;
 use crate::error::{Error, ErrorKind, Limit};
+use crate::limits::{MAX_ALIAS_EXPANSION, MAX_ALIAS_RATIO, MAX_DEPTH};
 use crate::scan::{RawError, Style};
-use crate::{Context, MAX_ALIAS_EXPANSION, MAX_ALIAS_RATIO, MAX_DEPTH};
 
 /// A node of a [`Tree`]: an index into its nodes, in document order (pre-order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -602,18 +603,6 @@ fn written_key(src: &str, at: usize) -> Option<&str> {
 }
 
 impl<'a> Tree<'a> {
-    /// Reads a whole YAML stream (every document) as go-yaml reads it; duplicate keys
-    /// are refused, as the API server refuses them.
-    pub fn parse(src: &'a str, ctx: Context) -> Result<Tree<'a>, Error> {
-        crate::parse::parse(src, ctx, Builder::new(src, ctx))
-    }
-
-    #[cfg(test)]
-    pub(crate) fn parse_unlimited(src: &'a str) -> Tree<'a> {
-        let ctx = Context::of(src);
-        crate::parse::parse(src, ctx, Builder::new(src, ctx).unlimited()).unwrap()
-    }
-
     /// The error `e` as a public error: line and column for messages, and the key of a
     /// duplicate key.
     pub(crate) fn error_at(src: &str, ctx: Context, e: RawError) -> Error {

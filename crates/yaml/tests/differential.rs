@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use config_hash_yaml::{Context, Data, Tree};
+use goyaml_splice::{Context, Data, Tree};
 
 fn files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -83,9 +83,9 @@ const KNOWN: &[(&str, &str)] = &[
 /// Why go-yaml and YAML 1.2 may read `text` differently, when the text itself says.
 fn dialect_difference(
     text: &str,
-    ours: &Result<Vec<Data>, config_hash_yaml::Error>,
+    ours: &Result<Vec<Data>, goyaml_splice::Error>,
 ) -> Option<&'static str> {
-    use config_hash_yaml::ErrorKind;
+    use goyaml_splice::ErrorKind;
     if !Context::of(text).json() && text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
         return Some("NEL, LS and PS are line breaks in go-yaml");
     }
@@ -110,7 +110,7 @@ fn dialect_difference(
 }
 
 /// Each document's data as the tree reads it.
-fn ours(text: &str) -> Result<Vec<Data>, config_hash_yaml::Error> {
+fn ours(text: &str) -> Result<Vec<Data>, goyaml_splice::Error> {
     Tree::parse(text, Context::of(text)).map(|t| {
         t.documents()
             .iter()

@@ -1,7 +1,7 @@
 //! Reading as the product relies on it, through the public API only: exact spans,
 //! JSON escapes, duplicate keys, merge order, and the typed work limits.
 
-use config_hash_yaml::{Context, Error, ErrorKind, MAX_DEPTH, Tree};
+use goyaml_splice::{Context, Error, ErrorKind, MAX_DEPTH, Tree};
 
 fn parse(src: &str) -> Result<Tree<'_>, Error> {
     Tree::parse(src, Context::of(src))

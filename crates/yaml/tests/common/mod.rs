@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use config_hash_yaml::{Data, Style};
+use goyaml_splice::{Data, Style};
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
 /// Each document's data as saphyr reads the text, or its error message.
@@ -72,7 +72,7 @@ fn is_merge(k: &Data) -> bool {
         && tag.as_deref().is_none_or(|t| t == "!"))
 }
 
-/// A map's entries as [`config_hash_yaml::Tree::entries`] gives them: own entries, then
+/// A map's entries as [`goyaml_splice::Tree::entries`] gives them: own entries, then
 /// merged ones (depth first, in order) whose keys are not there yet.
 fn merged(d: Data) -> Data {
     let Data::Map(entries) = d else { return d };

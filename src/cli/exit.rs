@@ -1,0 +1,30 @@
+//! How the binary ends: exit statuses, errors and usage errors on stderr, and stdout
+//! written without failing on a reader that closed the pipe.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// `--check` found something out of date; a gate of `diff` or `audit --fail` failed.
+pub const EXIT_STALE: u8 = 3;
+/// A usage error: what clap exits with for an unknown flag or a bad value.
+pub const EXIT_USAGE: u8 = 2;
+
+pub fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
+}
+
+/// A usage error (exit 2), worded as clap words its own.
+pub fn usage(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}\n\nFor more information, try '--help'.");
+    ExitCode::from(EXIT_USAGE)
+}
+
+pub fn write_stdout(text: &str) -> Result<(), ExitCode> {
+    match io::stdout().lock().write_all(text.as_bytes()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is the reader's choice, not our failure.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(ExitCode::SUCCESS),
+        Err(e) => Err(fail(format!("cannot write stdout: {e}"))),
+    }
+}

@@ -1,0 +1,123 @@
+//! What a reference to a ConfigMap or Secret is and finds: the key that names a source
+//! (kind, namespace, name), the keys a pod sees through it, how the referrer depends on
+//! it, and what it found.
+
+use crate::model::catalog::SourceKind;
+
+/// A ConfigMap, Secret or SecretProviderClass by kind, namespace and name: how every
+/// command finds a source, and sorts them (by kind, then namespace, then name).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SourceKey {
+    pub kind: SourceKind,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl SourceKey {
+    pub fn new(kind: SourceKind, namespace: Option<&str>, name: &str) -> SourceKey {
+        SourceKey {
+            kind,
+            namespace: namespace.map(str::to_string),
+            name: name.to_string(),
+        }
+    }
+}
+
+/// What a reference exposes to the pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Keys {
+    /// Every key (envFrom, a volume without `items`).
+    All,
+    /// Just these keys (a `*KeyRef`, a volume's `items`).
+    Some(Vec<String>),
+}
+
+impl Keys {
+    /// Whether the pod sees `key` through these keys.
+    pub fn covers(&self, key: &str) -> bool {
+        match self {
+            Keys::All => true,
+            Keys::Some(keys) => keys.iter().any(|k| k == key),
+        }
+    }
+}
+
+/// What a reference found: the state `graph` shows and stamping hashes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    Found,
+    /// Not in the input, and some reference to it is not optional.
+    Missing,
+    /// Not in the input, but every reference is optional.
+    OptionalAbsent,
+    /// Marked `config-hash.dev/ignore` (or Reloader's ignore).
+    Ignored,
+}
+
+impl Status {
+    /// The status of a reference to an object: `ignored` is whether it is marked so,
+    /// `None` when it is not in the input.
+    pub fn of(ignored: Option<bool>, optional: bool) -> Status {
+        match ignored {
+            Some(true) => Status::Ignored,
+            Some(false) => Status::Found,
+            None if optional => Status::OptionalAbsent,
+            None => Status::Missing,
+        }
+    }
+}
+
+/// How the referrer depends on the object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Via {
+    /// The pod template reads it: it is hashed.
+    Pod,
+    /// A field names it (a Secret of an Ingress, a user-declared reference): renaming
+    /// rewrites it, nothing is hashed.
+    Name,
+    /// A workload annotation names it (`config-hash.dev/extra-secrets`, Reloader's and
+    /// wave's lists): the app reads it through the API; it is hashed.
+    Extra,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_cover_what_the_pod_sees() {
+        let some = Keys::Some(vec!["a".into(), "b".into()]);
+        assert!(some.covers("a") && some.covers("b"));
+        assert!(!some.covers("c") && !some.covers(""));
+        assert!(Keys::All.covers("anything"));
+        assert!(!Keys::Some(Vec::new()).covers("a"));
+    }
+
+    #[test]
+    fn source_keys_sort_by_kind_then_namespace_then_name() {
+        let mut keys = [
+            SourceKey::new(SourceKind::Secret, None, "a"),
+            SourceKey::new(SourceKind::ConfigMap, Some("b"), "a"),
+            SourceKey::new(SourceKind::ConfigMap, None, "z"),
+            SourceKey::new(SourceKind::ConfigMap, Some("a"), "z"),
+        ];
+        keys.sort();
+        let names: Vec<(SourceKind, Option<&str>, &str)> = keys
+            .iter()
+            .map(|k| (k.kind, k.namespace.as_deref(), k.name.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (SourceKind::ConfigMap, None, "z"),
+                (SourceKind::ConfigMap, Some("a"), "z"),
+                (SourceKind::ConfigMap, Some("b"), "a"),
+                (SourceKind::Secret, None, "a"),
+            ]
+        );
+        assert_ne!(
+            SourceKey::new(SourceKind::Secret, None, "a"),
+            SourceKey::new(SourceKind::Secret, Some(""), "a")
+        );
+    }
+}

@@ -1,0 +1,5 @@
+//! Resolving: the sources under their final names, the renames decided, what each workload reads and what holds a roll back: values every command reads.
+
+pub mod renames;
+pub mod resolution;
+pub mod rollout;

@@ -1,0 +1,279 @@
+//! Pass 1: per chunk, the ConfigMaps and Secrets (and what producers make) with their
+//! content and rename decisions; between the passes, the renames and the index of every
+//! source under its final name.
+
+use rayon::prelude::*;
+
+use crate::model::catalog::{Catalog, SourceKind};
+use crate::model::config::Config;
+use crate::model::findings::Finding;
+use crate::model::reference::SourceKey;
+use crate::model::resource::{ResourceId, is_local_config};
+use crate::model::result::KrmResult;
+use crate::model::settings::Settings;
+use crate::read::{self, chunks::Chunk};
+use crate::resolve::renames::{self, Decision, Renames, Renaming};
+use crate::resolve::resolution::{self, SourceEntry, SourceIndex};
+use crate::run::frame::{Frame, Stop};
+use crate::yaml::{Context, NodeId, Tree};
+
+/// A ConfigMap or Secret as pass 1 saw it.
+pub(crate) struct SourceSeen {
+    kind: SourceKind,
+    /// Boxed, to move into the index as it is.
+    entry: Box<SourceEntry>,
+    decision: Decision,
+}
+
+/// What pass 1 learned of one chunk. Kept to 32 bytes (one per chunk, all held until
+/// pass 2 starts): a larger table of them, freed, lets the allocator keep more of what
+/// follows on its heap, and the whole run's peak memory grows by more than the table.
+// `lookalikes` boxes a Vec on purpose: one pointer in every chunk's record, not three.
+#[allow(clippy::box_collection)]
+pub(crate) enum Pass1 {
+    /// Not parsed: no source can be in it.
+    Unparsed,
+    Parsed {
+        sources: Box<[SourceSeen]>,
+        /// Objects that look like config-hash's configuration, among plain manifests:
+        /// rare, so boxed (no room taken in every chunk's record).
+        lookalikes: Option<Box<Vec<KrmResult>>>,
+        /// Pass 2 has work here even without renames: a workload, or a kind with
+        /// name-reference sites (whether or not it is also a source).
+        busy: bool,
+    },
+}
+
+impl Pass1 {
+    /// Whether pass 2 must read the chunk again when nothing is renamed (with renames,
+    /// every chunk is read again, for references and stale mentions). A ConfigMap or
+    /// Secret alone is read once: its content is in the index, and only a rename edits
+    /// it.
+    pub(crate) fn busy(&self) -> bool {
+        match self {
+            Pass1::Unparsed => true,
+            Pass1::Parsed { busy, .. } => *busy,
+        }
+    }
+}
+
+/// Pass 1 over every chunk, in parallel: a chunk whose text names no source (and no
+/// producer of one) is not parsed. `views`: keep what only views read.
+pub(crate) fn run(
+    body: &str,
+    ctx: Context,
+    frame: &Frame<'_>,
+    chunks: &[Chunk],
+    settings: &Settings,
+    views: bool,
+) -> Result<Vec<Pass1>, Stop> {
+    let (config, catalog) = (&settings.config, &settings.catalog);
+    let prefilter = catalog.prefilter_kinds();
+    chunks
+        .par_iter()
+        .map(|chunk| {
+            let text = &body[chunk.start..chunk.end];
+            if !read::chunks::may_matter_before_stamping(text, &prefilter) {
+                return Ok(Pass1::Unparsed);
+            }
+            frame.with_chunk(body, chunk, ctx, |tree, items| {
+                let stream = !frame.is_resource_list();
+                first_pass(tree, items, config, catalog, stream, views)
+            })
+        })
+        .collect()
+}
+
+/// What the passes share once pass 1 is done.
+pub(crate) struct Indexed {
+    pub(crate) renames: Renames,
+    /// The objects renamed, by their key in the input, in input order.
+    pub(crate) renamed_list: Vec<(SourceKey, Renaming)>,
+    /// Every source under its final name.
+    pub(crate) index: SourceIndex,
+    /// The first results: configuration look-alikes, then renames refused.
+    pub(crate) results: Vec<KrmResult>,
+    /// Sources that appear more than once.
+    pub(crate) duplicates: Vec<KrmResult>,
+    /// Objects kustomize's generators made, which keep their names here.
+    pub(crate) generated: usize,
+    /// Per chunk: pass 2 has work there even without renames.
+    pub(crate) busy: Vec<bool>,
+}
+
+/// Between the passes: decides the renames, then indexes every source under its final
+/// name.
+pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
+    let mut renames = Renames::default();
+    let mut results = Vec::new();
+    for p in &mut pass1 {
+        if let Pass1::Parsed {
+            lookalikes: Some(lookalikes),
+            ..
+        } = p
+        {
+            results.append(lookalikes);
+        }
+    }
+    let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
+    let mut generated = 0usize;
+    for p in &mut pass1 {
+        let Pass1::Parsed { sources, .. } = p else {
+            continue;
+        };
+        for s in sources {
+            let id = &s.entry.id;
+            // Taken, not copied: nothing after this reads a decision.
+            match std::mem::replace(&mut s.decision, Decision::Keep) {
+                Decision::Keep => {}
+                Decision::Generated {
+                    name_after_build,
+                    opted_in,
+                } => {
+                    generated += usize::from(opted_in);
+                    renames.add_after_build(s.kind, id.namespace(), id.name(), &name_after_build);
+                }
+                Decision::Refused(r) => results.push(*r),
+                Decision::Rename(r) => {
+                    renames.add(s.kind, id.namespace(), id.name(), &r.base, &r.new_name);
+                    renamed_list.push((SourceKey::new(s.kind, id.namespace(), id.name()), *r));
+                }
+            }
+        }
+    }
+    // Existing objects matter only to renaming (never taken for an earlier suffixed name).
+    if !renames.is_empty() {
+        for p in &pass1 {
+            if let Pass1::Parsed { sources, .. } = p {
+                for s in sources {
+                    renames.add_existing(s.kind, s.entry.id.namespace(), s.entry.id.name());
+                }
+            }
+        }
+    }
+    let mut index = SourceIndex::default();
+    let mut duplicates = Vec::new();
+    let mut busy = Vec::with_capacity(pass1.len());
+    for p in pass1 {
+        busy.push(p.busy());
+        match p {
+            Pass1::Unparsed => {}
+            Pass1::Parsed { sources, .. } => {
+                for s in sources {
+                    let id = &s.entry.id;
+                    let name = renames
+                        .final_name(s.kind, id.namespace(), id.name())
+                        .unwrap_or(id.name())
+                        .to_string();
+                    let key = SourceKey::new(s.kind, id.namespace(), &name);
+                    if let Err(dup) = index.insert(key, s.entry) {
+                        duplicates.push(*dup);
+                    }
+                }
+            }
+        }
+    }
+    Indexed {
+        renames,
+        renamed_list,
+        index,
+        results,
+        duplicates,
+        generated,
+        busy,
+    }
+}
+
+/// Pass 1 over the items of one tree; `stream`: they are plain manifests; `views`: the
+/// resolution is kept, with what only views read.
+pub(crate) fn first_pass(
+    tree: &Tree<'_>,
+    items: &[NodeId],
+    config: &Config,
+    catalog: &Catalog,
+    stream: bool,
+    views: bool,
+) -> Pass1 {
+    let mut sources = Vec::new();
+    let mut lookalikes = Vec::new();
+    let mut busy = false;
+    for &item in items {
+        if stream && crate::model::config::looks_like_function_config(tree, item) {
+            lookalikes.push(KrmResult::new(Finding::ConfigAmongManifests).about(tree, item));
+        }
+        if is_local_config(tree, item) {
+            continue;
+        }
+        let id = config.placed(ResourceId::of(tree, item));
+        // Whatever else it is (a catalog may declare any kind a workload).
+        busy |= catalog.workload(id.api_version(), id.kind()).is_some()
+            || catalog.has_name_sites(id.api_version(), id.kind());
+        if let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) {
+            let decision = renames::decide(tree, item, &id, kind, config);
+            let mut entry = Box::new(SourceEntry::read(tree, item, id, kind));
+            if views {
+                entry.hashed_name = resolution::hashed_name(tree, item, entry.id.name());
+            }
+            sources.push(SourceSeen {
+                kind,
+                entry,
+                decision,
+            });
+        } else if catalog
+            .producers_for(id.api_version(), id.kind())
+            .next()
+            .is_some()
+        {
+            for p in catalog.producers_for(id.api_version(), id.kind()) {
+                for made in crate::read::produced::read(tree, item, &id, p) {
+                    let kind = made.kind;
+                    let mut entry =
+                        Box::new(SourceEntry::produced(tree, item, &id, made, p.runtime));
+                    if views {
+                        entry.hashed_name = resolution::hashed_name(tree, item, entry.id.name());
+                    }
+                    sources.push(SourceSeen {
+                        kind,
+                        entry,
+                        decision: Decision::Keep,
+                    });
+                }
+            }
+        }
+    }
+    // Most chunks hold one item: no spare capacity for the whole run.
+    Pass1::Parsed {
+        sources: sources.into_boxed_slice(),
+        lookalikes: (!lookalikes.is_empty()).then(|| Box::new(lookalikes)),
+        busy,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pass_two_reads_again_only_chunks_it_may_edit() {
+        let config = crate::model::config::Config::default();
+        let catalog = crate::model::catalog::Catalog::builtin();
+        let busy = |text: &str| {
+            let tree = crate::yaml::parse(text).unwrap();
+            let root = tree.documents()[0].root();
+            first_pass(&tree, &[root], &config, &catalog, false, false).busy()
+        };
+        // Its content is in the index; only a rename (which reads every chunk) edits it.
+        assert!(!busy(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
+        ));
+        assert!(!busy(
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: Yg==}\n"
+        ));
+        assert!(!busy(
+            "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"
+        ));
+        assert!(busy(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: []}}}\n"
+        ));
+    }
+}

@@ -1,0 +1,411 @@
+//! Pass 2: per chunk, against the complete index, each item's renames, rewritten
+//! references, resolution and stamp, gathered in input order as they arrive.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use crate::edit::stamp::{self, ItemOutcome};
+use crate::model::catalog::{Catalog, SourceKind};
+use crate::model::config::Config;
+use crate::model::resource::{ResourceId, is_local_config};
+use crate::model::result::KrmResult;
+use crate::read::chunks::Chunk;
+use crate::resolve::renames::{RenameId, Renames, Renaming};
+use crate::resolve::resolution::{
+    self, ItemResolution, Resolution, Resolved, Resolver, SourceIndex,
+};
+use crate::run::frame::{Frame, Stop};
+use crate::yaml::{Context, NodeId, Splices, Tree};
+
+/// What pass 2 yields for one item.
+#[derive(Default)]
+pub(crate) struct ItemReport {
+    /// As written (results, graph and --check name it so).
+    id: Option<ResourceId>,
+    /// The namespace it was placed in (`namespace` of the configuration), when written
+    /// without one.
+    placed: Option<String>,
+    /// In input offsets.
+    splices: Splices,
+    rename_error: Option<Box<KrmResult>>,
+    mentions: Vec<KrmResult>,
+    /// The renamed objects this item's references point at.
+    pointed: Vec<RenameId>,
+    /// Boxed: most items of a large input are not workloads, and the report of each
+    /// is kept until the conclusion.
+    stamp: Option<Box<ItemOutcome>>,
+    /// Name references outside pod specs, for views.
+    names: Vec<Resolved>,
+    /// What a workload's manifest says about rolling, for views.
+    marks: Option<Box<resolution::Marks>>,
+}
+
+impl ItemReport {
+    fn is_empty(&self) -> bool {
+        self.splices.is_empty()
+            && self.rename_error.is_none()
+            && self.mentions.is_empty()
+            && self.pointed.is_empty()
+            && self.stamp.is_none()
+            && self.names.is_empty()
+    }
+}
+
+/// How many chunks pass 2 works on before their reports are gathered: enough for every
+/// thread to have work, few enough that the reports of a large input never all live
+/// at once.
+const BATCH: usize = 512;
+
+/// The item reports of pass 2, folded in input order as they arrive.
+pub(crate) struct Gathered {
+    /// Views asked for the resolution.
+    pub(crate) resolution: Option<Resolution>,
+    pub(crate) rename_errors: Vec<KrmResult>,
+    pub(crate) mentions: Vec<KrmResult>,
+    /// References per renamed object: two objects of one name in two namespaces may get
+    /// the same hashed name, and each result counts only the references to its object.
+    pub(crate) pointed: Vec<usize>,
+    pub(crate) item_edits: Splices,
+    pub(crate) stale: Vec<ResourceId>,
+    pub(crate) stamping: stamp::Finish,
+}
+
+impl Gathered {
+    pub(crate) fn new(renamed: usize, want_resolution: bool, stamping: stamp::Finish) -> Self {
+        Gathered {
+            resolution: want_resolution.then(Resolution::default),
+            rename_errors: Vec::new(),
+            mentions: Vec::new(),
+            pointed: vec![0; renamed],
+            item_edits: Splices::new(),
+            stale: Vec::new(),
+            stamping,
+        }
+    }
+
+    fn add(&mut self, mut r: ItemReport) {
+        for &p in &r.pointed {
+            self.pointed[Renames::position(p)] += 1;
+        }
+        if let Some(e) = r.rename_error.take() {
+            self.rename_errors.push(*e);
+        }
+        self.mentions.append(&mut r.mentions);
+        let id = r.id.take();
+        let edited = !r.splices.is_empty();
+        if edited {
+            r.splices.append_to(&mut self.item_edits);
+        }
+        let mut workload = None;
+        let mut renamed = None;
+        if let Some(mut o) = r.stamp.take() {
+            workload = o.resolution.take();
+            renamed = o.renamed.take();
+            self.stamping.add(*o);
+        }
+        // Read from where it was placed: an object in that namespace is shown as the
+        // object names it, without one.
+        if let Some(placed) = r.placed.take() {
+            let refs = workload.iter_mut().flat_map(|w| w.references.iter_mut());
+            for resolved in refs.chain(r.names.iter_mut()) {
+                if resolved.namespace.as_deref() == Some(placed.as_str()) {
+                    resolved.namespace = None;
+                }
+            }
+        }
+        if let (Some(resolution), Some(id)) = (&mut self.resolution, &id) {
+            if workload.is_some() || !r.names.is_empty() {
+                // Under the name it has in the output, as the results say.
+                resolution.items.push(ItemResolution {
+                    id: renamed.unwrap_or_else(|| id.clone()),
+                    marks: r.marks.take(),
+                    workload,
+                    names: std::mem::take(&mut r.names),
+                });
+            }
+        }
+        if edited {
+            self.stale.extend(id);
+        }
+    }
+}
+
+/// Everything pass 2 reads.
+pub(crate) struct Shared<'c> {
+    pub(crate) config: &'c Config,
+    pub(crate) catalog: &'c Catalog,
+    pub(crate) renames: &'c Renames,
+    pub(crate) index: &'c SourceIndex,
+    /// Objects being renamed: (kind, namespace, name) -> base and new name, borrowed
+    /// from the list of renames rather than copied (a large input renames thousands).
+    pub(crate) renamed: HashMap<(SourceKind, Option<&'c str>, &'c str), &'c Renaming>,
+    /// Keep the resolution for views.
+    pub(crate) record: bool,
+    /// Report each item's id (for the stale list and the edges).
+    pub(crate) ids: bool,
+}
+
+/// Pass 2 over every chunk that has work (`busy`, per chunk; every chunk when objects
+/// are renamed, for references and stale mentions), in batches, each batch's reports
+/// gathered in input order before the next starts.
+pub(crate) fn run(
+    body: &str,
+    ctx: Context,
+    frame: &Frame<'_>,
+    chunks: &[Chunk],
+    busy: &[bool],
+    shared: &Shared<'_>,
+    mut gathered: Gathered,
+) -> Result<Gathered, Stop> {
+    let everything = !shared.renames.is_empty();
+    for (chunks, busy) in chunks.chunks(BATCH).zip(busy.chunks(BATCH)) {
+        let reports: Vec<Vec<ItemReport>> = chunks
+            .par_iter()
+            .zip(busy.par_iter())
+            .map(|(chunk, &busy)| {
+                // Without renames, an item that is neither a workload nor has name
+                // sites yields no report (not even for views): its chunk is not read.
+                if !busy && !everything {
+                    return Ok(Vec::new());
+                }
+                frame.with_chunk(body, chunk, ctx, |tree, items| {
+                    second_pass(tree, items, chunk.start, shared)
+                })
+            })
+            .collect::<Result<_, Stop>>()?;
+        for r in reports.into_iter().flatten() {
+            gathered.add(r);
+        }
+    }
+    Ok(gathered)
+}
+
+/// Whether the edit `s..e` lies inside one of `replaced` (sorted, disjoint ranges a
+/// stamp replaces whole) without being that range itself: such an edit (the rename of a
+/// name inside a `__data` reference the stamp rewrites) is moot, and applying both would
+/// overlap. Only the last range starting at or before `s` can hold it.
+fn within_a_replaced_range(replaced: &[(usize, usize)], s: usize, e: usize) -> bool {
+    let at = replaced.partition_point(|&(a, _)| a <= s);
+    at > 0 && {
+        let (a, b) = replaced[at - 1];
+        e <= b && (s, e) != (a, b)
+    }
+}
+
+/// Pass 2 over the items of one tree whose text starts at `offset` in the input.
+fn second_pass(
+    tree: &Tree<'_>,
+    items: &[NodeId],
+    offset: usize,
+    shared: &Shared<'_>,
+) -> Vec<ItemReport> {
+    let mut out = Vec::new();
+    for &item in items {
+        let mut report = second_pass_item(tree, item, shared);
+        if !report.is_empty() {
+            if offset > 0 {
+                report.splices = std::mem::take(&mut report.splices).map_positions(|p| p + offset);
+            }
+            out.push(report);
+        }
+    }
+    // Most chunks hold one item: no spare capacity kept for the rest of the run.
+    out.shrink_to_fit();
+    out
+}
+
+fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemReport {
+    let mut report = ItemReport::default();
+    if is_local_config(tree, item) {
+        return report;
+    }
+    let id = shared.config.placed(ResourceId::of(tree, item));
+    let renamed_here = rename_object(tree, item, &id, shared, &mut report);
+    if !shared.renames.is_empty() {
+        rewrite_references(tree, item, &id, shared, renamed_here, &mut report);
+    }
+    let resolver = Resolver {
+        index: shared.index,
+        renames: shared.renames,
+    };
+    let catalog = shared.catalog;
+    if shared.record && catalog.has_name_sites(id.api_version(), id.kind()) {
+        report.names = resolution::resolve_names(tree, item, &id, catalog, resolver);
+    }
+    if let Some(kind) = catalog.workload(id.api_version(), id.kind()) {
+        if shared.record {
+            report.marks = Some(Box::new(crate::resolve::rollout::marks(
+                tree,
+                item,
+                &id,
+                kind,
+                shared.config,
+            )));
+        }
+        let ctx = resolution::Context {
+            config: shared.config,
+            catalog,
+            resolver,
+            record: shared.record,
+        };
+        if let Some(o) = stamp::stamp_item(tree, item, &id, kind, &ctx) {
+            add_stamp(&mut report, o, shared.renames);
+        }
+    }
+    if shared.ids {
+        report.id = Some(written_id(tree, item, id, shared.config, &mut report));
+    }
+    report
+}
+
+/// Renames the item when it is a ConfigMap or Secret being renamed; whether it is.
+fn rename_object(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    shared: &Shared<'_>,
+    report: &mut ItemReport,
+) -> bool {
+    let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
+        return false;
+    };
+    let Some(r) = shared.renamed.get(&(kind, id.namespace(), id.name())) else {
+        return false;
+    };
+    match crate::edit::rename::rename_object(tree, item, id, &r.base, &r.new_name, shared.config) {
+        Ok(splices) => splices.append_to(&mut report.splices),
+        Err(r) => report.rename_error = Some(r),
+    }
+    true
+}
+
+/// Rewrites the item's references to renamed objects, and asks about old names left in
+/// fields the catalog does not know (not in an object renamed here, whose own fields
+/// hold its old name on purpose).
+fn rewrite_references(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    shared: &Shared<'_>,
+    renamed_here: bool,
+    report: &mut ItemReport,
+) {
+    let catalog = shared.catalog;
+    let (mut rewritten, pointed, ambiguous) = crate::edit::rename::rewrite_references(
+        tree,
+        item,
+        id,
+        catalog,
+        shared.renames,
+        &mut report.splices,
+    );
+    report.pointed = pointed;
+    // Annotation reference sites name base names, which resolve to the renamed
+    // objects: known fields, not stale mentions.
+    if let Some(annotations) = tree.get_path(item, &["metadata", "annotations"]) {
+        rewritten.extend(
+            catalog
+                .annotation_sites
+                .iter()
+                .filter_map(|site| tree.get(annotations, &site.key)),
+        );
+    }
+    report.mentions = ambiguous;
+    if !renamed_here {
+        report
+            .mentions
+            .extend(crate::edit::rename::warn_unknown_mentions(
+                tree,
+                shared.config,
+                catalog,
+                item,
+                id,
+                shared.renames,
+                &rewritten,
+            ));
+    }
+}
+
+/// Adds a workload's stamp to its report. A stamp that replaces a whole reference
+/// (`__data` becoming a value) makes the rename of the name inside it moot: that edit
+/// goes, and the reference no longer points at the renamed object.
+fn add_stamp(report: &mut ItemReport, mut o: ItemOutcome, renames: &Renames) {
+    let replaced: Vec<(usize, usize)> = o
+        .splices
+        .edits()
+        .into_iter()
+        .filter(|(s, e, _)| e > s)
+        .map(|(s, e, _)| (s, e))
+        .collect();
+    if !replaced.is_empty() && !report.splices.is_empty() {
+        let mut kept = Splices::new();
+        let mut moot: HashMap<String, usize> = HashMap::new();
+        for (s, e, text) in report.splices.edits() {
+            if !within_a_replaced_range(&replaced, s, e) {
+                kept.replace(s, e, text);
+            } else {
+                let name = text.trim_matches(|c| c == '"' || c == '\'');
+                *moot.entry(name.to_string()).or_default() += 1;
+            }
+        }
+        if !moot.is_empty() {
+            report
+                .pointed
+                .retain(|&p| match moot.get_mut(renames.final_of(p)) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        false
+                    }
+                    _ => true,
+                });
+        }
+        report.splices = kept;
+    }
+    std::mem::take(&mut o.splices).append_to(&mut report.splices);
+    o.notes.shrink_to_fit();
+    report.stamp = Some(Box::new(o));
+}
+
+/// The item's id as written (results, graph and `--check` name it so), noting the
+/// namespace it was placed in when written without one.
+fn written_id(
+    tree: &Tree<'_>,
+    item: NodeId,
+    placed: ResourceId,
+    config: &Config,
+    report: &mut ItemReport,
+) -> ResourceId {
+    // Read again only when it may have been placed.
+    if config.namespace.is_none() {
+        return placed;
+    }
+    let written = ResourceId::of(tree, item);
+    if written.namespace().is_none() {
+        report.placed = placed.namespace().map(str::to_string);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_edit_strictly_inside_a_replaced_range_is_moot() {
+        let replaced = [(10, 20), (30, 40)];
+        for (s, e, moot) in [
+            (12, 15, true),  // inside the first
+            (10, 14, true),  // from its start
+            (15, 20, true),  // to its end
+            (10, 20, false), // the range itself: the stamp's own edit
+            (15, 25, false), // running out of it
+            (5, 12, false),  // starting before it
+            (25, 28, false), // between the ranges
+            (31, 39, true),  // inside the second
+            (0, 0, false),   // before every range
+        ] {
+            assert_eq!(within_a_replaced_range(&replaced, s, e), moot, "{s}..{e}");
+        }
+    }
+}
