@@ -53,6 +53,7 @@ use std::path::{Path, PathBuf};
 
 use common::harness::Need;
 use config_hash::run_resource_list;
+use config_hash::yaml::Edits;
 use yaml_serde::Value;
 
 const HASH_KEY: &str = "config-hash.dev/hash";
@@ -254,7 +255,7 @@ fn check_file(name: &str, text: &str, format: Format, report: &mut Report) {
 fn check_outcome(
     wrapped: &Wrapped,
     output: &str,
-    item_edits: &[(usize, usize, String)],
+    item_edits: &Edits,
     semantic: bool,
     stamped: &mut usize,
 ) -> Vec<String> {
@@ -268,9 +269,9 @@ fn check_outcome(
     };
 
     // 2. Only the item edits changed the items; the rest of the difference is `results`.
-    let edited = match apply_edits(input, item_edits) {
+    let edited = match item_edits.apply(input) {
         Ok(text) => text,
-        Err(e) => return vec![e],
+        Err(e) => return vec![format!("item_edits: {e}")],
     };
     match single_insertion(&edited, output) {
         Some(inserted) if inserted.contains("results") => {}
@@ -283,14 +284,14 @@ fn check_outcome(
         ),
     }
     let crlf = input.contains("\r\n");
-    for (start, end, text) in item_edits {
+    for (old, text) in item_edits.replacements(input) {
         if crlf && text.replace("\r\n", "").contains('\n') {
             problems.push(format!(
-                "edit at {start}..{end} writes a bare LF into a CRLF file: {text:?}"
+                "the edit of {old:?} writes a bare LF into a CRLF file: {text:?}"
             ));
         }
-        if let Err(e) = edit_is_hash_scaffolding(&input[*start..*end], text) {
-            problems.push(format!("edit at {start}..{end} ({text:?}): {e}"));
+        if let Err(e) = edit_is_hash_scaffolding(old, text) {
+            problems.push(format!("the edit of {old:?} ({text:?}): {e}"));
         }
     }
 
@@ -476,27 +477,6 @@ fn json_member_span(text: &str, key: &str) -> Option<(usize, usize)> {
     None
 }
 
-/// Applies `(start, end, replacement)` edits, which must be sorted and disjoint.
-fn apply_edits(input: &str, edits: &[(usize, usize, String)]) -> Result<String, String> {
-    let mut out = String::with_capacity(input.len());
-    let mut at = 0;
-    for (start, end, text) in edits {
-        if *start < at || start > end || *end > input.len() {
-            return Err(format!(
-                "item_edits are not sorted, disjoint and in bounds: {start}..{end} after {at}"
-            ));
-        }
-        if !input.is_char_boundary(*start) || !input.is_char_boundary(*end) {
-            return Err(format!("item edit {start}..{end} splits a character"));
-        }
-        out.push_str(&input[at..*start]);
-        out.push_str(text);
-        at = *end;
-    }
-    out.push_str(&input[at..]);
-    Ok(out)
-}
-
 /// If `output` is `base` with one run of text inserted, that text.
 fn single_insertion<'a>(base: &str, output: &'a str) -> Option<&'a str> {
     let prefix = base
@@ -673,9 +653,7 @@ fn checks_catch_changes_outside_the_item_edits() {
     assert_eq!(problems, Vec::<String>::new());
     assert_eq!(stamped, 1);
 
-    let check = |output: &str, edits: &[(usize, usize, String)]| {
-        check_outcome(&wrapped, output, edits, true, &mut 0)
-    };
+    let check = |output: &str, edits: &Edits| check_outcome(&wrapped, output, edits, true, &mut 0);
     // A quoted 'yes' became a plain yes (a bool to kubectl): a byte outside the edits.
     let requoted = good.output.replace("'yes'", "yes");
     assert!(!check(&requoted, &good.item_edits).is_empty());
@@ -683,11 +661,16 @@ fn checks_catch_changes_outside_the_item_edits() {
     let uncommented = good.output.replace(" # keep", "");
     assert!(!check(&uncommented, &good.item_edits).is_empty());
     // An edit that writes more than the annotation.
-    let mut edits = good.item_edits.clone();
-    edits[0].2 = edits[0]
-        .2
-        .replace("annotations:", "labels: {x: y}\n        annotations:");
-    let output = apply_edits(&wrapped.text, &edits).unwrap() + "results: []\n";
+    let mut first = true;
+    let edits = good.item_edits.clone().map_texts(|text| {
+        if std::mem::take(&mut first) {
+            text.replace("annotations:", "labels: {x: y}\n        annotations:")
+        } else {
+            text.to_string()
+        }
+    });
+    assert_ne!(edits, good.item_edits);
+    let output = edits.apply(&wrapped.text).unwrap() + "results: []\n";
     assert!(!check(&output, &edits).is_empty());
     // The unchanged outcome passes.
     assert_eq!(check(&good.output, &good.item_edits), Vec::<String>::new());

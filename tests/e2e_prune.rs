@@ -44,11 +44,19 @@ fn of_kind<'v>(docs: &'v [Value], kind: &str) -> Vec<&'v Value> {
     docs.iter().filter(|d| d["kind"] == kind).collect()
 }
 
-/// What the API server shows of a ConfigMap or Secret applied at `created`.
+/// What the API server shows of a ConfigMap or Secret applied at `created`: a Secret's
+/// `stringData` is stored, and shown, base64-encoded under `data`.
 fn live_source(doc: &Value, created: &str) -> Value {
+    use base64::Engine as _;
     let mut doc = doc.clone();
     doc["metadata"]["creationTimestamp"] = json!(created);
     doc["metadata"]["uid"] = json!(format!("uid-{}", doc["metadata"]["name"].as_str().unwrap()));
+    if let Some(Value::Object(strings)) = doc.as_object_mut().and_then(|d| d.remove("stringData")) {
+        for (key, value) in strings {
+            let encoded = base64::engine::general_purpose::STANDARD.encode(value.as_str().unwrap());
+            doc["data"][key] = json!(encoded);
+        }
+    }
     doc
 }
 
@@ -71,7 +79,7 @@ fn replica_set(deployment: &Value, name: &str, replicas: u64) -> Vec<Value> {
             "apiVersion": "v1",
             "kind": "Pod",
             "metadata": {
-                "name": format!("{name}-{i}"), "namespace": ns,
+                "name": format!("{name}-{i}"), "namespace": ns, "uid": format!("uid-{name}-{i}"),
                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": name, "uid": format!("uid-{name}")}],
             },
             "spec": template["spec"],

@@ -16,8 +16,9 @@
 //! empty, and its stdout is compared with `expected-stdout` (and its exit status with
 //! `exit-code`); a report is not run again on itself.
 //! A directory holding `live.yaml` is a `prune` case instead: `config-hash prune --live
-//! live.yaml [ARGS] render.yaml`, ARGS being the lines of `args` (optional); its stdout is
-//! `expected` (or `expected-stderr`, with `exit-code`), and there is no second run.
+//! live.yaml [ARGS] render.yaml`, run in the case directory, ARGS being the lines of `args`
+//! (optional, so `--config config.yaml` names the case's file); its stdout is `expected`
+//! (or `expected-stderr`, with `exit-code`), and there is no second run.
 //!
 //! `UPDATE_GOLDEN=1 cargo test --test golden` rewrites `expected.*` and `exit-code` from
 //! what the binary does now. A run that fails with no stdout becomes a stderr case: its
@@ -310,6 +311,7 @@ fn check_prune_case(dir: &Path, update: bool) -> Result<(), String> {
         .collect();
     let out = common::run_with_stdin(
         Command::new(BIN)
+            .current_dir(dir)
             .arg("prune")
             .arg("--live")
             .arg(dir.join("live.yaml"))

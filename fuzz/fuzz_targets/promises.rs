@@ -19,23 +19,6 @@ fn past_a_limit(text: &str) -> bool {
     parse(text.strip_prefix(BOM).unwrap_or(text)).is_err_and(|e| e.limit().is_some())
 }
 
-/// `body` with `edits` applied (they are sorted and disjoint).
-fn apply(body: &str, edits: &[(usize, usize, String)]) -> String {
-    let mut out = String::with_capacity(body.len());
-    let mut at = 0;
-    for (start, end, text) in edits {
-        assert!(
-            at <= *start && start <= end && *end <= body.len(),
-            "edits out of order or range: {edits:?}"
-        );
-        out.push_str(&body[at..*start]);
-        out.push_str(text);
-        at = *end;
-    }
-    out.push_str(&body[at..]);
-    out
-}
-
 /// The text of each item of a ResourceList (trailing whitespace trimmed), and of its
 /// functionConfig.
 fn item_texts(text: &str) -> Option<(Vec<String>, Option<String>)> {
@@ -158,7 +141,10 @@ fn check_outcome(input: &str, out: &Outcome) {
         .output
         .strip_prefix(bom)
         .unwrap_or_else(|| panic!("the BOM was lost"));
-    let expected = apply(body, &out.item_edits);
+    let expected = out
+        .item_edits
+        .apply(body)
+        .unwrap_or_else(|e| panic!("{e}: {:?}", out.item_edits));
     if !out.resource_list {
         assert_eq!(output, expected, "a stream changed outside the item edits");
         return;

@@ -152,13 +152,16 @@ pub enum Command {
     /// The old hashed ConfigMaps and Secrets that are safe to delete, as a stream
     /// `kubectl delete -f -` reads; nothing is deleted, and no cluster is contacted.
     ///
-    /// Safe means all of: a hashed name config-hash gave (config-hash.dev/base-name) or
-    /// kustomize gave (its suffix on a base name the render has); not in the render; named
-    /// by no live Pod, ReplicaSet (any replica count, so rollbacks keep working),
-    /// ControllerRevision, Job or CronJob at any reference site of the catalog; owned by
-    /// no other object; and not among the newest --keep N old versions of its base name
-    /// (by creationTimestamp). A dump that lacks a kind these rules need is refused,
-    /// naming it.
+    /// Safe means all of: a version of a base name the render has (its name is that base
+    /// name plus kustomize's hash of its own content, recomputed: a name or an annotation
+    /// alone proves nothing); not in the render; named by no live object at any site
+    /// renaming rewrites (a Pod, a ReplicaSet of any replica count, so rollbacks keep
+    /// working, a ControllerRevision's recorded template, a Job, a CronJob, ...; an object
+    /// of a custom kind is also read by shape); owned by no other object; and not among
+    /// the newest --keep N old versions of its base name (by creationTimestamp). A dump
+    /// that cannot show every reader (the render's Deployment without its ReplicaSets, a
+    /// Pod without its owner, a CronJob's running Job, ...) is refused, naming each kind
+    /// it lacks and the kubectl get to run. Dump after applying the render.
     #[command(after_help = EXAMPLES_PRUNE)]
     Prune(PruneArgs),
     /// Print a shell completion script

@@ -15,8 +15,8 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use config_hash::model::invocation::{KptStep, kptfile_text_step};
-use config_hash::yaml::NodeId;
 use config_hash::yaml::breaks::UNICODE_BREAKS;
+use config_hash::yaml::{Edits, JoinError, Joined, LineIndex, NodeId};
 
 /// One text read: a file, or stdin (`path` None).
 #[derive(Debug)]
@@ -33,149 +33,56 @@ impl Source {
     }
 }
 
-/// A span of one source that is one document of the joined stream.
-#[derive(Debug)]
-struct Segment {
-    source: usize,
-    start: usize,
-    end: usize,
-    /// Where the span starts in the joined text.
-    joined_start: usize,
-}
-
 /// Sources joined into one stream for the library, with the way back.
 #[derive(Debug)]
 pub struct Package {
     pub sources: Vec<Source>,
-    segments: Vec<Segment>,
-    /// The joined text, when it is not one source's own text: a large input on stdin
-    /// is not copied.
-    joined: Option<String>,
+    joined: Joined,
 }
 
-/// The edits mapped to one source: `(start, end, replacement)` in its own bytes.
-pub type Edits = Vec<(usize, usize, String)>;
+impl AsRef<str> for Source {
+    fn as_ref(&self) -> &str {
+        &self.text
+    }
+}
 
 impl Package {
     /// Joins `sources` (files in order; the JSON ones split into their objects).
     pub fn new(sources: Vec<Source>) -> Result<Package, String> {
-        let mut segments = Vec::new();
-        let mut joined = String::new();
-        let mut spans_of = Vec::with_capacity(sources.len());
-        for source in &sources {
-            spans_of.push(match split_json(&source.text) {
-                Some(Ok(spans)) => spans,
-                Some(Err(e)) => return Err(format!("{}: {e}", source.name())),
-                None => {
-                    // A BOM belongs to its file, not to the joined stream.
-                    let start = if source.text.starts_with('\u{feff}') {
-                        3
-                    } else {
-                        0
-                    };
-                    vec![(start, source.text.len())]
-                }
-            });
-        }
-        // One text read whole is not copied (see `joined()`).
-        let copy = !matches!(spans_of.as_slice(), [spans] if spans.len() == 1);
-        for (i, (source, spans)) in sources.iter().zip(spans_of).enumerate() {
-            for (start, end) in spans {
-                if !joined.is_empty() {
-                    if !joined.ends_with('\n') {
-                        joined.push('\n');
-                    }
-                    joined.push_str("---\n");
-                }
-                segments.push(Segment {
-                    source: i,
-                    start,
-                    end,
-                    joined_start: joined.len(),
-                });
-                if copy {
-                    joined.push_str(&source.text[start..end]);
-                }
-            }
-        }
-        Ok(Package {
-            sources,
-            segments,
-            joined: copy.then_some(joined),
-        })
+        let joined = Joined::new(&sources).map_err(|e| match e {
+            JoinError::NotAnObject { source, .. } => format!("{}: {e}", sources[source].name()),
+        })?;
+        Ok(Package { sources, joined })
     }
 
     /// The sources joined into one stream (`---` between them).
     pub fn joined(&self) -> &str {
-        match (&self.joined, self.segments.as_slice()) {
-            (Some(text), _) => text,
-            (None, [seg]) => &self.sources[seg.source].text[seg.start..seg.end],
-            (None, _) => "",
-        }
+        self.joined.text(&self.sources)
     }
 
     /// True when the joined text is one source read whole: the library can read that
     /// source directly (and a ResourceList stays a ResourceList).
     pub fn is_one_text(&self) -> bool {
-        let whole = |s: &Segment| {
-            let text = &self.sources[s.source].text;
-            let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
-            s.end == text.len() && s.start == bom
-        };
-        self.sources.len() == 1 && matches!(self.segments.as_slice(), [s] if whole(s))
+        self.joined.is_one_text(&self.sources)
     }
 
     /// Maps edits of the joined text to edits of each source.
-    pub fn map_edits(&self, edits: &[(usize, usize, String)]) -> Result<Vec<Edits>, String> {
-        let mut out: Vec<Edits> = self.sources.iter().map(|_| Vec::new()).collect();
-        for (start, end, text) in edits {
-            let idx = self
-                .segments
-                .partition_point(|s| s.joined_start <= *start)
-                .checked_sub(1)
-                .ok_or("an edit before the first document")?;
-            let seg = &self.segments[idx];
-            let offset = seg.start + (start - seg.joined_start);
-            let len = end - start;
-            if offset + len > seg.end {
-                return Err("an edit across two documents (a bug in config-hash)".into());
-            }
-            out[seg.source].push((offset, offset + len, text.clone()));
-        }
-        Ok(out)
+    pub fn map_edits(&self, edits: &Edits) -> Result<Vec<Edits>, String> {
+        self.joined.split(edits).map_err(|e| e.to_string())
     }
 
     /// A line (1-based) of the joined text, worded as a place in a source.
     pub fn locate(&self, line: usize, column: usize) -> String {
-        let line_start = self
-            .joined()
-            .split_inclusive('\n')
-            .take(line.saturating_sub(1))
-            .map(str::len)
-            .sum::<usize>();
-        let idx = self
-            .segments
-            .partition_point(|s| s.joined_start <= line_start)
-            .saturating_sub(1);
-        match self.segments.get(idx) {
-            Some(seg) => {
-                let source = &self.sources[seg.source];
-                let at = (seg.start + line_start.saturating_sub(seg.joined_start)).min(seg.end);
-                let line = source.text[..at].matches('\n').count() + 1;
-                format!("{}: line {line} column {column}", source.name())
+        match self.joined.locate(&self.sources, line) {
+            Some((source, own)) => {
+                format!(
+                    "{}: line {own} column {column}",
+                    self.sources[source].name()
+                )
             }
             None => format!("line {line} column {column}"),
         }
     }
-}
-
-/// Where the lines of a package's joined text come from: see [`Package::line_index`].
-#[derive(Debug)]
-pub struct LineIndex {
-    /// Where each line of the joined text starts.
-    starts: Vec<usize>,
-    /// Per segment, the lines of its source before it.
-    before: Vec<usize>,
 }
 
 /// Where a resource of a package is: `file:line` of its document.
@@ -188,10 +95,9 @@ impl Package {
     pub fn places(&self) -> Places {
         let mut places = Places::new();
         let index = self.line_index();
-        for (seg, &lines_before) in self.segments.iter().zip(&index.before) {
-            let source = &self.sources[seg.source];
+        for (source, text, lines_before) in self.joined.parts(&self.sources, &index) {
+            let source = &self.sources[source];
             let Some(path) = &source.path else { continue };
-            let text = &source.text[seg.start..seg.end];
             let Ok(tree) = config_hash::yaml::parse(text) else {
                 continue;
             };
@@ -225,38 +131,13 @@ impl Package {
     /// Where the lines of the joined text come from, for [`Package::source_line`]: built
     /// once, so that many findings with a line cost one pass over the text.
     pub fn line_index(&self) -> LineIndex {
-        let starts = std::iter::once(0)
-            .chain(self.joined().match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        // Lines of its source before each segment, counted once per source.
-        let mut before = Vec::with_capacity(self.segments.len());
-        let mut counted: Option<(usize, usize, usize)> = None; // (source, offset, lines)
-        for seg in &self.segments {
-            let (from, lines) = match counted {
-                Some((source, offset, lines)) if source == seg.source => (offset, lines),
-                _ => (0, 0),
-            };
-            let text = &self.sources[seg.source].text;
-            let lines = lines + text[from..seg.start].matches('\n').count();
-            before.push(lines);
-            counted = Some((seg.source, seg.start, lines));
-        }
-        LineIndex { starts, before }
+        self.joined.line_index(&self.sources)
     }
 
     /// The source and its 1-based line that a line of the joined text comes from.
     pub fn source_line(&self, index: &LineIndex, line: usize) -> Option<(&Source, usize)> {
-        let line_start = *index.starts.get(line.checked_sub(1)?)?;
-        let idx = self
-            .segments
-            .partition_point(|s| s.joined_start <= line_start)
-            .checked_sub(1)?;
-        let seg = &self.segments[idx];
-        let first_line = index.starts.partition_point(|&s| s <= seg.joined_start);
-        Some((
-            &self.sources[seg.source],
-            index.before[idx] + line - first_line + 1,
-        ))
+        let (source, own) = self.joined.source_line(index, line)?;
+        Some((&self.sources[source], own))
     }
 
     /// The files of the package that are kustomizations, and the Kustomization objects
@@ -297,107 +178,6 @@ impl Package {
         }
         found
     }
-}
-
-/// `edits` (non-overlapping, any order) applied to `text`.
-pub fn apply(text: &str, edits: &[(usize, usize, String)]) -> String {
-    let mut sorted: Vec<&(usize, usize, String)> = edits.iter().collect();
-    sorted.sort_by_key(|e| (e.0, e.1));
-    let mut out = String::with_capacity(text.len() + 256);
-    let mut at = 0;
-    for (start, end, replacement) in sorted {
-        out.push_str(&text[at..*start]);
-        out.push_str(replacement);
-        at = *end;
-    }
-    out.push_str(&text[at..]);
-    out
-}
-
-/// The spans of the objects of JSON that is not one document: `[{...}, {...}]` or
-/// `{...} {...}`. `None` for anything else (YAML, one JSON document, or text the YAML
-/// reader should report on); `Err` for an array that holds something other than objects.
-fn split_json(text: &str) -> Option<Result<Vec<(usize, usize)>, String>> {
-    let bytes = text.as_bytes();
-    let skip_ws = |mut i: usize| {
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        i
-    };
-    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let first = skip_ws(bom);
-    match bytes.get(first) {
-        Some(b'[') => {
-            let end = value_end(bytes, first)?;
-            if skip_ws(end) != bytes.len() {
-                return None;
-            }
-            let mut spans = Vec::new();
-            let mut i = skip_ws(first + 1);
-            while i < end - 1 {
-                if bytes[i] != b'{' {
-                    return Some(Err(format!(
-                        "a top-level JSON array must hold only objects (manifests); item {} is not an object",
-                        spans.len()
-                    )));
-                }
-                let item_end = value_end(bytes, i)?;
-                spans.push((i, item_end));
-                i = skip_ws(item_end);
-                if bytes.get(i) == Some(&b',') {
-                    i = skip_ws(i + 1);
-                }
-            }
-            Some(Ok(spans))
-        }
-        Some(b'{') => {
-            let mut spans = Vec::new();
-            let mut i = first;
-            while i < bytes.len() {
-                if bytes[i] != b'{' {
-                    return None;
-                }
-                let end = value_end(bytes, i)?;
-                spans.push((i, end));
-                i = skip_ws(end);
-            }
-            (spans.len() > 1).then_some(Ok(spans))
-        }
-        _ => None,
-    }
-}
-
-/// The end (exclusive) of the JSON array or object that starts at `start`, or `None`
-/// when it does not close.
-fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut i = start;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
-            }
-        } else {
-            match b {
-                b'"' => in_string = true,
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => {
-                    depth = depth.checked_sub(1)?;
-                    if depth == 0 {
-                        return Some(i + 1);
-                    }
-                }
-                _ => {}
-            }
-        }
-        i += 1;
-    }
-    None
 }
 
 pub fn read_stdin() -> Result<String, String> {
@@ -672,25 +452,7 @@ mod tests {
     }
 
     #[test]
-    fn splits_json_arrays_and_concatenations_only() {
-        let text = " [ {\"a\": \"]\"}, {\"b\": [1, {\"c\": \"\\\"}\"}]} ]\n";
-        let spans = split_json(text).unwrap().unwrap();
-        let parts: Vec<&str> = spans.iter().map(|&(s, e)| &text[s..e]).collect();
-        assert_eq!(
-            parts,
-            ["{\"a\": \"]\"}", "{\"b\": [1, {\"c\": \"\\\"}\"}]}"]
-        );
-        let text = "{\"a\": 1}\n{\"b\": 2}{\"c\": 3}\n";
-        let spans = split_json(text).unwrap().unwrap();
-        assert_eq!(spans, [(0, 8), (9, 17), (17, 25)]);
-        assert!(split_json("{\"a\": 1}\n").is_none());
-        assert!(split_json("a: [1]\n").is_none());
-        assert!(split_json("{\"a\": 1}\nb: 2\n").is_none());
-        assert!(split_json("[{\"a\": 1}, 2]").unwrap().is_err());
-    }
-
-    #[test]
-    fn edits_map_back_to_their_source() {
+    fn files_join_into_one_stream_whose_lines_map_back() {
         let sources = vec![
             Source {
                 path: Some("a.yaml".into()),
@@ -703,19 +465,17 @@ mod tests {
         ];
         let package = Package::new(sources).unwrap();
         assert_eq!(package.joined(), "a: 1\n---\n{\"b\": 2}\n---\n{\"c\": 3}");
-        let at = |s: &str| package.joined().find(s).unwrap();
-        let edits = package
-            .map_edits(&[
-                (at("1"), at("1") + 1, "9".into()),
-                (at("3"), at("3") + 1, "7".into()),
-            ])
-            .unwrap();
-        assert_eq!(apply(&package.sources[0].text, &edits[0]), "a: 9");
-        assert_eq!(
-            apply(&package.sources[1].text, &edits[1]),
-            "[{\"b\": 2}, {\"c\": 7}]"
-        );
+        assert!(!package.is_one_text());
         assert_eq!(package.locate(5, 3), "b.json: line 1 column 3");
+        let refused = Package::new(vec![Source {
+            path: Some("c.json".into()),
+            text: "[{\"a\": 1}, 2]".into(),
+        }])
+        .unwrap_err();
+        assert!(
+            refused.starts_with("c.json: a top-level JSON array must hold only objects"),
+            "{refused}"
+        );
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub fn findings_on_stderr(
         return Vec::new();
     }
     let places = package.places();
-    let mut lines_of: Option<input::LineIndex> = None;
+    let mut lines_of: Option<config_hash::yaml::LineIndex> = None;
     let joined = !package.is_one_text();
     let mut lines = Vec::new();
     for result in outcome.results.iter_mut().filter(|r| reported(r)) {

@@ -145,13 +145,18 @@ fn run_package(
         Ok(e) => e,
         Err(e) => return fail(e),
     };
-    let changed: Vec<(&input::Source, String)> = package
+    let mut texts = Vec::with_capacity(edits.len());
+    for (source, e) in package.sources.iter().zip(&edits) {
+        match e.apply(&source.text) {
+            Ok(text) => texts.push(text),
+            Err(e) => return fail(e),
+        }
+    }
+    let changed: Vec<(&input::Source, &String)> = package
         .sources
         .iter()
-        .zip(&edits)
-        .filter(|(_, e)| !e.is_empty())
-        .map(|(source, e)| (source, input::apply(&source.text, e)))
-        .filter(|(source, text)| *text != source.text)
+        .zip(&texts)
+        .filter(|(source, text)| **text != source.text)
         .collect();
     if args.check {
         let files: Vec<String> = changed
@@ -183,7 +188,7 @@ fn run_package(
     }
     let mut text = String::new();
     let mut line_break = "\n";
-    for (source, edits) in package.sources.iter().zip(&edits) {
+    for (source, edited) in package.sources.iter().zip(&texts) {
         if !text.is_empty() {
             // The separator takes the line breaks of the file before it.
             if !text.ends_with('\n') {
@@ -192,7 +197,7 @@ fn run_package(
             text.push_str("---");
             text.push_str(line_break);
         }
-        text.push_str(&input::apply(&source.text, edits));
+        text.push_str(edited);
         line_break = if source.text.contains("\r\n") {
             "\r\n"
         } else {

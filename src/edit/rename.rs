@@ -16,7 +16,6 @@ use crate::model::resource::{ResourceId, annotation};
 use crate::model::result::KrmResult;
 use crate::read::references;
 use crate::resolve::renames::{AnyNamespace, RenameId, Renames};
-use crate::yaml::replace_name;
 use crate::yaml::{Editor, Kind, Layout, NewValue, NodeId, Splices, Tree};
 
 /// The edits that rename the object itself: new name, base name recorded, optionally
@@ -205,6 +204,8 @@ pub fn rewrite_references(
     let mut rewritten = HashSet::new();
     let mut pointed = Vec::new();
     let mut ambiguous = Vec::new();
+    // Made at the first name to rewrite: most items rewrite none.
+    let mut ed = None;
     for references::NameRef {
         node,
         kind,
@@ -226,7 +227,7 @@ pub fn rewrite_references(
                     rewritten.insert(node);
                     pointed.push(renamed);
                     if text != new_name {
-                        replace_name(tree, node, new_name, splices);
+                        editor(&mut ed, tree).replace_name(node, new_name);
                     }
                 }
                 AnyNamespace::Ambiguous => {
@@ -265,9 +266,20 @@ pub fn rewrite_references(
         if name == new_name {
             continue;
         }
-        replace_name(tree, node, &format!("{prefix}{new_name}"), splices);
+        editor(&mut ed, tree).replace_name(node, &format!("{prefix}{new_name}"));
+    }
+    if let Some(ed) = ed {
+        ed.into_splices().append_to(splices);
     }
     (rewritten, pointed, ambiguous)
+}
+
+/// The editor that rewrites names in `tree`, made when first asked for.
+fn editor<'e, 't, 'a>(
+    ed: &'e mut Option<Editor<'t, 'a>>,
+    tree: &'t Tree<'a>,
+) -> &'e mut Editor<'t, 'a> {
+    ed.get_or_insert_with(|| Editor::new(tree, Layout::detect(tree.src())))
 }
 /// Warns about scalars of `item` that still carry an old name in fields that can name a
 /// ConfigMap or Secret the catalog does not know (a CRD's field, an env var or flag that
@@ -528,38 +540,6 @@ mod tests {
         assert_eq!(
             splices.apply(src).unwrap(),
             src.replace("own]", "own-2b4m8f9gh7]")
-        );
-    }
-
-    /// A new name keeps the scalar's style where that reads back as the same string,
-    /// and is double-quoted where it would not (an alias, a quote, a block's anchor).
-    #[test]
-    fn a_new_name_is_written_in_a_style_that_reads_back_as_it() {
-        let renamed = |src: &str, new: &str| {
-            let tree = crate::yaml::parse(src).unwrap();
-            let node = tree.get(tree.documents()[0].root(), "name").unwrap();
-            let mut splices = Splices::default();
-            replace_name(&tree, node, new, &mut splices);
-            splices.apply(src).unwrap()
-        };
-        assert_eq!(renamed("name: a\n", "b-x"), "name: b-x\n");
-        assert_eq!(renamed("name: a\n", "*b"), "name: \"*b\"\n");
-        assert_eq!(renamed("name: 'a'\n", "b"), "name: 'b'\n");
-        assert_eq!(renamed("name: 'a'\n", "b'c"), "name: \"b'c\"\n");
-        assert_eq!(renamed("name: \"a\"\n", "b"), "name: \"b\"\n");
-        // A block scalar's text is the name as it is; with an anchor, the whole scalar
-        // after it is replaced, quoted when plain would not do.
-        assert_eq!(
-            renamed("name: |-\n  a\nx: 1\n", "*b"),
-            "name: |-\n  *b\nx: 1\n"
-        );
-        assert_eq!(
-            renamed("name: &n |-\n  a\nx: 1\n", "*b"),
-            "name: &n \"*b\"\nx: 1\n"
-        );
-        assert_eq!(
-            renamed("name: &n |-\n  a\nx: 1\n", "b"),
-            "name: &n b\nx: 1\n"
         );
     }
 

@@ -15,9 +15,9 @@ use crate::model::result::KrmResult;
 use crate::read::data_refs::{DataRefs, DataStamp};
 use crate::read::env_shift::{env_indices, env_lists, own, shifted_env_lists};
 use crate::read::references::{self};
-use crate::resolve::resolution::{
-    self, Context, Note, PodTemplate, Read, SourceIndex, WorkloadResolution, reloader_keys_written,
-};
+use crate::resolve::resolution::{Note, Read, WorkloadResolution};
+use crate::resolve::sources::SourceIndex;
+use crate::resolve::workload::{self, Context, PodTemplate, reloader_keys_written};
 use crate::yaml::{EditError, Editor, Layout, NewValue, NodeId, Splices, Tree};
 
 /// Counts for the summary result. None for workloads that could not be stamped: each
@@ -125,7 +125,7 @@ pub fn stamp_item(
     let shifted = shifted_env_lists(tree, pod.spec, &spec_path, env_lists(kind, config), config);
     let mut data = DataRefs::find(tree, pod.spec, pod.template, &spec_path);
     let mut resolution =
-        resolution::resolve_workload(tree, item, id, kind, pod, ctx, &mut data, &|field| {
+        workload::resolve_workload(tree, item, id, kind, pod, ctx, &mut data, &|field| {
             shifted.output_field(field)
         });
     out.counts.missing += resolution.missing;

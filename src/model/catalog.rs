@@ -593,6 +593,17 @@ const POD_SITES: &[(&str, SourceKind, &str, bool)] = &[
     ("volumes/projected/sources/secret/name", SourceKind::Secret, ITEMS, true),
     ("imagePullSecrets/name", SourceKind::Secret, ALL, false),
     ("volumes/csi/nodePublishSecretRef/name", SourceKind::Secret, ALL, false),
+    // The credentials of in-tree volume plugins (k8s.io/api core/v1: ISCSIVolumeSource,
+    // FlexVolumeSource, CephFSVolumeSource, RBDVolumeSource, ScaleIOVolumeSource and
+    // StorageOSVolumeSource `secretRef`, a LocalObjectReference; AzureFileVolumeSource
+    // `secretName`): the kubelet reads them to mount the volume, the pod never sees them.
+    ("volumes/iscsi/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/flexVolume/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/cephfs/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/rbd/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/scaleIO/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/storageos/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/azureFile/secretName", SourceKind::Secret, ALL, false),
     ("volumes/csi/volumeAttributes/secretProviderClass", SourceKind::SecretProviderClass, ALL, true),
 ];
 
@@ -736,6 +747,125 @@ const ANNOTATION_SITES: &[(&str, SourceKind, &str, bool)] = &[
     ("wave.pusher.com/extra-secrets", SourceKind::Secret, "wave", false),
 ];
 
+// ---------------------------------------------------------------------------------------
+// Owners and rollbacks: how a kind's objects show in a live dump, which kinds own which
+// and what a rollback needs. Stamping never reads this; `prune` does, to know which kinds
+// a dump must hold before it can say that nothing reads an old ConfigMap or Secret.
+// ---------------------------------------------------------------------------------------
+
+/// Where the pod templates of a kind's objects are kept, the current one and the old ones
+/// a rollback restores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeptIn {
+    /// In the object itself (a ReplicaSet, a Job, a CronJob).
+    Itself,
+    /// In objects of this kind that it owns (a Deployment's ReplicaSets, a StatefulSet's
+    /// ControllerRevisions).
+    Owned(String),
+}
+
+/// How objects of one kind show in a live dump. A workload kind without a row keeps its
+/// pod template in itself (a CronJob, a custom kind): a dump shows what it reads when it
+/// holds the object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lineage {
+    /// API groups the kind is served under (`""` is the core group).
+    pub groups: Vec<String>,
+    pub kind: String,
+    /// The kind as `kubectl get` takes it (`replicasets`).
+    pub resource: String,
+    pub kept_in: KeptIn,
+    /// Where its status counts the Pods it runs itself (a ReplicaSet's `status/replicas`,
+    /// a Job's `status/active`): a dump that holds it with a count above zero holds Pods
+    /// it owns.
+    pub pods: Option<FieldPath>,
+    /// Where its status lists the objects it runs now (a CronJob's `status/active`, each
+    /// `{kind, name, namespace, uid}`): a dump that holds it holds them.
+    pub runs: Option<FieldPath>,
+    /// Where it keeps a pod template it records without running it (a
+    /// ControllerRevision's `data/spec/template`): not a workload to stamp, but read for
+    /// what a rollback would run.
+    pub records: Option<FieldPath>,
+    /// Its objects finish and may then be deleted without anyone asking (a Job's
+    /// `ttlSecondsAfterFinished`, a deployer's hook policy): one the render holds proves
+    /// nothing by its absence. A finished one reads nothing; a running one shows by its
+    /// Pods.
+    pub finishes: bool,
+}
+
+impl Lineage {
+    /// The built-in rows.
+    fn builtin() -> Vec<Lineage> {
+        LINEAGE
+            .iter()
+            .map(
+                |&(g, kind, resource, kept_in, pods, runs, records, finishes)| Lineage {
+                    groups: groups(g),
+                    kind: kind.to_string(),
+                    resource: resource.to_string(),
+                    kept_in: if kept_in.is_empty() {
+                        KeptIn::Itself
+                    } else {
+                        KeptIn::Owned(kept_in.to_string())
+                    },
+                    pods: optional_path(pods),
+                    runs: optional_path(runs),
+                    records: optional_path(records),
+                    finishes,
+                },
+            )
+            .collect()
+    }
+}
+
+/// What every live dump holds, as `kubectl get` takes the kinds: the ConfigMaps and
+/// Secrets themselves and the objects that run or keep the pod templates of Kubernetes'
+/// own workloads.
+pub const DUMP: &[&str] = &[
+    "configmaps",
+    "secrets",
+    "replicasets",
+    "controllerrevisions",
+    "pods",
+    "jobs",
+    "cronjobs",
+];
+
+/// A built-in row: (groups, kind, resource, kept in (`""`: itself, else the kind it
+/// owns), pods counted at, objects run listed at, pod template recorded at, finishes).
+type LineageRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+);
+
+/// Built-in rows.
+/// OpenKruise's kinds keep their revisions in ControllerRevisions as apps' do; an Argo
+/// Rollout keeps ReplicaSets as a Deployment does.
+#[rustfmt::skip]
+const LINEAGE: &[LineageRow] = &[
+    (CORE, "Pod", "pods", "", "", "", "", false),
+    (CORE, "ReplicationController", "replicationcontrollers", "", "status/replicas", "", "", false),
+    (APPS, "Deployment", "deployments", "ReplicaSet", "", "", "", false),
+    (APPS, "ReplicaSet", "replicasets", "", "status/replicas", "", "", false),
+    ("apps", "StatefulSet", "statefulsets", "ControllerRevision", "status/replicas", "", "", false),
+    (APPS, "DaemonSet", "daemonsets", "ControllerRevision", "status/currentNumberScheduled", "", "", false),
+    // What a StatefulSet or DaemonSet rolls back to (`$patch: replace` beside the
+    // template changes nothing of what the pod reads).
+    ("apps", "ControllerRevision", "controllerrevisions", "", "", "", "data/spec/template", false),
+    ("batch", "Job", "jobs", "", "status/active", "", "", true),
+    ("batch", "CronJob", "cronjobs", "", "", "status/active", "", false),
+    ("argoproj.io", "Rollout", "rollouts.argoproj.io", "ReplicaSet", "", "", "", false),
+    (KRUISE, "CloneSet", "clonesets.apps.kruise.io", "ControllerRevision", "status/replicas", "", "", false),
+    (KRUISE, "StatefulSet", "statefulsets.apps.kruise.io", "ControllerRevision", "status/replicas", "", "", false),
+    (KRUISE, "DaemonSet", "daemonsets.apps.kruise.io", "ControllerRevision", "status/currentNumberScheduled", "", "", false),
+];
+
 /// Everything the function knows about Kubernetes objects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Catalog {
@@ -744,6 +874,8 @@ pub struct Catalog {
     pub name_sites: Vec<NameSite>,
     pub producers: Vec<Producer>,
     pub annotation_sites: Vec<AnnotationSite>,
+    /// How each kind that runs, owns or records pod templates shows in a live dump.
+    pub lineage: Vec<Lineage>,
     /// Per kind, the rows of `workloads`, `name_sites` and `producers` for it, in order:
     /// every item looks itself up, so a long user catalog must not make each look-up a
     /// scan.
@@ -893,6 +1025,7 @@ impl Catalog {
             name_sites,
             producers,
             annotation_sites,
+            lineage: Lineage::builtin(),
             by_kind: HashMap::new(),
         };
         catalog.reindex();
@@ -1031,6 +1164,44 @@ impl Catalog {
         kinds
     }
 
+    /// How objects of this apiVersion and kind show in a live dump, if the catalog says.
+    pub fn lineage(&self, api_version: &str, kind: &str) -> Option<&Lineage> {
+        let group = group_of(api_version);
+        self.lineage
+            .iter()
+            .find(|l| l.kind == kind && l.groups.iter().any(|g| g == group))
+    }
+
+    /// The rows for a kind named without its group (an owner reference read by kind).
+    pub fn lineage_of_kind<'c, 'k>(
+        &'c self,
+        kind: &'k str,
+    ) -> impl Iterator<Item = &'c Lineage> + use<'c, 'k> {
+        self.lineage.iter().filter(move |l| l.kind == kind)
+    }
+
+    /// The kind as `kubectl get` takes it, named without its group (an owner reference
+    /// without an apiVersion, the kind a row keeps its templates in): its first row's
+    /// resource, else the kind in lower case.
+    pub fn resource_of_kind(&self, kind: &str) -> String {
+        self.lineage_of_kind(kind)
+            .next()
+            .map_or_else(|| kind.to_lowercase(), |row| row.resource.clone())
+    }
+
+    /// The kind as `kubectl get` takes it: its row's resource, else the kind in lower
+    /// case, with its group when that is not the core group (`cronworkflow.argoproj.io`):
+    /// kubectl finds a kind by that name whatever its plural.
+    pub fn resource(&self, api_version: &str, kind: &str) -> String {
+        if let Some(row) = self.lineage(api_version, kind) {
+            return row.resource.clone();
+        }
+        match group_of(api_version) {
+            "" => kind.to_lowercase(),
+            group => format!("{}.{group}", kind.to_lowercase()),
+        }
+    }
+
     /// True when any name-reference site applies to this kind (a cheap filter).
     pub fn has_name_sites(&self, api_version: &str, kind: &str) -> bool {
         self.name_sites_for(api_version, kind).next().is_some()
@@ -1139,6 +1310,49 @@ mod tests {
         }
         // Every pod site names its kind's name field last.
         assert!(c.pod_sites.iter().all(|s| s.path.split_last().is_some()));
+    }
+
+    /// A kind that keeps its pod templates in objects it owns names a kind with a row of
+    /// its own (how prune finds those objects in a dump), which a dump holds.
+    #[test]
+    fn every_kind_kept_in_has_a_row_a_dump_holds() {
+        let c = Catalog::builtin();
+        for row in &c.lineage {
+            if let KeptIn::Owned(kind) = &row.kept_in {
+                let kept = c.lineage_of_kind(kind).next();
+                assert!(kept.is_some(), "{} is kept in {kind}", row.kind);
+                assert!(DUMP.contains(&kept.unwrap().resource.as_str()), "{kind}");
+            }
+        }
+        let revision = c.lineage("apps/v1", "ControllerRevision").unwrap();
+        assert_eq!(
+            revision.records.as_ref().map(FieldPath::dotted).as_deref(),
+            Some("data.spec.template")
+        );
+        assert!(c.lineage("example.com/v1", "ControllerRevision").is_none());
+        assert_eq!(c.resource("apps/v1", "ReplicaSet"), "replicasets");
+        assert_eq!(
+            c.resource("argoproj.io/v1alpha1", "CronWorkflow"),
+            "cronworkflow.argoproj.io"
+        );
+        assert_eq!(c.resource("v1", "PodTemplate"), "podtemplate");
+        // Every workload kind with a row of its own says where its templates are kept.
+        for w in &c.workloads {
+            for g in &w.groups {
+                let api = if g.is_empty() {
+                    "v1".to_string()
+                } else {
+                    format!("{g}/v1")
+                };
+                if let Some(row) = c.lineage(&api, &w.kind) {
+                    assert!(row.records.is_none(), "{}", w.kind);
+                }
+            }
+        }
+        assert_eq!(
+            c.lineage("apps/v1", "StatefulSet").unwrap().kept_in,
+            KeptIn::Owned("ControllerRevision".into())
+        );
     }
 
     #[test]

@@ -5,14 +5,16 @@
 
 use std::collections::HashMap;
 
+use crate::yaml::Piece;
+
 /// How the chunks' items sit in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Frame {
     /// A multi-document manifest stream: every document is an item, or a `List` of them.
     Stream,
-    /// A ResourceList whose `items` were cut out; `list` is the byte range of the items
+    /// A ResourceList whose `items` were cut out; `list` is where the items are
     /// (inside the brackets for JSON). The rest of the text is the list's skeleton.
-    List { list: (usize, usize) },
+    List { list: Piece },
     /// The whole input is one chunk, read as the single tree it is.
     Whole,
 }
@@ -32,11 +34,19 @@ pub enum Shape {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chunk {
-    pub start: usize,
-    pub end: usize,
+    start: usize,
+    end: usize,
     pub shape: Shape,
-    /// Lines of the input before `start`.
+    /// Lines of the input before the chunk.
     pub line_base: usize,
+}
+
+impl Chunk {
+    /// Where the chunk's text is in the input: its text, and the way its edits move
+    /// into the input's.
+    pub fn piece(&self) -> Piece {
+        Piece::new(self.start..self.end)
+    }
 }
 
 /// Why a chunk is bigger than one item.
@@ -419,7 +429,7 @@ fn split_resource_list(src: &str, doc_start: usize, doc_end: usize) -> Option<Sp
     number_lines(src, &mut chunks);
     Some(Split {
         frame: Frame::List {
-            list: (items[0].0, end),
+            list: Piece::new(items[0].0..end),
         },
         chunks,
         coarser: Vec::new(),
@@ -571,7 +581,9 @@ fn split_json(body: &str) -> Option<Split> {
         .collect();
     number_lines(body, &mut chunks);
     Some(Split {
-        frame: Frame::List { list },
+        frame: Frame::List {
+            list: Piece::new(list.0..list.1),
+        },
         chunks,
         coarser: Vec::new(),
     })
@@ -826,7 +838,10 @@ mod tests {
         let Frame::List { list } = got.frame else {
             panic!("{got:?}")
         };
-        assert_eq!(&src[list.1..], "functionConfig: {}\n");
+        assert_eq!(
+            list.of(src),
+            "- a: 1\n  b: |\n    - not an item\n\n- c: 2\n# trailing\n"
+        );
         assert_eq!(got.chunks[1].line_base, 7);
     }
 
@@ -883,7 +898,10 @@ mod tests {
         let Frame::List { list } = got.frame else {
             panic!("{got:?}")
         };
-        assert_eq!(&src[list.1..list.1 + 1], "]");
+        assert_eq!(
+            list.of(src),
+            "\n  {\"a\": \"x]\\\"\"},\n  {\"b\": [1, {\"c\": null}]}\n"
+        );
         // Not plain JSON (a YAML flow key), or a JSON array: one chunk.
         assert_eq!(split("{kind: ResourceList, items: []}").frame, Frame::Whole);
         assert_eq!(split("[{\"a\": 1}]").frame, Frame::Whole);

@@ -200,6 +200,13 @@ fn site_objects(
         return Vec::new();
     };
     if !site.in_containers() {
+        // Most pod specs lack most sites' first field (a volume plugin's): no path
+        // string for them. (The walker would find nothing there either; only a list,
+        // which it walks item by item, is left to it.)
+        let absent = |first: &String| !tree.is_seq(spec) && tree.get(spec, first).is_none();
+        if steps.first().is_some_and(absent) {
+            return Vec::new();
+        }
         return walk(tree, spec, steps, spec_path.to_string())
             .into_iter()
             .map(|r| (r, None))
@@ -385,6 +392,178 @@ fn pod_refs(tree: &Tree<'_>, item: NodeId, id: &ResourceId, catalog: &Catalog) -
     out
 }
 
+/// A ConfigMap or Secret (or SecretProviderClass) an object names, and where it is looked
+/// up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    pub kind: SourceKind,
+    /// The namespace it is named in: the object's own, or one the reference gives
+    /// (`namespace/name`, a sibling field).
+    pub namespace: Option<String>,
+    /// Named from a cluster-scoped object with no namespace given: an object of that name
+    /// in any namespace.
+    pub any_namespace: bool,
+    pub name: String,
+    /// The field path of the reference.
+    pub field: String,
+}
+
+/// Every object `item` names wherever the catalog says an object can name one: the
+/// sites renaming rewrites ([`name_refs`]: its pod template's, its kind's name sites, a
+/// `namespace/name` read as such), the pod template the catalog says it records for a
+/// rollback (a ControllerRevision's), and the annotation sites on the object and on its
+/// pod template. What a view asks of a live object that may still read something.
+pub fn names_given(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    catalog: &Catalog,
+) -> Vec<Named> {
+    let own = || id.namespace().map(str::to_string);
+    let mut out = Vec::new();
+    let mut template = catalog
+        .workload(id.api_version(), id.kind())
+        .and_then(|w| tree.get_path(item, &path_strs(&w.template)));
+    let recorded = catalog
+        .lineage(id.api_version(), id.kind())
+        .and_then(|row| row.records.as_ref());
+    if let Some(path) = recorded {
+        template = tree.get_path(item, &path_strs(path));
+        if let Some(spec) = template.and_then(|t| tree.get(t, "spec")) {
+            let spec_path = format!("{}.spec", path.dotted());
+            out.extend(
+                find_all(tree, spec, &spec_path, &catalog.pod_sites)
+                    .into_iter()
+                    .map(|r| Named {
+                        kind: r.kind,
+                        namespace: own(),
+                        any_namespace: false,
+                        name: r.name,
+                        field: r.field,
+                    }),
+            );
+        }
+    }
+    for r in name_refs(tree, item, id, catalog) {
+        let Some(text) = tree.str(r.node) else {
+            continue;
+        };
+        let (namespace, name) = match (r.form, text.split_once('/')) {
+            (Form::MaybeNamespaced, Some((ns, n))) => (Some(ns.to_string()), n),
+            _ => (r.namespace, text),
+        };
+        out.push(Named {
+            kind: r.kind,
+            namespace,
+            any_namespace: r.any_namespace,
+            name: name.to_string(),
+            field: r.field,
+        });
+    }
+    // A Pod is its own template: its annotations are read once.
+    let holders = std::iter::once(item).chain(template.filter(|&t| t != item));
+    for holder in holders {
+        let (refs, _) = find_annotations(tree, holder, &catalog.annotation_sites);
+        out.extend(refs.into_iter().map(|r| Named {
+            kind: r.kind,
+            namespace: r.namespace.or_else(own),
+            any_namespace: false,
+            name: r.name,
+            field: r.field,
+        }));
+    }
+    out
+}
+
+/// Every object `item` may name read by shape, wherever it sits: any mapping holding the
+/// last two steps of a pod site (`configMapKeyRef.name`, `secretRef.name`,
+/// `secret.secretName`, ...) names that site's kind, and the annotation sites are read on
+/// any mapping holding `metadata`. For kinds the catalog cannot know field by field (a
+/// custom resource that embeds containers, volumes or pod templates in its own layout,
+/// such as an Argo CronWorkflow): reading too much only keeps more, never less. Each
+/// node is read once, however many aliases lead to it.
+pub fn by_shape(tree: &Tree<'_>, item: NodeId, id: &ResourceId, catalog: &Catalog) -> Vec<Named> {
+    // (holding key, name key, kind): the pod sites' tails, once each.
+    let mut tails: Vec<(&str, &str, SourceKind)> = catalog
+        .pod_sites
+        .iter()
+        .filter_map(|site| match site.path.steps() {
+            [.., holder, name] => Some((holder.as_str(), name.as_str(), site.kind)),
+            _ => None,
+        })
+        .collect();
+    tails.sort_unstable();
+    tails.dedup();
+    let own = || id.namespace().map(str::to_string);
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    // The walk keeps its own stack: a deep object cannot overflow the thread's.
+    let mut todo = vec![(item, String::new())];
+    while let Some((node, field)) = todo.pop() {
+        let node = tree.resolve(node);
+        if !seen.insert(node) {
+            continue;
+        }
+        if tree.is_seq(node) {
+            for (i, child) in tree.items(node).enumerate() {
+                todo.push((child, format!("{field}[{i}]")));
+            }
+            continue;
+        }
+        if !tree.is_map(node) {
+            continue;
+        }
+        for &(holder, name_key, kind) in &tails {
+            let Some(held) = tree.get(node, holder) else {
+                continue;
+            };
+            let mut at = field.clone();
+            push_key(&mut at, holder);
+            // The holder, or each item of a list of them (`imagePullSecrets`).
+            for reached in walk(tree, held, &[], at) {
+                let name = tree
+                    .get(reached.node, name_key)
+                    .filter(|_| tree.is_map(reached.node))
+                    .and_then(|n| tree.str(n));
+                let Some(name) = name else {
+                    continue;
+                };
+                out.push(Named {
+                    kind,
+                    namespace: own(),
+                    any_namespace: false,
+                    name: name.to_string(),
+                    field: reached.field,
+                });
+            }
+        }
+        if tree.get(node, "metadata").is_some() {
+            let (refs, _) = find_annotations(tree, node, &catalog.annotation_sites);
+            out.extend(refs.into_iter().map(|r| Named {
+                kind: r.kind,
+                namespace: r.namespace.or_else(own),
+                any_namespace: false,
+                name: r.name,
+                field: if field.is_empty() {
+                    r.field
+                } else {
+                    format!("{field}.{}", r.field)
+                },
+            }));
+        }
+        // Children in reverse, so the stack reads them in document order.
+        let children: Vec<(NodeId, NodeId)> = tree.entries(node);
+        for (k, v) in children.into_iter().rev() {
+            if let Some(key) = tree.str(k) {
+                let mut at = field.clone();
+                push_key(&mut at, key);
+                todo.push((v, at));
+            }
+        }
+    }
+    out
+}
+
 /// A path's steps as `&str`s, for the tree's look-ups.
 pub fn path_strs(path: &FieldPath) -> Vec<&str> {
     path.steps().iter().map(String::as_str).collect()
@@ -495,6 +674,33 @@ mod tests {
         );
     }
 
+    /// The in-tree volume plugins' credentials Secrets are names the pod does not see:
+    /// renamed and kept (find_all), never hashed (find).
+    #[test]
+    fn volume_plugin_credentials_are_names_the_pod_does_not_see() {
+        let src = "containers: [{name: app}]\nvolumes:\n- {name: a, iscsi: {secretRef: {name: s1}}}\n- {name: b, flexVolume: {secretRef: {name: s2}}}\n- {name: c, cephfs: {secretRef: {name: s3}}}\n- {name: d, rbd: {secretRef: {name: s4}}}\n- {name: e, scaleIO: {secretRef: {name: s5}}}\n- {name: f, storageos: {secretRef: {name: s6}}}\n- {name: g, azureFile: {secretName: s7}}\n";
+        let tree = crate::yaml::parse(src).unwrap();
+        let sites = Catalog::builtin().pod_sites;
+        let root = tree.documents()[0].root();
+        assert!(find(&tree, root, "spec", &sites).is_empty());
+        let all: Vec<(String, String)> = find_all(&tree, root, "spec", &sites)
+            .into_iter()
+            .map(|r| (r.name, r.field))
+            .collect();
+        let want: Vec<(String, String)> = [
+            ("s1", "spec.volumes[0].iscsi.secretRef"),
+            ("s2", "spec.volumes[1].flexVolume.secretRef"),
+            ("s3", "spec.volumes[2].cephfs.secretRef"),
+            ("s4", "spec.volumes[3].rbd.secretRef"),
+            ("s5", "spec.volumes[4].scaleIO.secretRef"),
+            ("s6", "spec.volumes[5].storageos.secretRef"),
+            ("s7", "spec.volumes[6].azureFile"),
+        ]
+        .map(|(n, f)| (n.to_string(), f.to_string()))
+        .into();
+        assert_eq!(all, want);
+    }
+
     /// A name field holding a list or a mapping is reported by its path; a string name,
     /// and a reference object that is not a mapping, are not.
     #[test]
@@ -552,6 +758,100 @@ mod tests {
             [
                 ("a".to_string(), Some("ns".to_string()), false),
                 ("b".to_string(), None, true)
+            ]
+        );
+    }
+
+    /// What a live object names: its pod template's sites (a ControllerRevision's
+    /// recorded one too), its name sites (`namespace/name` read as such, a cluster-scoped
+    /// object's names in any namespace), and the annotation sites on it and its template.
+    #[test]
+    fn names_given_reads_every_site_an_object_can_name_one_at() {
+        let catalog = Catalog::builtin();
+        let given = |src: &str| {
+            let tree = crate::yaml::parse(src).unwrap();
+            let root = tree.documents()[0].root();
+            let id = ResourceId::of(&tree, root);
+            names_given(&tree, root, &id, &catalog)
+                .into_iter()
+                .map(|n| {
+                    let ns = n.namespace.unwrap_or_default();
+                    format!(
+                        "{} {ns}/{} {} {}",
+                        n.kind.as_str(),
+                        n.name,
+                        n.any_namespace,
+                        n.field
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            given(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  annotations: {config-hash.dev/extra-secrets: other/s}\nspec:\n  template:\n    metadata:\n      annotations: {configmap.reloader.stakater.com/reload: r}\n    spec:\n      containers: [{name: c, envFrom: [{configMapRef: {name: e}}]}]\n"
+            ),
+            [
+                "ConfigMap shop/e false spec.template.spec.containers[0].envFrom[0].configMapRef",
+                "Secret other/s false metadata.annotations[config-hash.dev/extra-secrets]",
+                "ConfigMap shop/r false metadata.annotations[configmap.reloader.stakater.com/reload]",
+            ]
+        );
+        assert_eq!(
+            given(
+                "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata: {name: db-1, namespace: shop}\ndata:\n  spec:\n    template:\n      spec: {imagePullSecrets: [{name: pull}]}\n"
+            ),
+            ["Secret shop/pull false data.spec.template.spec.imagePullSecrets[0]"]
+        );
+        assert_eq!(
+            given(
+                "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: i\n  namespace: shop\n  annotations: {nginx.ingress.kubernetes.io/auth-secret: auth/basic}\nspec: {tls: [{secretName: tls}]}\n"
+            ),
+            [
+                "Secret shop/tls false spec.tls[0].secretName",
+                "Secret auth/basic false metadata.annotations[nginx.ingress.kubernetes.io/auth-secret]",
+            ]
+        );
+        assert_eq!(
+            given(
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules: [{resources: [configmaps], resourceNames: [c]}]\n"
+            ),
+            ["ConfigMap /c true rules[0].resourceNames[0]"]
+        );
+        // A Pod's annotations once, though it is its own template.
+        assert_eq!(
+            given(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations: {config-hash.dev/extra-configmaps: x}\nspec: {containers: []}\n"
+            ),
+            ["ConfigMap /x false metadata.annotations[config-hash.dev/extra-configmaps]"]
+        );
+    }
+
+    /// By shape: a custom resource's containers and volumes, wherever its layout puts
+    /// them, and the annotations of any metadata in it; a name that is not a string, and
+    /// a key that only resembles a site's, name nothing.
+    #[test]
+    fn by_shape_reads_site_tails_and_annotations_anywhere() {
+        let src = "apiVersion: argoproj.io/v1alpha1\nkind: CronWorkflow\nmetadata: {name: nightly, namespace: shop}\nspec:\n  workflowSpec:\n    templates:\n    - name: main\n      metadata:\n        annotations: {config-hash.dev/extra-configmaps: tmpl}\n      container:\n        env:\n        - {name: A, valueFrom: {configMapKeyRef: {name: cm, key: a}}}\n        envFrom: [{secretRef: {name: env}}, {secretRef: {name: [not-a-name]}}]\n    volumes:\n    - {name: v, secret: {secretName: vol}}\n    - {name: w, configMap: {name: proj}}\n    imagePullSecrets: [{name: pull}]\n    note: {secretName: not-a-site}\n";
+        let tree = crate::yaml::parse(src).unwrap();
+        let root = tree.documents()[0].root();
+        let id = ResourceId::of(&tree, root);
+        let mut got: Vec<String> = by_shape(&tree, root, &id, &Catalog::builtin())
+            .into_iter()
+            .map(|n| {
+                let ns = n.namespace.unwrap_or_default();
+                format!("{} {ns}/{} {}", n.kind.as_str(), n.name, n.field)
+            })
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "ConfigMap shop/cm spec.workflowSpec.templates[0].container.env[0].valueFrom.configMapKeyRef",
+                "ConfigMap shop/proj spec.workflowSpec.volumes[1].configMap",
+                "ConfigMap shop/tmpl spec.workflowSpec.templates[0].metadata.annotations[config-hash.dev/extra-configmaps]",
+                "Secret shop/env spec.workflowSpec.templates[0].container.envFrom[0].secretRef",
+                "Secret shop/pull spec.workflowSpec.imagePullSecrets[0]",
+                "Secret shop/vol spec.workflowSpec.volumes[0].secret",
             ]
         );
     }

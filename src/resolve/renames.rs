@@ -17,7 +17,6 @@ use crate::model::name_hash::{
 };
 use crate::model::resource::{ResourceId, annotation, flag};
 use crate::model::result::KrmResult;
-pub use crate::yaml::replace_name;
 use crate::yaml::{Kind, NodeId, Style, Tree};
 
 /// Kind, namespace and name as one string, so that a key is one allocation (a large
@@ -410,6 +409,17 @@ pub fn decide(
     Decision::Rename(Box::new(Renaming { base, new_name }))
 }
 
+/// The suffix kustomize's name hash gives the object's content (what `--name-suffix`
+/// and kustomize's generators append to its base name), or `None` when its content has
+/// no such hash (a nested value, a tag kustomize cannot decode). What tells an object
+/// whose name is its base name plus the hash of its own content, a version, from one that
+/// only looks like it.
+pub fn content_suffix(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> Option<String> {
+    hash_input(tree, item, kind)
+        .ok()
+        .map(|input| name_hash::kustomize_suffix(&input))
+}
+
 /// What a plain scalar every YAML reader takes for a null, a number or a boolean reads
 /// as (`~`, `null`, `42`, `1.5`, `true`): not a string, so not a name. Only spellings
 /// YAML 1.1 and 1.2 agree on; a name such as `0x1f` or `yes` is left to the API server.
@@ -539,6 +549,39 @@ fn hash_scalar(value: GoValue<'_>) -> Result<HashScalar<'_>, Unhashable> {
 mod tests {
     use super::*;
     use crate::model::resource::ResourceId;
+
+    /// The content's suffix is kustomize's (its own test vectors), whatever the object is
+    /// named; content kustomize cannot hash has none.
+    #[test]
+    fn content_suffix_is_the_hash_of_the_content_alone() {
+        let suffix = |src: &str, kind| {
+            let tree = crate::yaml::parse(src).unwrap();
+            content_suffix(&tree, tree.documents()[0].root(), kind)
+        };
+        assert_eq!(
+            suffix(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: any-name}\ndata: {A: \"1\", B: two}\n",
+                SourceKind::ConfigMap
+            )
+            .as_deref(),
+            Some("6b56fdfggc")
+        );
+        assert_eq!(
+            suffix(
+                "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ntype: my-type\n",
+                SourceKind::Secret
+            )
+            .as_deref(),
+            Some("5gmgkf8578")
+        );
+        assert_eq!(
+            suffix(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {A: {nested: x}}\n",
+                SourceKind::ConfigMap
+            ),
+            None
+        );
+    }
 
     fn decision(item: &str, config: &Config) -> Decision {
         let tree = crate::yaml::parse(item).unwrap();

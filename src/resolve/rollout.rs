@@ -6,7 +6,8 @@ use crate::model::catalog::{Hold, Restart, WorkloadKind, annotations};
 use crate::model::config::Config;
 use crate::model::findings::Held;
 use crate::model::resource::{ResourceId, flag};
-use crate::resolve::resolution::{Marks, PodTemplate, Trigger};
+use crate::resolve::resolution::{Marks, Trigger};
+use crate::resolve::workload::PodTemplate;
 use crate::yaml::{NodeId, Tree};
 
 /// What the manifest of a workload says about rolling.

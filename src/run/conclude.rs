@@ -9,7 +9,7 @@ use crate::model::resource::ResourceId;
 use crate::model::result::KrmResult;
 use crate::read::chunks::Coarser;
 use crate::resolve::resolution::Resolution;
-use crate::yaml::Splices;
+use crate::yaml::{Checked, Edits, Splices};
 
 /// What a run produced.
 #[derive(Debug)]
@@ -17,10 +17,10 @@ pub struct Outcome {
     /// What to write to stdout: the ResourceList with `results`, or the manifest stream.
     pub output: String,
     pub results: Vec<KrmResult>,
-    /// The edits made to items (not to `results`), as `(start, end, replacement)` byte
-    /// ranges of the input after any BOM: lets tests prove nothing else moved. Only
-    /// [`crate::run`] fills it ([`crate::prepare`] streams the output and keeps no copy).
-    pub item_edits: Vec<(usize, usize, String)>,
+    /// The edits made to items (not to `results`), against the input after any BOM:
+    /// lets tests prove nothing else moved. Only [`crate::run`] fills it
+    /// ([`crate::prepare`] streams the output and keeps no copy).
+    pub item_edits: Edits,
     /// The resources the edits touch: what `--check` reports as out of date.
     pub stale: Vec<ResourceId>,
     /// True when the input was a ResourceList, false for a plain manifest stream.
@@ -79,9 +79,9 @@ pub(crate) fn conclude<'a>(
         item_edits
     };
     let applied_item_edits = if keep_edits {
-        splices.edits()
+        splices.record()
     } else {
-        Vec::new()
+        Edits::default()
     };
     let stale = stale_of(!splices.is_empty());
     let mut results_style = write_results(&mut splices);
@@ -117,11 +117,11 @@ pub(crate) fn conclude<'a>(
 pub struct Prepared<'a> {
     body: &'a str,
     bom: &'a str,
-    edits: crate::yaml::splice::Checked,
+    edits: Checked,
     pub results: Vec<KrmResult>,
     /// How `results` are written where the edits left room for them.
     results_style: Option<ResultsStyle>,
-    pub item_edits: Vec<(usize, usize, String)>,
+    pub item_edits: Edits,
     /// The resources the edits touch, from [`crate::check`] and [`crate::prepare_with_edits`] (not
     /// [`crate::prepare`]).
     pub stale: Vec<ResourceId>,
@@ -136,16 +136,14 @@ pub struct Prepared<'a> {
 impl Prepared<'_> {
     /// The same run against `original`, of which this run's body was the LF copy.
     pub(crate) fn rebase<'a>(self, original: &'a str, bom: &'a str) -> Prepared<'a> {
-        let restore =
-            |start: usize, text: &str| crate::yaml::breaks::restore_breaks(original, start, text);
         let mut edits = self.edits;
-        edits.map_texts(restore);
-        let results_style = match (self.results_style, edits.fill_at()) {
-            (Some(ResultsStyle::Block { eol, indent }), Some(at)) => Some(ResultsStyle::Block {
-                eol: restore(at, &eol),
+        edits.restore_breaks(original);
+        let results_style = match self.results_style {
+            Some(ResultsStyle::Block { eol, indent }) => Some(ResultsStyle::Block {
+                eol: edits.restore_breaks_at_fill(original, &eol),
                 indent,
             }),
-            (style, _) => style,
+            style => style,
         };
         Prepared {
             body: original,
@@ -153,11 +151,7 @@ impl Prepared<'_> {
             edits,
             results: self.results,
             results_style,
-            item_edits: self
-                .item_edits
-                .into_iter()
-                .map(|(s, e, t)| (s, e, restore(s, &t)))
-                .collect(),
+            item_edits: self.item_edits.restore_breaks(original),
             stale: self.stale,
             resource_list: self.resource_list,
             exit_code: self.exit_code,

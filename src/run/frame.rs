@@ -4,10 +4,10 @@
 
 use crate::edit::results::ResultsStyle;
 use crate::model::invocation::is_package_kptfile;
-use crate::read::chunks::{Chunk, Coarser, Frame as Cut, Shape, Split};
+use crate::read::chunks::{Chunk, Coarser, Frame as Framing, Shape, Split};
 use crate::read::input_error::InputError;
 use crate::read::resource_list::ResourceList;
-use crate::yaml::{Context, NodeId, Splices, Tree};
+use crate::yaml::{Context, Cut, NodeId, Splices, Tree};
 
 /// Why an attempt stopped: the input cannot be read, or a chunk must be bigger.
 pub(crate) enum Stop {
@@ -27,8 +27,8 @@ impl From<InputError> for Stop {
 pub(crate) struct Frame<'t> {
     pub(crate) tree: Option<Tree<'t>>,
     pub(crate) list: Option<ResourceList>,
-    /// Where the items were cut out of the input, for a skeleton's tree.
-    cut: Option<(usize, usize)>,
+    /// The input with its items cut out, when the tree is of that skeleton.
+    cut: Option<&'t Cut>,
     /// The items of the whole input, when the tree is of the whole input.
     pub(crate) whole_items: Option<Vec<NodeId>>,
 }
@@ -38,7 +38,7 @@ impl<'t> Frame<'t> {
     /// ResourceList it should be makes the input one chunk.
     pub(crate) fn read(
         body: &'t str,
-        skeleton: Option<&'t str>,
+        skeleton: Option<&'t Cut>,
         split: &Split,
         ctx: Context,
     ) -> Result<Frame<'t>, Stop> {
@@ -49,8 +49,8 @@ impl<'t> Frame<'t> {
             })
         };
         match (&split.frame, skeleton) {
-            (Cut::List { list: cut }, Some(text)) => {
-                let tree = Tree::parse(text, ctx).map_err(|_| unusual())?;
+            (Framing::List { .. }, Some(skeleton)) => {
+                let tree = Tree::parse(skeleton.text(), ctx).map_err(|_| unusual())?;
                 if !crate::read::stream::is_resource_list(&tree) {
                     return Err(Stop::Coarser(Coarser::PossibleResourceList));
                 }
@@ -58,19 +58,17 @@ impl<'t> Frame<'t> {
                 // The cut must be where the frame's own `items` value was: a line that
                 // only looked like `items:` (inside a multi-line quoted scalar, say) would
                 // make chunks of text the whole input reads otherwise.
-                if !tree.only_separators_after_key(list.root, "items", cut.0)
-                    || !list.items.is_empty()
-                {
+                if !skeleton.follows_key(&tree, list.root, "items") || !list.items.is_empty() {
                     return Err(unusual());
                 }
                 Ok(Frame {
                     tree: Some(tree),
                     list: Some(list),
-                    cut: Some(*cut),
+                    cut: Some(skeleton),
                     whole_items: None,
                 })
             }
-            (Cut::Whole, _) => {
+            (Framing::Whole, _) => {
                 let tree = Tree::parse(body, ctx).map_err(InputError::from)?;
                 let list = if crate::read::stream::is_resource_list(&tree) {
                     Some(ResourceList::locate(&tree)?)
@@ -130,13 +128,13 @@ impl<'t> Frame<'t> {
     /// Writes the ResourceList's results where the frame says (nothing for a stream).
     pub(crate) fn write_results(&self, body: &str, splices: &mut Splices) -> Option<ResultsStyle> {
         let (tree, list) = (self.tree.as_ref()?, self.list.as_ref()?);
-        let Some((s, e)) = self.cut else {
+        let Some(skeleton) = self.cut else {
             return crate::edit::results::write_results(tree, list, splices);
         };
-        let end = crate::edit::results::TextEnd::of_cut(tree, list.root, body, s..e);
+        let end = crate::edit::results::TextEnd::of_cut(tree, list.root, body, skeleton);
         let mut in_skeleton = Splices::new();
         let style = crate::edit::results::write_results_before(tree, list, end, &mut in_skeleton);
-        in_skeleton.uncut(s..e).append_to(splices);
+        skeleton.put_back(in_skeleton).append_to(splices);
         style
     }
 }
@@ -149,7 +147,7 @@ pub(crate) fn kptfile_chunk<'a>(
     ctx: Context,
 ) -> Result<Option<(Tree<'a>, NodeId)>, Stop> {
     for chunk in chunks {
-        if !body[chunk.start..chunk.end].contains("Kptfile") {
+        if !chunk.piece().of(body).contains("Kptfile") {
             continue;
         }
         let tree = parse_chunk(body, chunk, ctx)?;
@@ -168,7 +166,7 @@ pub(crate) fn parse_chunk<'a>(
     chunk: &Chunk,
     ctx: Context,
 ) -> Result<Tree<'a>, Stop> {
-    Tree::parse(&body[chunk.start..chunk.end], ctx.at_line(chunk.line_base)).map_err(|_| {
+    Tree::parse(chunk.piece().of(body), ctx.at_line(chunk.line_base)).map_err(|_| {
         Stop::Coarser(Coarser::ChunkUnreadable {
             line: chunk.line_base + 1,
         })

@@ -13,7 +13,7 @@ use crate::model::result::KrmResult;
 use crate::model::settings::Settings;
 use crate::read::{self, chunks::Chunk};
 use crate::resolve::renames::{self, Decision, Renames, Renaming};
-use crate::resolve::resolution::{self, SourceEntry, SourceIndex};
+use crate::resolve::sources::{self, SourceEntry, SourceIndex};
 use crate::run::frame::{Frame, Stop};
 use crate::yaml::{Context, NodeId, Tree};
 
@@ -72,7 +72,7 @@ pub(crate) fn run(
     chunks
         .par_iter()
         .map(|chunk| {
-            let text = &body[chunk.start..chunk.end];
+            let text = chunk.piece().of(body);
             if !read::chunks::may_matter_before_stamping(text, &prefilter) {
                 return Ok(Pass1::Unparsed);
             }
@@ -212,7 +212,7 @@ pub(crate) fn first_pass(
             let decision = renames::decide(tree, item, &id, kind, config);
             let mut entry = Box::new(SourceEntry::read(tree, item, id, kind));
             if views {
-                entry.hashed_name = resolution::hashed_name(tree, item, entry.id.name());
+                entry.hashed_name = sources::hashed_name(tree, item, entry.id.name());
             }
             sources.push(SourceSeen {
                 kind,
@@ -230,7 +230,7 @@ pub(crate) fn first_pass(
                     let mut entry =
                         Box::new(SourceEntry::produced(tree, item, &id, made, p.runtime));
                     if views {
-                        entry.hashed_name = resolution::hashed_name(tree, item, entry.id.name());
+                        entry.hashed_name = sources::hashed_name(tree, item, entry.id.name());
                     }
                     sources.push(SourceSeen {
                         kind,

@@ -11,12 +11,13 @@ use crate::model::config::Config;
 use crate::model::resource::{ResourceId, is_local_config};
 use crate::model::result::KrmResult;
 use crate::read::chunks::Chunk;
+use crate::resolve::names;
 use crate::resolve::renames::{RenameId, Renames, Renaming};
-use crate::resolve::resolution::{
-    self, ItemResolution, Resolution, Resolved, Resolver, SourceIndex,
-};
+use crate::resolve::resolution::{self, ItemResolution, Resolution, Resolved};
+use crate::resolve::sources::{Resolver, SourceIndex};
+use crate::resolve::workload;
 use crate::run::frame::{Frame, Stop};
-use crate::yaml::{Context, NodeId, Splices, Tree};
+use crate::yaml::{Context, NodeId, Piece, Splices, Tree};
 
 /// What pass 2 yields for one item.
 #[derive(Default)]
@@ -170,7 +171,7 @@ pub(crate) fn run(
                     return Ok(Vec::new());
                 }
                 frame.with_chunk(body, chunk, ctx, |tree, items| {
-                    second_pass(tree, items, chunk.start, shared)
+                    second_pass(tree, items, chunk.piece(), shared)
                 })
             })
             .collect::<Result<_, Stop>>()?;
@@ -181,32 +182,18 @@ pub(crate) fn run(
     Ok(gathered)
 }
 
-/// Whether the edit `s..e` lies inside one of `replaced` (sorted, disjoint ranges a
-/// stamp replaces whole) without being that range itself: such an edit (the rename of a
-/// name inside a `__data` reference the stamp rewrites) is moot, and applying both would
-/// overlap. Only the last range starting at or before `s` can hold it.
-fn within_a_replaced_range(replaced: &[(usize, usize)], s: usize, e: usize) -> bool {
-    let at = replaced.partition_point(|&(a, _)| a <= s);
-    at > 0 && {
-        let (a, b) = replaced[at - 1];
-        e <= b && (s, e) != (a, b)
-    }
-}
-
-/// Pass 2 over the items of one tree whose text starts at `offset` in the input.
+/// Pass 2 over the items of one tree, the text of `piece` of the input.
 fn second_pass(
     tree: &Tree<'_>,
     items: &[NodeId],
-    offset: usize,
+    piece: Piece,
     shared: &Shared<'_>,
 ) -> Vec<ItemReport> {
     let mut out = Vec::new();
     for &item in items {
         let mut report = second_pass_item(tree, item, shared);
         if !report.is_empty() {
-            if offset > 0 {
-                report.splices = std::mem::take(&mut report.splices).map_positions(|p| p + offset);
-            }
+            report.splices = piece.shift(std::mem::take(&mut report.splices));
             out.push(report);
         }
     }
@@ -231,7 +218,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
     };
     let catalog = shared.catalog;
     if shared.record && catalog.has_name_sites(id.api_version(), id.kind()) {
-        report.names = resolution::resolve_names(tree, item, &id, catalog, resolver);
+        report.names = names::resolve_names(tree, item, &id, catalog, resolver);
     }
     if let Some(kind) = catalog.workload(id.api_version(), id.kind()) {
         if shared.record {
@@ -243,7 +230,7 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
                 shared.config,
             )));
         }
-        let ctx = resolution::Context {
+        let ctx = workload::Context {
             config: shared.config,
             catalog,
             resolver,
@@ -331,36 +318,22 @@ fn rewrite_references(
 /// (`__data` becoming a value) makes the rename of the name inside it moot: that edit
 /// goes, and the reference no longer points at the renamed object.
 fn add_stamp(report: &mut ItemReport, mut o: ItemOutcome, renames: &Renames) {
-    let replaced: Vec<(usize, usize)> = o
-        .splices
-        .edits()
-        .into_iter()
-        .filter(|(s, e, _)| e > s)
-        .map(|(s, e, _)| (s, e))
-        .collect();
-    if !replaced.is_empty() && !report.splices.is_empty() {
-        let mut kept = Splices::new();
+    let dropped = report.splices.drop_within(&o.splices);
+    if !dropped.is_empty() {
         let mut moot: HashMap<String, usize> = HashMap::new();
-        for (s, e, text) in report.splices.edits() {
-            if !within_a_replaced_range(&replaced, s, e) {
-                kept.replace(s, e, text);
-            } else {
-                let name = text.trim_matches(|c| c == '"' || c == '\'');
-                *moot.entry(name.to_string()).or_default() += 1;
-            }
+        for text in &dropped {
+            let name = text.trim_matches(|c| c == '"' || c == '\'');
+            *moot.entry(name.to_string()).or_default() += 1;
         }
-        if !moot.is_empty() {
-            report
-                .pointed
-                .retain(|&p| match moot.get_mut(renames.final_of(p)) {
-                    Some(n) if *n > 0 => {
-                        *n -= 1;
-                        false
-                    }
-                    _ => true,
-                });
-        }
-        report.splices = kept;
+        report
+            .pointed
+            .retain(|&p| match moot.get_mut(renames.final_of(p)) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    false
+                }
+                _ => true,
+            });
     }
     std::mem::take(&mut o.splices).append_to(&mut report.splices);
     o.notes.shrink_to_fit();
@@ -385,27 +358,4 @@ fn written_id(
         report.placed = placed.namespace().map(str::to_string);
     }
     written
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_an_edit_strictly_inside_a_replaced_range_is_moot() {
-        let replaced = [(10, 20), (30, 40)];
-        for (s, e, moot) in [
-            (12, 15, true),  // inside the first
-            (10, 14, true),  // from its start
-            (15, 20, true),  // to its end
-            (10, 20, false), // the range itself: the stamp's own edit
-            (15, 25, false), // running out of it
-            (5, 12, false),  // starting before it
-            (25, 28, false), // between the ranges
-            (31, 39, true),  // inside the second
-            (0, 0, false),   // before every range
-        ] {
-            assert_eq!(within_a_replaced_range(&replaced, s, e), moot, "{s}..{e}");
-        }
-    }
 }

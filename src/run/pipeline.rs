@@ -12,10 +12,11 @@ use crate::model::invocation::{InputConfig, Invocation, is_package_kptfile};
 use crate::model::reference::SourceKey;
 use crate::model::result::KrmResult;
 use crate::model::settings::Settings;
-use crate::read::chunks::{self, Coarser, Frame as Cut, Split};
+use crate::read::chunks::{self, Coarser, Frame as Framing, Split};
 use crate::read::input_error::InputError;
 use crate::resolve::renames::Renaming;
-use crate::resolve::resolution::{self, SourceIndex};
+use crate::resolve::resolution;
+use crate::resolve::sources::SourceIndex;
 use crate::run::conclude::{Concluding, Prepared};
 use crate::run::frame::{Frame, Stop, kptfile_chunk};
 use crate::run::pass1::{self, Indexed, Pass1};
@@ -104,10 +105,10 @@ fn attempt<'a>(
     // endings), with the whole input's line numbers.
     let ctx = Context::of(body);
     let skeleton = match split.frame {
-        Cut::List { list: (s, e) } => Some(format!("{}{}", &body[..s], &body[e..])),
+        Framing::List { list } => Some(crate::yaml::Cut::new(body, list)),
         _ => None,
     };
-    let frame = Frame::read(body, skeleton.as_deref(), &split, ctx)?;
+    let frame = Frame::read(body, skeleton.as_ref(), &split, ctx)?;
     let settings = match settings(body, invocation, &frame, &split, ctx)? {
         Ok(settings) => settings,
         Err(errors) => {
@@ -357,13 +358,8 @@ items:
         );
         // The item edits are the whole change to the items: applied to the input, they
         // give the output up to its results.
-        let mut edits = out.item_edits.clone();
-        assert!(!edits.is_empty());
-        edits.sort_by_key(|&(start, _, _)| std::cmp::Reverse(start));
-        let mut edited = LIST.to_string();
-        for (start, end, text) in edits {
-            edited.replace_range(start..end, &text);
-        }
+        assert!(!out.item_edits.is_empty());
+        let edited = out.item_edits.apply(LIST).unwrap();
         assert_eq!(out.output.split("results:").next(), Some(edited.as_str()));
         // Both items were edited, so both are stale before the run and neither after.
         let stale: Vec<String> = out.stale.iter().map(ToString::to_string).collect();

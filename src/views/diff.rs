@@ -11,7 +11,8 @@ use crate::model::resource::ResourceId;
 use crate::model::catalog::SourceKind;
 use crate::model::reference::{Keys, SourceKey};
 use crate::model::result::KrmResult;
-use crate::resolve::resolution::{Read, Resolution, SourceIndex};
+use crate::resolve::resolution::{Read, Resolution};
+use crate::resolve::sources::SourceIndex;
 
 /// One side of a diff: its resolution and the results of stamping it (only the AFTER
 /// side's are shown: they say what happens to what is applied).

@@ -1,20 +1,22 @@
 //! Rollback-safe cleanup of hashed names, without talking to a cluster: from the render
 //! being applied and a dump of live objects, the hashed ConfigMaps and Secrets that are
-//! safe to delete. Safe means all of: it has a hashed name (config-hash's base-name
-//! annotation, or a kustomize suffix) on a base name the render has, in its namespace;
-//! the render no longer holds it; no live Pod, ReplicaSet, ControllerRevision, Job or CronJob (nor any
-//! other object in the dump) names it at any reference site of the catalog; and it is
-//! not among the newest `keep` old versions of its base name. Nothing is deleted here.
+//! safe to delete. Safe means all of: it is a version of a base name the render has, in
+//! its namespace (its name is that base name plus the hash of its own content); the render
+//! no longer holds it; no live object names it at any site renaming rewrites (custom kinds
+//! read by shape too); no copy of it has an owner; and it is not among the newest `keep`
+//! old versions of its base name. A dump that cannot show every reader is refused
+//! (prune/complete.rs). Nothing is deleted here.
 
-use std::collections::{BTreeMap, HashSet};
+mod complete;
+mod dump;
+mod error;
+mod readers;
+mod versions;
 
-use crate::model::catalog::{Catalog, SourceKind, annotations};
-use crate::model::name_hash;
-use crate::model::reference::SourceKey;
-use crate::model::resource::{ResourceId, annotation};
+pub use error::{Missing, PruneError};
+pub use versions::{Kept, Old};
+
 use crate::model::settings::Settings;
-use crate::read::references;
-use crate::yaml::{NodeId, Tree};
 
 /// What a prune reads besides the texts.
 #[derive(Debug, Clone)]
@@ -28,129 +30,6 @@ pub struct Options {
     pub settings: Settings,
 }
 
-/// One hashed object of the live dump, and what the rules made of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Old {
-    pub kind: SourceKind,
-    pub namespace: Option<String>,
-    pub name: String,
-    /// The name before the hash.
-    pub base: String,
-    /// `metadata.creationTimestamp` as written (RFC 3339, so it sorts as text).
-    pub created: Option<String>,
-    /// `None`: safe to delete.
-    pub kept: Option<Kept>,
-}
-
-/// Why a hashed object is kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Kept {
-    /// The render holds it: it is the current version.
-    InRender,
-    /// A live object names it (the first found, and the field).
-    ReadBy { by: ResourceId, field: String },
-    /// Another object owns it, and its garbage collector deletes it with its owner.
-    Owned { by: String },
-    /// One of the newest `keep` old versions of its base name (1 is the newest).
-    Newest { rank: usize },
-}
-
-/// Why a prune cannot answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PruneError {
-    /// A text is not YAML or JSON.
-    Unreadable { what: String, message: String },
-    /// The dump lacks a kind the rules need: `kind` names it (plural, as `kubectl get`
-    /// takes it), `because` says what showed it.
-    MissingKind { kind: &'static str, because: String },
-}
-
-impl std::fmt::Display for PruneError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PruneError::Unreadable { what, message } => {
-                write!(
-                    f,
-                    "{what} is not a readable manifest stream or List: {message}"
-                )
-            }
-            PruneError::MissingKind { kind, because } => write!(
-                f,
-                "the live dump has no {kind}, which prune needs to know what still reads an old object: {because}; dump them all: kubectl get {DUMP_KINDS} -A -o yaml"
-            ),
-        }
-    }
-}
-
-/// The kinds a dump must hold, as `kubectl get` takes them.
-pub const DUMP_KINDS: &str =
-    "configmaps,secrets,replicasets,controllerrevisions,pods,jobs,cronjobs";
-
-/// Where a ControllerRevision keeps the pod template it recorded for a StatefulSet or
-/// DaemonSet (what a rollback restores): a revision is not a workload to stamp, so this
-/// is not a catalog row; the catalog's pod sites are read below it all the same.
-const REVISION_TEMPLATE: &[&str] = &["data", "spec", "template"];
-
-/// Owners whose objects the dump must hold beside what they own: (owner kind, the
-/// plural to dump). A Pod of a ReplicaSet, a Pod or Job of a Job or CronJob.
-const OWNERS: &[(&str, &str)] = &[
-    ("ReplicaSet", "replicasets"),
-    ("Job", "jobs"),
-    ("CronJob", "cronjobs"),
-];
-
-/// Kinds whose old templates live in ControllerRevisions.
-const REVISIONED: &[&str] = &["StatefulSet", "DaemonSet"];
-
-/// The objects of several texts, each a stream of documents; a `List` (what `kubectl
-/// get -o yaml` writes) or a `ResourceList` stands for its items.
-struct Objects<'t> {
-    trees: Vec<Tree<'t>>,
-}
-
-impl<'t> Objects<'t> {
-    fn read(texts: &'t [(String, String)]) -> Result<Objects<'t>, PruneError> {
-        let trees = texts
-            .iter()
-            .map(|(what, text)| {
-                crate::yaml::parse(text).map_err(|e| PruneError::Unreadable {
-                    what: what.clone(),
-                    message: crate::read::input_error::InputError::from(e).to_string(),
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Objects { trees })
-    }
-
-    fn each(&self) -> Vec<(&Tree<'t>, NodeId)> {
-        let mut out = Vec::new();
-        for tree in &self.trees {
-            for doc in tree.documents() {
-                let root = doc.root();
-                if !tree.is_map(root) {
-                    continue;
-                }
-                let kind = tree.get(root, "kind").and_then(|k| tree.str(k));
-                match kind {
-                    Some("List" | "ResourceList") if tree.get(root, "items").is_some() => {
-                        for item in tree
-                            .get(root, "items")
-                            .into_iter()
-                            .flat_map(|i| tree.items(i))
-                        {
-                            if tree.is_map(item) {
-                                out.push((tree, item));
-                            }
-                        }
-                    }
-                    _ => out.push((tree, root)),
-                }
-            }
-        }
-        out
-    }
-}
-
 /// The old hashed objects of `live` with what the rules made of each, newest first per
 /// base name; those with `kept: None` are safe to delete. `render` and `live` are
 /// (description, text) pairs.
@@ -159,337 +38,28 @@ pub fn plan(
     live: &[(String, String)],
     options: &Options,
 ) -> Result<Vec<Old>, PruneError> {
-    let render = Objects::read(render)?;
-    let live = Objects::read(live)?;
-    let catalog = &options.settings.catalog;
-    let namespace = &options.settings.config.namespace;
-
-    // The render: what it holds, and the base names it has.
-    let mut held: HashSet<SourceKey> = HashSet::new();
-    let mut bases: HashSet<SourceKey> = HashSet::new();
-    for (tree, item) in render.each() {
-        let id = ResourceId::of(tree, item);
-        let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
-            continue;
-        };
-        let ns = id
-            .namespace()
-            .map(str::to_string)
-            .or_else(|| namespace.clone());
-        let base = annotation(tree, item, annotations::BASE_NAME)
-            .map(str::to_string)
-            .or_else(|| kustomize_base(id.name()).map(str::to_string))
-            .unwrap_or_else(|| id.name().to_string());
-        bases.insert(SourceKey::new(kind, ns.as_deref(), &base));
-        held.insert(SourceKey::new(kind, ns.as_deref(), id.name()));
-    }
-    // A render object without a namespace (and no --namespace) stands for any.
-    let in_render =
-        |set: &HashSet<SourceKey>, kind: SourceKind, ns: &Option<String>, name: &str| {
-            set.contains(&SourceKey::new(kind, ns.as_deref(), name))
-                || set.contains(&SourceKey::new(kind, None, name))
-        };
-
+    let render = dump::Objects::read(render)?;
+    let live = dump::Objects::read(live)?;
+    let (catalog, namespace) = (
+        &options.settings.catalog,
+        &options.settings.config.namespace,
+    );
+    let render = render.each();
     let objects = live.each();
-    check_complete(&objects)?;
-
-    // Every name a live object gives at a reference site of the catalog.
-    let mut read_by: BTreeMap<SourceKey, (ResourceId, String)> = BTreeMap::new();
-    let mut read_anywhere: BTreeMap<(SourceKind, String), (ResourceId, String)> = BTreeMap::new();
-    for &(tree, item) in &objects {
-        let id = ResourceId::of(tree, item);
-        for (kind, namespace, any, name, field) in names_read(tree, item, &id, catalog) {
-            if any {
-                read_anywhere
-                    .entry((kind, name))
-                    .or_insert((id.clone(), field));
-            } else {
-                read_by
-                    .entry(SourceKey {
-                        kind,
-                        namespace,
-                        name,
-                    })
-                    .or_insert((id.clone(), field));
-            }
-        }
-    }
-
-    // The hashed objects, and the rules that keep them.
-    let mut groups: BTreeMap<SourceKey, Vec<Old>> = BTreeMap::new();
-    for &(tree, item) in &objects {
-        let id = ResourceId::of(tree, item);
-        let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
-            continue;
-        };
-        let ns = id.namespace().map(str::to_string);
-        // Only versions of a base name the render has (in that namespace): an object of
-        // another package or namespace is not this render's to judge, even with a hash.
-        let base = match annotation(tree, item, annotations::BASE_NAME) {
-            Some(base) if base != id.name() && !base.is_empty() => base,
-            Some(_) => continue,
-            None => match kustomize_base(id.name()) {
-                Some(base) => base,
-                None => continue,
-            },
-        };
-        if !in_render(&bases, kind, &ns, base) {
-            continue;
-        }
-        let base = base.to_string();
-        let owner = tree
-            .get_path(item, &["metadata", "ownerReferences"])
-            .into_iter()
-            .flat_map(|o| tree.items(o))
-            .next()
-            .map(|o| {
-                let s = |k: &str| tree.get(o, k).and_then(|v| tree.str(v)).unwrap_or("");
-                format!("{} {}", s("kind"), s("name"))
-            });
-        let kept = if in_render(&held, kind, &ns, id.name()) {
-            Some(Kept::InRender)
-        } else if let Some((by, field)) = read_by
-            .get(&SourceKey::new(kind, ns.as_deref(), id.name()))
-            .or_else(|| read_anywhere.get(&(kind, id.name().to_string())))
-        {
-            Some(Kept::ReadBy {
-                by: by.clone(),
-                field: field.clone(),
-            })
-        } else {
-            owner.map(|by| Kept::Owned { by })
-        };
-        let created = tree
-            .get_path(item, &["metadata", "creationTimestamp"])
-            .and_then(|t| tree.str(t))
-            .map(str::to_string);
-        groups
-            .entry(SourceKey::new(kind, ns.as_deref(), &base))
-            .or_default()
-            .push(Old {
-                kind,
-                namespace: ns,
-                name: id.name().to_string(),
-                base,
-                created,
-                kept,
-            });
-    }
-
-    let mut out = Vec::new();
-    for (_, mut olds) in groups {
-        // Newest first; an object without a timestamp counts as newest (kept, not
-        // deleted, when in doubt), then by name for a stable order.
-        olds.sort_by(|a, b| match (&a.created, &b.created) {
-            (None, None) => a.name.cmp(&b.name),
-            (None, Some(_)) => std::cmp::Ordering::Less,
-            (Some(_), None) => std::cmp::Ordering::Greater,
-            (Some(x), Some(y)) => y.cmp(x).then_with(|| a.name.cmp(&b.name)),
-        });
-        let mut rank = 0;
-        for old in &mut olds {
-            if old.kept.is_none() && rank < options.keep {
-                rank += 1;
-                old.kept = Some(Kept::Newest { rank });
-            }
-        }
-        out.extend(olds);
-    }
-    Ok(out)
-}
-
-/// The base of a name that ends in a kustomize suffix (`app-6b56fdfggc` -> `app`).
-fn kustomize_base(name: &str) -> Option<&str> {
-    let (base, suffix) = name.rsplit_once('-')?;
-    (!base.is_empty() && name_hash::is_suffix(suffix)).then_some(base)
-}
-
-/// Every ConfigMap or Secret `item` names at a reference site of the catalog: its pod
-/// template's (a workload's, or a ControllerRevision's recorded one), its annotation
-/// sites (on the object and on its pod template), and its kind's name sites, as
-/// (kind, namespace, any namespace, name, field).
-fn names_read(
-    tree: &Tree<'_>,
-    item: NodeId,
-    id: &ResourceId,
-    catalog: &Catalog,
-) -> Vec<(SourceKind, Option<String>, bool, String, String)> {
-    let mut out = Vec::new();
-    let mut template = catalog
-        .workload(id.api_version(), id.kind())
-        .and_then(|w| tree.get_path(item, &references::path_strs(&w.template)));
-    if id.kind() == "ControllerRevision"
-        && crate::model::catalog::group_of(id.api_version()) == "apps"
-    {
-        template = tree.get_path(item, REVISION_TEMPLATE);
-        if let Some(spec) = template.and_then(|t| tree.get(t, "spec")) {
-            for r in references::find_all(tree, spec, "data.spec.template.spec", &catalog.pod_sites)
-            {
-                out.push((
-                    r.kind,
-                    id.namespace().map(str::to_string),
-                    false,
-                    r.name,
-                    r.field,
-                ));
-            }
-        }
-    }
-    for r in references::name_refs(tree, item, id, catalog) {
-        if let Some(name) = tree.str(r.node) {
-            let (namespace, name) = match (r.form, name.split_once('/')) {
-                (crate::model::catalog::Form::MaybeNamespaced, Some((ns, n))) => {
-                    (Some(ns.to_string()), n)
-                }
-                _ => (r.namespace.clone(), name),
-            };
-            out.push((
-                r.kind,
-                namespace,
-                r.any_namespace,
-                name.to_string(),
-                r.field,
-            ));
-        }
-    }
-    let holders = std::iter::once(item).chain(template.filter(|&t| t != item));
-    for holder in holders {
-        let (refs, _) = references::find_annotations(tree, holder, &catalog.annotation_sites);
-        for r in refs {
-            let namespace = r.namespace.or_else(|| id.namespace().map(str::to_string));
-            out.push((r.kind, namespace, false, r.name, r.field));
-        }
-    }
-    out.retain(|(kind, ..)| matches!(kind, SourceKind::ConfigMap | SourceKind::Secret));
-    out
-}
-
-/// Refuses a dump that cannot show what still reads an old object: one whose Pods or
-/// Jobs have owners it lacks, whose Deployments have no ReplicaSets, whose
-/// StatefulSets and DaemonSets (or their Pods) have no ControllerRevisions, or that
-/// holds no object that could read one at all while it holds hashed objects.
-fn check_complete(objects: &[(&Tree<'_>, NodeId)]) -> Result<(), PruneError> {
-    let s = |tree: &Tree<'_>, node: NodeId, path: &[&str]| {
-        tree.get_path(node, path)
-            .and_then(|v| tree.str(v))
-            .unwrap_or("")
-            .to_string()
-    };
-    // (kind, namespace, name) and uids of what the dump holds.
-    let mut present: HashSet<(String, Option<String>, String)> = HashSet::new();
-    let mut uids: HashSet<String> = HashSet::new();
-    for &(tree, item) in objects {
-        let id = ResourceId::of(tree, item);
-        let uid = s(tree, item, &["metadata", "uid"]);
-        if !uid.is_empty() {
-            uids.insert(uid);
-        }
-        present.insert(id.kind_namespace_name());
-    }
-    // Looked up per object below: a set, so a large dump stays linear.
-    let kinds: HashSet<&str> = present.iter().map(|(k, _, _)| k.as_str()).collect();
-    let has_kind = |kind: &str| kinds.contains(kind);
-    // Owners of revisioned kinds that have a ControllerRevision, by uid or name.
-    let mut revisioned: HashSet<String> = HashSet::new();
-    for &(tree, item) in objects {
-        let id = ResourceId::of(tree, item);
-        let owners = tree
-            .get_path(item, &["metadata", "ownerReferences"])
-            .into_iter()
-            .flat_map(|o| tree.items(o));
-        for owner in owners {
-            let kind = s(tree, owner, &["kind"]);
-            let name = s(tree, owner, &["name"]);
-            let uid = s(tree, owner, &["uid"]);
-            if id.kind() == "ControllerRevision" {
-                revisioned.insert(uid);
-                revisioned.insert(format!("{kind}/{:?}/{name}", id.namespace()));
-                continue;
-            }
-            if let Some((_, plural)) = OWNERS.iter().find(|(k, _)| *k == kind) {
-                let there = (!uid.is_empty() && uids.contains(&uid))
-                    || present.contains(&(
-                        kind.clone(),
-                        id.namespace().map(str::to_string),
-                        name.clone(),
-                    ));
-                if !there {
-                    return Err(PruneError::MissingKind {
-                        kind: plural,
-                        because: format!("{id} is owned by {kind} {name}, which is not in it"),
-                    });
-                }
-            }
-        }
-    }
-    for &(tree, item) in objects {
-        let id = ResourceId::of(tree, item);
-        // A Pod of a StatefulSet or DaemonSet, or the object itself.
-        let owner = tree
-            .get_path(item, &["metadata", "ownerReferences"])
-            .into_iter()
-            .flat_map(|o| tree.items(o))
-            .map(|o| {
-                (
-                    s(tree, o, &["kind"]),
-                    s(tree, o, &["name"]),
-                    s(tree, o, &["uid"]),
-                )
-            })
-            .find(|(k, _, _)| REVISIONED.contains(&k.as_str()));
-        let (kind, name, uid) = match owner {
-            Some(o) => o,
-            None if REVISIONED.contains(&id.kind()) => (
-                id.kind().to_string(),
-                id.name().to_string(),
-                s(tree, item, &["metadata", "uid"]),
-            ),
-            None => continue,
-        };
-        let found = (!uid.is_empty() && revisioned.contains(&uid))
-            || revisioned.contains(&format!("{kind}/{:?}/{name}", id.namespace()));
-        if !found {
-            return Err(PruneError::MissingKind {
-                kind: "controllerrevisions",
-                because: format!(
-                    "{id} belongs to {kind} {name}, whose revisions (what a rollback restores) are not in it"
-                ),
-            });
-        }
-    }
-    for &(tree, item) in objects {
-        let id = ResourceId::of(tree, item);
-        if id.kind() == "Deployment" && !has_kind("ReplicaSet") {
-            return Err(PruneError::MissingKind {
-                kind: "replicasets",
-                because: format!(
-                    "it holds {id}, whose ReplicaSets (old ones included) are not in it"
-                ),
-            });
-        }
-        let replicas = s(tree, item, &["status", "replicas"]);
-        if id.kind() == "ReplicaSet"
-            && replicas.parse::<u64>().is_ok_and(|n| n > 0)
-            && !has_kind("Pod")
-        {
-            return Err(PruneError::MissingKind {
-                kind: "pods",
-                because: format!("{id} runs {replicas} Pod(s), and none is in it"),
-            });
-        }
-    }
-    let hashed = objects.iter().any(|&(tree, item)| {
-        let id = ResourceId::of(tree, item);
-        SourceKind::from_kind(id.api_version(), id.kind()).is_some()
-    });
-    let readers = ["Pod", "ReplicaSet", "ControllerRevision", "Job", "CronJob"];
-    if hashed && !readers.iter().any(|k| has_kind(k)) {
-        return Err(PruneError::MissingKind {
-            kind: "pods, replicasets, controllerrevisions, jobs or cronjobs",
-            because: "it holds ConfigMaps or Secrets and nothing that could read them".to_string(),
-        });
-    }
-    Ok(())
+    let readers = readers::Readers::of(&objects, catalog);
+    let groups = versions::old_versions(
+        &objects,
+        &versions::Render::of(&render, namespace),
+        &readers,
+    );
+    complete::check(
+        &render,
+        &objects,
+        &versions::in_question(&groups),
+        catalog,
+        namespace,
+    )?;
+    Ok(versions::keep_newest(groups, options.keep))
 }
 
 /// The objects safe to delete, as a stream `kubectl delete -f -` reads.
@@ -546,6 +116,19 @@ pub fn to_table(olds: &[Old]) -> String {
                     "keep",
                     format!("newest old version {rank} of {} (--keep)", o.base),
                 ),
+                Some(Kept::NotAVersion { content_gives }) => (
+                    "keep",
+                    match content_gives {
+                        Some(name) => format!(
+                            "not a version of {}: its content gives the name {name}",
+                            o.base
+                        ),
+                        None => format!(
+                            "not a version of {}: kustomize's hash cannot read its content",
+                            o.base
+                        ),
+                    },
+                ),
             };
             [
                 action.to_string(),
@@ -588,18 +171,21 @@ pub fn to_table(olds: &[Old]) -> String {
 pub fn summary(olds: &[Old]) -> String {
     let count = |f: &dyn Fn(&Option<Kept>) -> bool| olds.iter().filter(|o| f(&o.kept)).count();
     format!(
-        "config-hash prune: {} to delete; kept: {} in the render, {} read by live objects, {} owned, {} newest old versions (--keep)",
+        "config-hash prune: {} to delete; kept: {} in the render, {} read by live objects, {} owned, {} newest old versions (--keep), {} not versions (their content does not give their name)",
         count(&|k| k.is_none()),
         count(&|k| matches!(k, Some(Kept::InRender))),
         count(&|k| matches!(k, Some(Kept::ReadBy { .. }))),
         count(&|k| matches!(k, Some(Kept::Owned { .. }))),
         count(&|k| matches!(k, Some(Kept::Newest { .. }))),
+        count(&|k| matches!(k, Some(Kept::NotAVersion { .. }))),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::catalog::SourceKind;
+    use crate::model::resource::ResourceId;
 
     fn options(keep: usize) -> Options {
         Options {
@@ -608,75 +194,527 @@ mod tests {
         }
     }
 
-    fn cm(name: &str, base: &str, created: &str) -> String {
+    /// The name `base`'s version holding `value` has: the base name and the hash of its
+    /// content, as `--name-suffix` names it.
+    fn named(kind: &str, base: &str, value: &str) -> String {
+        let text = format!("apiVersion: v1\nkind: {kind}\ndata: {{v: {value}}}\n");
+        let tree = crate::yaml::parse(&text).unwrap();
+        let kind = SourceKind::from_name(kind).unwrap();
+        let suffix =
+            crate::resolve::renames::content_suffix(&tree, tree.documents()[0].root(), kind);
+        format!("{base}-{}", suffix.unwrap())
+    }
+
+    /// A live ConfigMap or Secret of `base` holding `value` under `name`.
+    fn object(kind: &str, name: &str, base: &str, value: &str, created: &str) -> String {
         format!(
-            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: shop\n  creationTimestamp: \"{created}\"\n  annotations: {{config-hash.dev/base-name: {base}}}\n"
+            "---\napiVersion: v1\nkind: {kind}\nmetadata:\n  name: {name}\n  namespace: shop\n  creationTimestamp: \"{created}\"\n  annotations: {{config-hash.dev/base-name: {base}}}\ndata: {{v: {value}}}\n"
+        )
+    }
+
+    /// The live version of `app` holding `value`, named as its content gives.
+    fn cm(value: &str, created: &str) -> String {
+        object("ConfigMap", &app(value), "app", value, created)
+    }
+
+    fn app(value: &str) -> String {
+        named("ConfigMap", "app", value)
+    }
+
+    /// The render: the version of `app` holding `value`.
+    fn render_of(value: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\n  namespace: shop\n  annotations: {{config-hash.dev/base-name: app}}\ndata: {{v: {value}}}\n",
+            app(value)
         )
     }
 
     fn listed(render: &str, live: &str, keep: usize) -> Vec<String> {
-        let olds = plan(
-            &[("render".into(), render.into())],
-            &[("live".into(), live.into())],
-            &options(keep),
-        )
-        .unwrap();
-        olds.into_iter()
+        kept(render, live, keep)
+            .into_iter()
             .filter(|o| o.kept.is_none())
             .map(|o| o.name)
             .collect()
     }
 
-    const POD: &str = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers:\n  - name: c\n    envFrom: [{configMapRef: {name: app-cccccccccc}}]\n";
+    fn kept(render: &str, live: &str, keep: usize) -> Vec<Old> {
+        plan(
+            &[("render".into(), render.into())],
+            &[("live".into(), live.into())],
+            &options(keep),
+        )
+        .unwrap()
+    }
+
+    fn pod_reading(name: &str) -> String {
+        format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: shop}}\nspec:\n  containers:\n  - name: c\n    envFrom: [{{configMapRef: {{name: {name}}}}}]\n"
+        )
+    }
 
     #[test]
     fn the_newest_old_versions_are_kept_and_what_a_pod_reads() {
-        let render = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-dddddddddd\n  namespace: shop\n  annotations: {config-hash.dev/base-name: app}\n";
         let live = [
-            cm("app-dddddddddd", "app", "2026-01-05T00:00:00Z"),
-            cm("app-cccccccccc", "app", "2026-01-04T00:00:00Z"),
-            cm("app-bbbbbbbbbb", "app", "2026-01-03T00:00:00Z"),
-            cm("app-9999999999", "app", "2026-01-02T00:00:00Z"),
-            cm("app-8888888888", "app", "2026-01-01T00:00:00Z"),
-            POD.to_string(),
+            cm("d", "2026-01-05T00:00:00Z"),
+            cm("c", "2026-01-04T00:00:00Z"),
+            cm("b", "2026-01-03T00:00:00Z"),
+            cm("9", "2026-01-02T00:00:00Z"),
+            cm("8", "2026-01-01T00:00:00Z"),
+            pod_reading(&app("c")),
         ]
         .concat();
+        let render = render_of("d");
         // d is in the render, c is read by the Pod; of the rest, b is kept by --keep 1.
-        assert_eq!(
-            listed(render, &live, 1),
-            ["app-9999999999", "app-8888888888"]
-        );
-        assert_eq!(
-            listed(render, &live, 0),
-            ["app-bbbbbbbbbb", "app-9999999999", "app-8888888888"]
-        );
-        assert!(listed(render, &live, 3).is_empty());
+        assert_eq!(listed(&render, &live, 1), [app("9"), app("8")]);
+        assert_eq!(listed(&render, &live, 0), [app("b"), app("9"), app("8")]);
+        assert!(listed(&render, &live, 3).is_empty());
     }
 
     #[test]
     fn a_kustomize_suffix_counts_only_on_a_base_name_the_render_has() {
-        let render = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-6b56fdfggc}\n";
-        let live = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: web-2b56fdfggc, namespace: a}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: other-2b56fdfggc, namespace: a}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: web-not-a-hash, namespace: a}}\n- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: a}, spec: {containers: []}}\n";
-        assert_eq!(listed(render, live, 0), ["web-2b56fdfggc"]);
-        assert_eq!(kustomize_base("web-6b56fdfggc"), Some("web"));
-        assert_eq!(kustomize_base("web-6b56fdfgga"), None);
-        assert_eq!(kustomize_base("-6b56fdfggc"), None);
+        // kustomize's own test vector: this content's suffix is 6b56fdfggc.
+        let render = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web-6b56fdfggc}\ndata: {A: \"1\", B: two}\n";
+        let (web, other) = (
+            named("ConfigMap", "web", "x"),
+            named("ConfigMap", "other", "x"),
+        );
+        let live = format!(
+            "apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: {web}, namespace: a}}, data: {{v: x}}}}\n- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: {other}, namespace: a}}, data: {{v: x}}}}\n- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: web-not-a-hash, namespace: a}}, data: {{v: x}}}}\n- {{apiVersion: v1, kind: Pod, metadata: {{name: p, namespace: a}}, spec: {{containers: []}}}}\n"
+        );
+        assert_eq!(listed(render, &live, 0), [web]);
+        assert_eq!(versions::kustomize_base("web-6b56fdfggc"), Some("web"));
+        assert_eq!(versions::kustomize_base("web-6b56fdfgga"), None);
+        assert_eq!(versions::kustomize_base("-6b56fdfggc"), None);
+    }
+
+    /// A name or an annotation proves nothing: an object is a version of a base name only
+    /// when its name is that base name plus the hash of its own content. A foreign
+    /// object that says it has the base name, and one whose name only looks suffixed,
+    /// are kept, saying what their content would give.
+    #[test]
+    fn only_content_that_gives_the_name_makes_a_version() {
+        let render = render_of("d");
+        let foreign = object(
+            "ConfigMap",
+            "db-credentials",
+            "app",
+            "x",
+            "2026-01-02T00:00:00Z",
+        );
+        let lookalike = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-bbbbbbbbbb, namespace: shop, creationTimestamp: \"2026-01-03T00:00:00Z\"}\ndata: {v: y}\n";
+        let live = [
+            cm("d", "2026-01-05T00:00:00Z"),
+            cm("c", "2026-01-04T00:00:00Z"),
+            lookalike.to_string(),
+            foreign,
+            pod_reading("none"),
+        ]
+        .concat();
+        assert_eq!(listed(&render, &live, 0), [app("c")]);
+        let olds = kept(&render, &live, 0);
+        let why: Vec<(&str, Option<&Kept>)> = olds
+            .iter()
+            .map(|o| (o.name.as_str(), o.kept.as_ref()))
+            .collect();
+        let (y, x) = (app("y"), app("x"));
+        assert_eq!(
+            why[2..],
+            [
+                (
+                    "app-bbbbbbbbbb",
+                    Some(&Kept::NotAVersion {
+                        content_gives: Some(y)
+                    })
+                ),
+                (
+                    "db-credentials",
+                    Some(&Kept::NotAVersion {
+                        content_gives: Some(x)
+                    })
+                ),
+            ]
+        );
+        // Content kustomize's hash cannot read gives no name at all.
+        let nested = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-bbbbbbbbbb, namespace: shop}\ndata: {v: {nested: y}}\n";
+        let olds = kept(&render, &format!("{nested}{}", pod_reading("none")), 0);
+        assert_eq!(
+            olds[0].kept,
+            Some(Kept::NotAVersion {
+                content_gives: None
+            })
+        );
+    }
+
+    /// A live workload's pod template annotations name what its app reads through the
+    /// API (Reloader's reload list here): read below the template, not only on the object.
+    #[test]
+    fn a_reload_annotation_on_a_live_pod_template_keeps_what_it_names() {
+        let live = [
+            cm("c", "2026-01-04T00:00:00Z"),
+            cm("b", "2026-01-03T00:00:00Z"),
+            format!("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop, uid: d-1}}\nspec:\n  template:\n    metadata:\n      annotations: {{configmap.reloader.stakater.com/reload: {}}}\n    spec: {{containers: [{{name: web}}]}}\n", app("c")),
+            "---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web-1, namespace: shop, uid: r-1, ownerReferences: [{kind: Deployment, name: web, uid: d-1}]}\nspec:\n  template:\n    spec: {containers: [{name: web}]}\nstatus: {replicas: 0}\n".to_string(),
+        ]
+        .concat();
+        let render = render_of("d");
+        assert_eq!(listed(&render, &live, 0), [app("b")]);
+        match &kept(&render, &live, 0)[0].kept {
+            Some(Kept::ReadBy { by, field }) => {
+                assert_eq!(by.to_string(), "Deployment shop/web");
+                assert_eq!(
+                    field,
+                    "metadata.annotations[configmap.reloader.stakater.com/reload]"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// An owner reference without a uid (as hand-written or older dumps have) finds its
+    /// owner by kind, namespace and name: a dump that holds it is complete.
+    #[test]
+    fn an_owner_named_without_a_uid_is_found_by_its_name() {
+        let pod = |owner: &str| {
+            format!(
+                "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\n  ownerReferences: [{{kind: ReplicaSet, name: {owner}}}]\nspec:\n  containers: [{{name: c, envFrom: [{{configMapRef: {{name: {}}}}}]}}]\n",
+                app("c")
+            )
+        };
+        let rs = "---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web-7d, namespace: shop, uid: r-1}\nspec: {template: {spec: {containers: [{name: c}]}}}\nstatus: {replicas: 1}\n";
+        let sources = [
+            cm("c", "2026-01-04T00:00:00Z"),
+            cm("b", "2026-01-03T00:00:00Z"),
+        ]
+        .concat();
+        let render = render_of("d");
+        let live = format!("{sources}{}{rs}", pod("web-7d"));
+        assert_eq!(listed(&render, &live, 0), [app("b")]);
+        // Another name is another owner, which the dump lacks.
+        let live = format!("{sources}{}{rs}", pod("web-8e"));
+        let err = plan(
+            &[("render".into(), render.clone())],
+            &[("live".into(), live)],
+            &options(0),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("Pod shop/web-1 is owned by ReplicaSet web-8e, which is not in it"),
+            "{err}"
+        );
+    }
+
+    /// A live Pod mounting a volume whose plugin reads a Secret (its credentials) keeps
+    /// that Secret, whichever in-tree plugin names it.
+    #[test]
+    fn a_volume_plugin_credentials_secret_is_kept() {
+        let creds = |value: &str| named("Secret", "creds", value);
+        let render = format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {}\n  namespace: shop\n  annotations: {{config-hash.dev/base-name: creds}}\ndata: {{v: ZA==}}\n",
+            creds("ZA==")
+        );
+        let c = creds("Yw==");
+        let volumes = [
+            format!(
+                "{{iscsi: {{targetPortal: 'a:3260', iqn: q, lun: 0, secretRef: {{name: {c}}}}}}}"
+            ),
+            format!("{{flexVolume: {{driver: d, secretRef: {{name: {c}}}}}}}"),
+            format!("{{cephfs: {{monitors: [m], secretRef: {{name: {c}}}}}}}"),
+            format!("{{rbd: {{monitors: [m], image: i, secretRef: {{name: {c}}}}}}}"),
+            format!("{{scaleIO: {{gateway: g, system: s, secretRef: {{name: {c}}}}}}}"),
+            format!("{{storageos: {{volumeName: v, secretRef: {{name: {c}}}}}}}"),
+            format!("{{azureFile: {{secretName: {c}, shareName: s}}}}"),
+        ];
+        for volume in volumes {
+            let live = format!(
+                "{}{}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: shop}}\nspec:\n  containers: [{{name: c}}]\n  volumes:\n  - {volume}\n",
+                object("Secret", &c, "creds", "Yw==", "2026-01-04T00:00:00Z"),
+                object(
+                    "Secret",
+                    &creds("Yg=="),
+                    "creds",
+                    "Yg==",
+                    "2026-01-03T00:00:00Z"
+                ),
+            );
+            assert_eq!(listed(&render, &live, 0), [creds("Yg==")], "{volume}");
+        }
+    }
+
+    /// The same object twice in a dump (two dumps joined, one taken later) is one
+    /// object: kept when any copy keeps it (an owner on one copy), as newest as its
+    /// newest copy, and newest of all when a copy has no time.
+    #[test]
+    fn copies_of_one_object_are_judged_together() {
+        let render = render_of("d");
+        let owned = format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\n  namespace: shop\n  creationTimestamp: \"2026-01-03T00:00:00Z\"\n  annotations: {{config-hash.dev/base-name: app}}\n  ownerReferences: [{{apiVersion: example.com/v1, kind: Widget, name: w, uid: w-1}}]\ndata: {{v: b}}\n",
+            app("b")
+        );
+        let live = [cm("b", "2026-01-03T00:00:00Z"), owned, pod_reading("none")].concat();
+        let olds = kept(&render, &live, 0);
+        assert_eq!(olds.len(), 1, "{olds:?}");
+        assert_eq!(
+            olds[0].kept,
+            Some(Kept::Owned {
+                by: "Widget w".into()
+            })
+        );
+        // Times: the newest copy's, or none when a copy has none.
+        let live = [
+            cm("b", "2026-01-03T00:00:00Z"),
+            cm("b", "2026-01-07T00:00:00Z"),
+            cm("c", "2026-01-05T00:00:00Z"),
+            pod_reading("none"),
+        ]
+        .concat();
+        let olds = kept(&render, &live, 1);
+        assert_eq!(olds[0].name, app("b"));
+        assert_eq!(olds[0].created.as_deref(), Some("2026-01-07T00:00:00Z"));
+        assert_eq!(listed(&render, &live, 1), [app("c")]);
+        let untimed = cm("b", "").replace("  creationTimestamp: \"\"\n", "");
+        let live = format!(
+            "{}{untimed}{}",
+            cm("b", "2026-01-03T00:00:00Z"),
+            pod_reading("none")
+        );
+        assert_eq!(kept(&render, &live, 0)[0].created, None);
+        // A copy whose content does not give the name makes it no version.
+        let changed = cm("b", "2026-01-03T00:00:00Z").replace("{v: b}", "{v: other}");
+        let live = format!(
+            "{}{changed}{}",
+            cm("b", "2026-01-03T00:00:00Z"),
+            pod_reading("none")
+        );
+        assert!(matches!(
+            kept(&render, &live, 0)[0].kept,
+            Some(Kept::NotAVersion { .. })
+        ));
+    }
+
+    /// Lists in a list, and the lists the API server answers with (`PodList`), stand
+    /// for their objects; an object whose kind only ends in List is itself.
+    #[test]
+    fn nested_lists_are_read_to_their_objects() {
+        let render = render_of("d");
+        let pod = |name: &str, reads: &str| {
+            format!(
+                "{{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: shop}}, spec: {{containers: [{{name: c, envFrom: [{{configMapRef: {{name: {reads}}}}}]}}]}}}}"
+            )
+        };
+        let live = format!(
+            "{}{}{}---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - {}\n- apiVersion: v1\n  kind: PodList\n  metadata: {{resourceVersion: \"1\"}}\n  items:\n  - {}\n- apiVersion: example.com/v1\n  kind: AllowList\n  metadata: {{name: named, namespace: shop}}\n  items:\n  - {}\n",
+            cm("c", "2026-01-04T00:00:00Z"),
+            cm("b", "2026-01-03T00:00:00Z"),
+            cm("a", "2026-01-02T00:00:00Z"),
+            pod("p1", &app("c")),
+            pod("p2", &app("b")),
+            pod("p3", "none"),
+        );
+        assert_eq!(listed(&render, &live, 0), [app("a")]);
+    }
+
+    /// A custom resource keeps what it reads: one whose kind the configuration declares
+    /// (its reference rows), and one it does not (read by shape, wherever it puts its
+    /// containers).
+    #[test]
+    fn custom_kinds_keep_what_they_read() {
+        let render = render_of("d");
+        let workflow = |name: &str, reads: &str| {
+            format!(
+                "---\napiVersion: argoproj.io/v1alpha1\nkind: CronWorkflow\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  workflowSpec:\n    templates:\n    - name: main\n      container:\n        env:\n        - {{name: A, valueFrom: {{configMapKeyRef: {{name: {reads}, key: v}}}}}}\n"
+            )
+        };
+        let live = [
+            cm("c", "2026-01-04T00:00:00Z"),
+            cm("b", "2026-01-03T00:00:00Z"),
+            workflow("nightly", &app("c")),
+            pod_reading("none"),
+        ]
+        .concat();
+        let olds = kept(&render, &live, 0);
+        assert_eq!(
+            olds[0].kept,
+            Some(Kept::ReadBy {
+                by: ResourceId::new(
+                    "argoproj.io/v1alpha1",
+                    "CronWorkflow",
+                    Some("shop"),
+                    "nightly"
+                ),
+                field: "spec.workflowSpec.templates[0].container.env[0].valueFrom.configMapKeyRef"
+                    .into()
+            })
+        );
+        assert_eq!(listed(&render, &live, 0), [app("b")]);
+        // Declared: its rows read it (a kind with no pod template of its own).
+        let config = "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nspec:\n  references:\n  - kind: ConfigMap\n    fieldSpecs:\n    - {group: argoproj.io, kind: CronWorkflow, path: spec/workflowSpec/templates/container/env/valueFrom/configMapKeyRef/name}\n";
+        let tree = crate::yaml::parse(config).unwrap();
+        let config = crate::model::config::Config::from_function_config(
+            &tree,
+            Some(tree.documents()[0].root()),
+        )
+        .unwrap();
+        let options = Options {
+            keep: 0,
+            settings: Settings::new(config),
+        };
+        let olds = plan(
+            &[("render".into(), render.clone())],
+            &[("live".into(), live.clone())],
+            &options,
+        )
+        .unwrap();
+        assert_eq!(
+            olds[0].kept,
+            Some(Kept::ReadBy {
+                by: ResourceId::new(
+                    "argoproj.io/v1alpha1",
+                    "CronWorkflow",
+                    Some("shop"),
+                    "nightly"
+                ),
+                field:
+                    "spec.workflowSpec.templates[0].container.env[0].valueFrom.configMapKeyRef.name"
+                        .into()
+            })
+        );
+    }
+
+    /// Every place the rename pass rewrites (each pod site, name site and annotation
+    /// site of the catalog, built in or declared) keeps what a live object names there:
+    /// by construction, each built from the catalog's own rows.
+    #[test]
+    fn every_site_the_rename_pass_knows_keeps_its_target() {
+        use crate::model::catalog::{FieldPath, Scoped};
+        // The path filled with nested mappings (the walker reads a mapping where a list
+        // may be), a container list as a list; `name` at the end.
+        fn filled(path: &FieldPath, name: &str) -> String {
+            let mut out = format!("\"{name}\"");
+            for step in path.steps().iter().rev() {
+                let key = serde_json::to_string(step).unwrap();
+                out = if crate::model::catalog::CONTAINER_LISTS.contains(&step.as_str()) {
+                    format!("{{{key}: [{{name: c, {}}}]}}", &out[1..out.len() - 1])
+                } else {
+                    format!("{{{key}: {out}}}")
+                };
+            }
+            out
+        }
+        // A declared pod site and name site, as users add them.
+        let config = "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nspec:\n  podReferences:\n  - {kind: Secret, path: containers/env/valueFrom/vaultRef/name, keys: key}\n  references:\n  - kind: ConfigMap\n    fieldSpecs: [{group: example.com, kind: Widget, path: spec/settings/configMapName}]\n";
+        let tree = crate::yaml::parse(config).unwrap();
+        let config = crate::model::config::Config::from_function_config(
+            &tree,
+            Some(tree.documents()[0].root()),
+        )
+        .unwrap();
+        let settings = Settings::new(config);
+        let catalog = settings.catalog.clone();
+        let options = Options { keep: 0, settings };
+        let kinds = [SourceKind::ConfigMap, SourceKind::Secret];
+        // (what names it, the kind it names)
+        let mut readers: Vec<(String, SourceKind)> = Vec::new();
+        for site in catalog.pod_sites.iter().filter(|s| kinds.contains(&s.kind)) {
+            let mut spec = filled(&site.path, "OLD");
+            // A key the API server requires beside the name (`configMapKeyRef.key`).
+            if let crate::model::catalog::KeySel::Field(key) = &site.keys {
+                spec = spec.replace("\"name\": \"OLD\"", &format!("\"name\": \"OLD\", {key}: k"));
+            }
+            readers.push((
+                format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: reader, namespace: shop}}\nspec: {spec}\n"),
+                site.kind,
+            ));
+        }
+        for site in &catalog.name_sites {
+            let group = &site.groups[0];
+            let api = if group.is_empty() {
+                "v1".to_string()
+            } else {
+                format!("{group}/v1")
+            };
+            let ns = match site.scope {
+                Scoped::Namespaced => ", namespace: shop",
+                Scoped::Cluster => "",
+            };
+            let mut body = filled(&site.path, "OLD");
+            if site.rule_resource.is_some() {
+                body = body.replacen(
+                    "{\"rules\": {",
+                    "{\"rules\": {\"resources\": [configmaps, secrets], ",
+                    1,
+                );
+            }
+            // The name site's fields beside the object's name and kind.
+            let body = &body[1..body.len() - 1];
+            let metadata = if body.starts_with("\"metadata\"") {
+                body.replacen(
+                    "\"metadata\": {",
+                    &format!("\"metadata\": {{name: reader{ns}, "),
+                    1,
+                )
+            } else {
+                format!("\"metadata\": {{name: reader{ns}}}, {body}")
+            };
+            readers.push((
+                format!("{{apiVersion: {api}, kind: {}, {metadata}}}\n", site.kind),
+                site.target,
+            ));
+        }
+        for site in catalog
+            .annotation_sites
+            .iter()
+            .filter(|s| kinds.contains(&s.kind))
+        {
+            readers.push((
+                format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: reader, namespace: shop, annotations: {{\"{}\": OLD}}}}\nspec: {{containers: [{{name: c}}]}}\n", site.key),
+                site.kind,
+            ));
+        }
+        assert!(readers.len() > 30, "{}", readers.len());
+        for (reader, kind) in readers {
+            let kind_name = kind.as_str();
+            let base = match kind {
+                SourceKind::ConfigMap => "app",
+                _ => "creds",
+            };
+            let (old, new) = (named(kind_name, base, "old"), named(kind_name, base, "new"));
+            let render = object(kind_name, &new, base, "new", "2026-01-05T00:00:00Z");
+            let live = format!(
+                "{}---\n{}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: bystander, namespace: shop}}\nspec: {{containers: [{{name: c}}]}}\n",
+                object(kind_name, &old, base, "old", "2026-01-04T00:00:00Z"),
+                reader.replace("OLD", &old),
+            );
+            let olds = plan(
+                &[("render".into(), render)],
+                &[("live".into(), live.clone())],
+                &options,
+            )
+            .unwrap_or_else(|e| panic!("{e}\n{live}"));
+            assert!(
+                matches!(olds[0].kept, Some(Kept::ReadBy { .. })),
+                "{:?}\n{live}",
+                olds[0].kept
+            );
+        }
     }
 
     #[test]
     fn a_dump_without_the_owners_of_its_pods_is_refused() {
         let live = format!(
             "{}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\n  ownerReferences: [{{kind: ReplicaSet, name: web-7d, uid: u1}}]\nspec: {{containers: []}}\n",
-            cm("app-8888888888", "app", "2026-01-01T00:00:00Z")
+            cm("8", "2026-01-01T00:00:00Z")
         );
-        let err = plan(&[], &[("live".into(), live)], &options(0)).unwrap_err();
+        let err = plan(
+            &[("render".into(), render_of("d"))],
+            &[("live".into(), live)],
+            &options(0),
+        )
+        .unwrap_err();
         assert!(
             matches!(
                 &err,
-                PruneError::MissingKind {
-                    kind: "replicasets",
-                    ..
-                }
+                PruneError::Incomplete { missing } if missing[0].resource == "replicasets"
             ),
             "{err}"
         );

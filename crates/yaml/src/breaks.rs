@@ -1,10 +1,12 @@
-//! Lone CR line breaks: YAML (and go-yaml, which kubectl, kustomize and kpt read with)
+//! Line breaks as go-yaml reads them. Lone CR line breaks: YAML (and go-yaml, which kubectl, kustomize and kpt read with)
 //! counts CR, LF and CRLF as line breaks; the editor thinks in LF.
 //! A text with lone CRs is read through a copy with each lone CR turned into LF (the
 //! same length, so every offset holds), and the edits made against the copy are given
 //! back the original's line breaks.
 
-pub use crate::edit::UNICODE_BREAKS;
+/// The characters go-yaml takes for line breaks besides CR and LF (NEL, LS, PS), in
+/// YAML text; in JSON text they are characters like any other.
+pub const UNICODE_BREAKS: [char; 3] = ['\u{85}', '\u{2028}', '\u{2029}'];
 
 /// kubectl reads a text that starts with `{` or `[` as JSON.
 pub fn reads_as_json(src: &str) -> bool {
@@ -34,7 +36,7 @@ pub fn lone_cr_as_lf(text: &str) -> Option<String> {
 /// `text`, written for the LF copy at `pos`, with the line breaks the original uses
 /// there: where the line at `pos` (or, at the end, the one before) ends in a lone CR,
 /// each LF that is not part of a CRLF becomes CR.
-pub fn restore_breaks(original: &str, pos: usize, text: &str) -> String {
+pub(crate) fn restore_breaks(original: &str, pos: usize, text: &str) -> String {
     let b = original.as_bytes();
     let pos = pos.min(b.len());
     let next = b[pos..]

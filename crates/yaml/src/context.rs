@@ -55,6 +55,7 @@ impl Context {
         self.eol
     }
 
+    /// Lines of the whole input before this text ([`Context::at_line`]).
     pub fn line_base(self) -> usize {
         self.line_base
     }

@@ -4,6 +4,8 @@
 //! detection they follow. Every offset it computes comes from the tree's exact spans;
 //! nothing outside this crate does arithmetic on them.
 
+use crate::breaks::UNICODE_BREAKS;
+use crate::piece::Cut;
 use crate::scalar::{double_quoted, key as key_text};
 use crate::scan::Style;
 use crate::splice::Splices;
@@ -12,13 +14,16 @@ use crate::tree::{Kind, NodeId, Tree};
 /// A value the function writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NewValue {
+    /// A string, double-quoted: every reader sees a string.
     Str(String),
     /// A plain scalar written as is (`true`, a number): not a string.
     Raw(String),
     /// A string written plain in block style when every reader sees a string (a name),
     /// double-quoted otherwise and in flow (JSON) style.
     Plain(String),
+    /// A mapping of these entries, in order.
     Map(Vec<(String, NewValue)>),
+    /// A sequence of these items.
     Seq(Vec<NewValue>),
 }
 
@@ -36,15 +41,26 @@ impl NewValue {
 pub enum EditError {
     /// The place to edit is reached through a YAML alias; editing it would change
     /// every other use of the anchor.
-    ThroughAlias { pos: usize },
+    ThroughAlias {
+        /// Where the alias is.
+        pos: usize,
+    },
     /// A field on the path is not a mapping (or sequence) as Kubernetes requires.
     WrongType {
+        /// Where the field's value is.
         pos: usize,
+        /// The field's key.
         field: String,
+        /// What it should be ("a mapping", "a list", "a string").
         expected: &'static str,
     },
     /// A layout the splicer does not handle (for example a comment between `-` and an item).
-    Layout { pos: usize, what: &'static str },
+    Layout {
+        /// Where the layout is.
+        pos: usize,
+        /// What the layout is, for the message.
+        what: &'static str,
+    },
 }
 
 /// The crate's own words, with the byte offset; a program that edits through the crate
@@ -207,6 +223,7 @@ pub struct Editor<'t, 'a> {
 }
 
 impl<'t, 'a> Editor<'t, 'a> {
+    /// An editor of `tree` that writes in the conventions of `layout`.
     pub fn new(tree: &'t Tree<'a>, layout: Layout) -> Self {
         Editor {
             tree,
@@ -225,9 +242,45 @@ impl<'t, 'a> Editor<'t, 'a> {
         self.splices
     }
 
-    /// Writes the string `new` over the scalar `id` (see [`replace_name`]).
+    /// Writes the string `new` over the scalar `id`, in a quoting style that keeps the
+    /// document valid (JSON stays double-quoted) and keeps the name a string for every
+    /// reader. Any `&anchor` (and tag) stays: its aliases name the same object, renamed
+    /// with it.
     pub fn replace_name(&mut self, id: NodeId, new: &str) {
-        replace_name(self.tree, id, new, &mut self.splices);
+        let tree = self.tree;
+        let n = node(tree, id);
+        let (text, end) = match &n.kind {
+            NodeKind::Scalar {
+                style: Style::SingleQuoted,
+                ..
+            } if !new.contains('\'') => (format!("'{new}'"), n.span.end()),
+            NodeKind::Scalar {
+                style: Style::Plain,
+                ..
+            } if crate::scalar::plain_is_safe(new) => (new.to_string(), n.span.end()),
+            // A block scalar's span runs to the next token, over its last line break and
+            // any blank lines, which stay. Without properties it starts at its text (after
+            // the `|-` or `>-` line: a name has no line break), which becomes the new name
+            // as it is; with an `&anchor` or tag it starts at them, and the indicator goes
+            // too.
+            NodeKind::Scalar {
+                style: Style::Literal | Style::Folded,
+                ..
+            } => {
+                let start = n.span.start();
+                let end = start + tree.src()[start..n.span.end()].trim_end().len();
+                let as_text = edit_content_start(tree, id) == start && !new.contains(['\n', '\r']);
+                let text = if as_text || crate::scalar::plain_is_safe(new) {
+                    new.to_string()
+                } else {
+                    double_quoted(new)
+                };
+                (text, end)
+            }
+            _ => (double_quoted(new), n.span.end()),
+        };
+        self.splices
+            .replace(edit_content_start(tree, id), end, text);
     }
 
     fn src(&self) -> &'a str {
@@ -871,43 +924,6 @@ impl<'t, 'a> Editor<'t, 'a> {
     }
 }
 
-/// Writes the string `new` over the scalar `id`, in a quoting style that keeps the document valid
-/// (JSON stays double-quoted) and keeps the name a string for every reader.
-pub fn replace_name(tree: &Tree<'_>, id: NodeId, new: &str, splices: &mut Splices) {
-    let n = node(tree, id);
-    let (text, end) = match &n.kind {
-        NodeKind::Scalar {
-            style: Style::SingleQuoted,
-            ..
-        } if !new.contains('\'') => (format!("'{new}'"), n.span.end()),
-        NodeKind::Scalar {
-            style: Style::Plain,
-            ..
-        } if crate::scalar::plain_is_safe(new) => (new.to_string(), n.span.end()),
-        // A block scalar's span runs to the next token, over its last line break and any
-        // blank lines, which stay. Without properties it starts at its text (after the
-        // `|-` or `>-` line: a name has no line break), which becomes the new name as it
-        // is; with an `&anchor` or tag it starts at them, and the indicator goes too.
-        NodeKind::Scalar {
-            style: Style::Literal | Style::Folded,
-            ..
-        } => {
-            let start = n.span.start();
-            let end = start + tree.src()[start..n.span.end()].trim_end().len();
-            let as_text = edit_content_start(tree, id) == start && !new.contains(['\n', '\r']);
-            let text = if as_text || crate::scalar::plain_is_safe(new) {
-                new.to_string()
-            } else {
-                double_quoted(new)
-            };
-            (text, end)
-        }
-        _ => (double_quoted(new), n.span.end()),
-    };
-    // Keep any `&anchor` (and tag): its aliases name the same object, renamed with it.
-    splices.replace(edit_content_start(tree, id), end, text);
-}
-
 /// Where a node's content starts after its properties (`&anchor`, `!tag`); for a block
 /// scalar without properties, at its first content line (see [`node`]).
 fn edit_content_start(tree: &Tree<'_>, id: NodeId) -> usize {
@@ -922,6 +938,7 @@ fn edit_content_start(tree: &Tree<'_>, id: NodeId) -> usize {
 pub struct TextEnd {
     /// The last line before the end has no line break yet.
     pub needs_break: bool,
+    /// The line ending the text uses there.
     pub eol: &'static str,
 }
 
@@ -932,16 +949,11 @@ impl TextEnd {
     }
 
     /// How `whole` looks where the document whose root is `root` ends, when `tree` was
-    /// read from `whole` with the bytes `removed` cut out of it.
-    pub fn of_cut(
-        tree: &Tree<'_>,
-        root: NodeId,
-        whole: &str,
-        removed: std::ops::Range<usize>,
-    ) -> TextEnd {
+    /// read from what `cut` left of `whole`.
+    pub fn of_cut(tree: &Tree<'_>, root: NodeId, whole: &str, cut: &Cut) -> TextEnd {
         let end = content_end(tree, root);
-        let end = if end >= removed.start {
-            end + removed.len()
+        let end = if end >= cut.at() {
+            end + cut.len()
         } else {
             end
         };
@@ -956,13 +968,18 @@ impl TextEnd {
     }
 }
 
-/// How the text filled in after [`last_entry_to_fill`]'s edits is to be written.
+/// How the text filled in after [`Editor::fill_last_entry`]'s edits is to be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FillPlace {
     /// As a flow (JSON) value.
     Flow,
     /// As block lines, each ended by `eol`, the entry's key at `indent`.
-    Block { eol: String, indent: String },
+    Block {
+        /// The line ending of each line.
+        eol: String,
+        /// The indentation of the entry's key.
+        indent: String,
+    },
 }
 
 /// Where the content of the document whose root is `root` ends (the text's end when
@@ -1261,10 +1278,6 @@ fn dash_before(src: &str, item_start: usize) -> Option<usize> {
     before.ends_with('-').then(|| before.len() - 1)
 }
 
-/// The characters go-yaml takes for line breaks besides CR and LF (NEL, LS, PS), in
-/// YAML text; in JSON text they are characters like any other.
-pub const UNICODE_BREAKS: [char; 3] = ['\u{85}', '\u{2028}', '\u{2029}'];
-
 /// A node as the editor writes over it: a block scalar without properties from its
 /// first content line (its header stays), anything else as [`Tree::span`] has it.
 #[derive(Debug, Clone, Copy)]
@@ -1530,5 +1543,62 @@ mod tests {
             ed.set_string(root, &["use"], "k", "v"),
             Err(EditError::ThroughAlias { .. })
         ));
+    }
+
+    /// A new name keeps the scalar's style where that reads back as the same string,
+    /// and is double-quoted where it would not (an alias, a quote, a block's anchor).
+    #[test]
+    fn a_new_name_is_written_in_a_style_that_reads_back_as_it() {
+        let renamed = |src: &str, new: &str| {
+            let tree = Tree::parse(src, crate::context::Context::of(src)).unwrap();
+            let node = tree.get(tree.documents()[0].root(), "name").unwrap();
+            let mut ed = Editor::new(&tree, Layout::detect(src));
+            ed.replace_name(node, new);
+            ed.into_splices().apply(src).unwrap()
+        };
+        assert_eq!(renamed("name: a\n", "b-x"), "name: b-x\n");
+        assert_eq!(renamed("name: a\n", "*b"), "name: \"*b\"\n");
+        assert_eq!(renamed("name: 'a'\n", "b"), "name: 'b'\n");
+        assert_eq!(renamed("name: 'a'\n", "b'c"), "name: \"b'c\"\n");
+        assert_eq!(renamed("name: \"a\"\n", "b"), "name: \"b\"\n");
+        // A block scalar's text is the name as it is; with an anchor, the whole scalar
+        // after it is replaced, quoted when plain would not do.
+        assert_eq!(
+            renamed("name: |-\n  a\nx: 1\n", "*b"),
+            "name: |-\n  *b\nx: 1\n"
+        );
+        assert_eq!(
+            renamed("name: &n |-\n  a\nx: 1\n", "*b"),
+            "name: &n \"*b\"\nx: 1\n"
+        );
+        assert_eq!(
+            renamed("name: &n |-\n  a\nx: 1\n", "b"),
+            "name: &n b\nx: 1\n"
+        );
+    }
+
+    /// Where a skeleton's document ends, read in the whole text it was cut from: past
+    /// what was cut out when the end comes after the cut, as the whole text's own tree
+    /// says.
+    #[test]
+    fn a_skeleton_ends_where_the_whole_text_does() {
+        let whole = "a: 1\nitems:\n- xxxxxxxxxx\nz: 2\r\n";
+        let items = crate::piece::Piece::new(whole.find("- x").unwrap()..whole.find("z:").unwrap());
+        let cut = Cut::new(whole, items);
+        let skeleton = Tree::parse(cut.text(), crate::context::Context::of(whole)).unwrap();
+        let end = TextEnd::of_cut(&skeleton, skeleton.documents()[0].root(), whole, &cut);
+        let own = Tree::parse(whole, crate::context::Context::of(whole)).unwrap();
+        let want = TextEnd::of(&own, own.documents()[0].root());
+        assert_eq!((end.needs_break, end.eol), (want.needs_break, want.eol));
+        assert_eq!((end.needs_break, end.eol), (false, "\r\n"));
+        // An end before the cut stays where it is.
+        let tail = "a: 1\n---\nitems:\n- x\n";
+        let cut = Cut::new(
+            tail,
+            crate::piece::Piece::new(tail.find("- x").unwrap()..tail.len()),
+        );
+        let skeleton = Tree::parse(cut.text(), crate::context::Context::of(tail)).unwrap();
+        let first = TextEnd::of_cut(&skeleton, skeleton.documents()[0].root(), tail, &cut);
+        assert_eq!((first.needs_break, first.eol), (false, "\n"));
     }
 }

@@ -20,7 +20,10 @@ pub enum Limit {
 pub enum ErrorKind {
     /// A character YAML allows nowhere, not even in a comment: C0 controls other than
     /// tab, LF and CR, DEL, C1 controls other than NEL, U+FFFE, U+FFFF.
-    ControlCharacter { code: u32 },
+    ControlCharacter {
+        /// The character's code point (never the text around it).
+        code: u32,
+    },
     /// A character that cannot start any token (a tab at the start of a block line, `@`,
     /// a backquote).
     UnexpectedCharacter,
@@ -219,6 +222,7 @@ impl Error {
         self
     }
 
+    /// What was refused.
     pub fn kind(&self) -> ErrorKind {
         self.kind
     }

@@ -132,265 +132,316 @@ impl<'a> Parser<'a> {
                 }
                 State::ImplicitDocumentStart => self.document_start(true)?,
                 State::DocumentStart => self.document_start(false)?,
-                State::DocumentContent => {
-                    let t = self.scan.peek()?;
-                    if matches!(
-                        t.kind,
-                        Tok::VersionDirective
-                            | Tok::TagDirective
-                            | Tok::DocumentStart
-                            | Tok::DocumentEnd
-                            | Tok::StreamEnd
-                    ) {
-                        self.pop_state();
-                        self.empty(t.start, NONE)?;
-                    } else {
-                        self.node(true, false, NONE)?;
-                    }
-                }
-                State::DocumentEnd => {
-                    let t = self.scan.peek()?;
-                    self.build.document_end(t.start as usize)?;
-                    let directive = matches!(t.kind, Tok::VersionDirective | Tok::TagDirective);
-                    // (A directive in a piece with nothing read yet is refused where the
-                    // next document starts, as the tools refuse it.)
-                    if t.kind == Tok::DocumentEnd || directive && self.piece_content {
-                        // kubectl, kustomize and kpt cut the stream at its `---` lines
-                        // and decode the first document of each piece: after `...`, or
-                        // a directive (scanned, so a malformed one is refused as go-yaml
-                        // refuses it), the rest of the piece is never read.
-                        self.scan.skip();
-                        self.scan.skip_rest_of_piece();
-                    }
-                    self.doc_tags.clear();
-                    self.state = State::DocumentStart;
-                }
+                State::DocumentContent => self.document_content()?,
+                State::DocumentEnd => self.document_end()?,
                 State::BlockNode => {
                     let lead = std::mem::replace(&mut self.lead, NONE);
                     self.node(true, false, lead)?;
                 }
-                State::BlockSequenceFirstEntry | State::BlockSequenceEntry => {
-                    if self.state == State::BlockSequenceFirstEntry {
-                        self.scan.skip();
-                    }
-                    let t = self.scan.peek()?;
-                    match t.kind {
-                        Tok::BlockEntry => {
-                            self.scan.skip();
-                            let next = self.scan.peek()?;
-                            if !matches!(next.kind, Tok::BlockEntry | Tok::BlockEnd) {
-                                self.states.push(State::BlockSequenceEntry);
-                                self.node(true, false, t.start)?;
-                            } else {
-                                self.state = State::BlockSequenceEntry;
-                                self.empty(t.end, t.start)?;
-                            }
-                        }
-                        Tok::BlockEnd => {
-                            self.build.collection_end(None, &self.scan.decoded.text)?;
-                            self.scan.skip();
-                            self.pop_state();
-                        }
-                        _ => return fail(ErrorKind::ExpectedBlockEntry, t.start),
-                    }
-                }
-                State::IndentlessSequenceEntry => {
-                    let t = self.scan.peek()?;
-                    if t.kind == Tok::BlockEntry {
-                        self.scan.skip();
-                        let next = self.scan.peek()?;
-                        if !matches!(
-                            next.kind,
-                            Tok::BlockEntry | Tok::Key | Tok::Value | Tok::BlockEnd
-                        ) {
-                            self.states.push(State::IndentlessSequenceEntry);
-                            self.node(true, false, t.start)?;
-                        } else {
-                            self.state = State::IndentlessSequenceEntry;
-                            self.empty(t.end, t.start)?;
-                        }
-                    } else {
-                        self.build.collection_end(None, &self.scan.decoded.text)?;
-                        self.pop_state();
-                    }
-                }
-                State::BlockMappingFirstKey | State::BlockMappingKey => {
-                    if self.state == State::BlockMappingFirstKey {
-                        self.scan.skip();
-                    }
-                    let t = self.scan.peek()?;
-                    match t.kind {
-                        Tok::Key => {
-                            let lead = explicit_lead(&t);
-                            self.scan.skip();
-                            let next = self.scan.peek()?;
-                            if !matches!(next.kind, Tok::Key | Tok::Value | Tok::BlockEnd) {
-                                self.states.push(State::BlockMappingValue);
-                                self.node(true, true, lead)?;
-                            } else {
-                                self.state = State::BlockMappingValue;
-                                self.empty(t.end, lead)?;
-                            }
-                        }
-                        Tok::BlockEnd => {
-                            self.build.collection_end(None, &self.scan.decoded.text)?;
-                            self.scan.skip();
-                            self.pop_state();
-                        }
-                        _ => return fail(ErrorKind::ExpectedKey, t.start),
-                    }
-                }
-                State::BlockMappingValue => {
-                    let t = self.scan.peek()?;
-                    if t.kind == Tok::Value {
-                        self.scan.skip();
-                        let next = self.scan.peek()?;
-                        if !matches!(next.kind, Tok::Key | Tok::Value | Tok::BlockEnd) {
-                            self.states.push(State::BlockMappingKey);
-                            self.node(true, true, t.start)?;
-                        } else {
-                            self.state = State::BlockMappingKey;
-                            self.empty(t.end, t.start)?;
-                        }
-                    } else {
-                        self.state = State::BlockMappingKey;
-                        self.empty(AFTER_LAST, NONE)?;
-                    }
-                }
-                State::FlowSequenceFirstEntry | State::FlowSequenceEntry => {
-                    let first = self.state == State::FlowSequenceFirstEntry;
-                    if first {
-                        self.scan.skip();
-                    }
-                    let mut t = self.scan.peek()?;
-                    if t.kind != Tok::FlowSequenceEnd {
-                        if !first {
-                            if t.kind == Tok::FlowEntry {
-                                self.scan.skip();
-                                t = self.scan.peek()?;
-                            } else {
-                                return fail(ErrorKind::ExpectedFlowSequenceSeparator, t.start);
-                            }
-                        }
-                        if t.kind == Tok::Key {
-                            // A single-pair mapping: `[a: b]`, `[? a : b]`.
-                            self.build
-                                .collection_start(&Props::NONE, t.start, true, true, NONE)?;
-                            self.lead = explicit_lead(&t);
-                            self.key_end = t.end;
-                            self.state = State::FlowSequenceEntryMappingKey;
-                            self.scan.skip();
-                            continue;
-                        }
-                        if t.kind != Tok::FlowSequenceEnd {
-                            self.states.push(State::FlowSequenceEntry);
-                            self.node(false, false, NONE)?;
-                            continue;
-                        }
-                    }
-                    self.build
-                        .collection_end(Some(t.end), &self.scan.decoded.text)?;
-                    self.scan.skip();
-                    self.pop_state();
-                }
-                State::FlowSequenceEntryMappingKey => {
-                    let t = self.scan.peek()?;
-                    let lead = std::mem::replace(&mut self.lead, NONE);
-                    if !matches!(t.kind, Tok::Value | Tok::FlowEntry | Tok::FlowSequenceEnd) {
-                        self.states.push(State::FlowSequenceEntryMappingValue);
-                        self.node(false, false, lead)?;
-                    } else {
-                        // go-yaml drops this token (its parser's quirk, kept: `[? , a]`
-                        // is then refused as it refuses it).
-                        self.scan.skip();
-                        self.state = State::FlowSequenceEntryMappingValue;
-                        self.empty(self.key_end, lead)?;
-                    }
-                }
-                State::FlowSequenceEntryMappingValue => {
-                    let t = self.scan.peek()?;
-                    self.state = State::FlowSequenceEntryMappingEnd;
-                    if t.kind == Tok::Value {
-                        self.scan.skip();
-                        let next = self.scan.peek()?;
-                        if !matches!(next.kind, Tok::FlowEntry | Tok::FlowSequenceEnd) {
-                            self.states.push(State::FlowSequenceEntryMappingEnd);
-                            self.node(false, false, t.start)?;
-                        } else {
-                            self.empty(t.end, t.start)?;
-                        }
-                    } else {
-                        self.empty(AFTER_LAST, NONE)?;
-                    }
-                }
+                State::BlockSequenceFirstEntry => self.block_sequence_entry(true)?,
+                State::BlockSequenceEntry => self.block_sequence_entry(false)?,
+                State::IndentlessSequenceEntry => self.indentless_sequence_entry()?,
+                State::BlockMappingFirstKey => self.block_mapping_key(true)?,
+                State::BlockMappingKey => self.block_mapping_key(false)?,
+                State::BlockMappingValue => self.block_mapping_value()?,
+                State::FlowSequenceFirstEntry => self.flow_sequence_entry(true)?,
+                State::FlowSequenceEntry => self.flow_sequence_entry(false)?,
+                State::FlowSequenceEntryMappingKey => self.flow_pair_key()?,
+                State::FlowSequenceEntryMappingValue => self.flow_pair_value()?,
                 State::FlowSequenceEntryMappingEnd => {
                     self.build.collection_end(None, &self.scan.decoded.text)?;
                     self.state = State::FlowSequenceEntry;
                 }
-                State::FlowMappingFirstKey | State::FlowMappingKey => {
-                    let first = self.state == State::FlowMappingFirstKey;
-                    if first {
-                        self.scan.skip();
-                    }
-                    let mut t = self.scan.peek()?;
-                    if t.kind != Tok::FlowMappingEnd {
-                        if !first {
-                            if t.kind == Tok::FlowEntry {
-                                self.scan.skip();
-                                t = self.scan.peek()?;
-                            } else {
-                                return fail(ErrorKind::ExpectedFlowMappingSeparator, t.start);
-                            }
-                        }
-                        if t.kind == Tok::Key {
-                            let lead = explicit_lead(&t);
-                            self.scan.skip();
-                            let next = self.scan.peek()?;
-                            if !matches!(
-                                next.kind,
-                                Tok::Value | Tok::FlowEntry | Tok::FlowMappingEnd
-                            ) {
-                                self.states.push(State::FlowMappingValue);
-                                self.node(false, false, lead)?;
-                            } else {
-                                self.state = State::FlowMappingValue;
-                                self.empty(t.end, lead)?;
-                            }
-                            continue;
-                        }
-                        if t.kind != Tok::FlowMappingEnd {
-                            self.states.push(State::FlowMappingEmptyValue);
-                            self.node(false, false, NONE)?;
-                            continue;
-                        }
-                    }
-                    self.build
-                        .collection_end(Some(t.end), &self.scan.decoded.text)?;
-                    self.scan.skip();
-                    self.pop_state();
-                }
-                State::FlowMappingValue | State::FlowMappingEmptyValue => {
-                    let empty = self.state == State::FlowMappingEmptyValue;
-                    self.state = State::FlowMappingKey;
-                    if empty {
-                        self.empty(AFTER_LAST, NONE)?;
-                        continue;
-                    }
-                    let t = self.scan.peek()?;
-                    if t.kind == Tok::Value {
-                        self.scan.skip();
-                        let next = self.scan.peek()?;
-                        if !matches!(next.kind, Tok::FlowEntry | Tok::FlowMappingEnd) {
-                            self.states.push(State::FlowMappingKey);
-                            self.node(false, false, t.start)?;
-                        } else {
-                            self.empty(t.end, t.start)?;
-                        }
-                    } else {
-                        self.empty(AFTER_LAST, NONE)?;
-                    }
+                State::FlowMappingFirstKey => self.flow_mapping_key(true)?,
+                State::FlowMappingKey => self.flow_mapping_key(false)?,
+                State::FlowMappingValue => self.flow_mapping_value(false)?,
+                State::FlowMappingEmptyValue => self.flow_mapping_value(true)?,
+            }
+        }
+    }
+
+    /// A document's content: its root node, or an empty one when a directive, a
+    /// document marker or the end follows at once.
+    #[inline(always)]
+    fn document_content(&mut self) -> Result<()> {
+        let t = self.scan.peek()?;
+        if matches!(
+            t.kind,
+            Tok::VersionDirective
+                | Tok::TagDirective
+                | Tok::DocumentStart
+                | Tok::DocumentEnd
+                | Tok::StreamEnd
+        ) {
+            self.pop_state();
+            self.empty(t.start, NONE)
+        } else {
+            self.node(true, false, NONE)
+        }
+    }
+
+    /// A document ends: recorded, and the rest of its piece skipped when the tools
+    /// would never read it.
+    #[inline(always)]
+    fn document_end(&mut self) -> Result<()> {
+        let t = self.scan.peek()?;
+        self.build.document_end(t.start as usize)?;
+        let directive = matches!(t.kind, Tok::VersionDirective | Tok::TagDirective);
+        // (A directive in a piece with nothing read yet is refused where the
+        // next document starts, as the tools refuse it.)
+        if t.kind == Tok::DocumentEnd || directive && self.piece_content {
+            // kubectl, kustomize and kpt cut the stream at its `---` lines
+            // and decode the first document of each piece: after `...`, or
+            // a directive (scanned, so a malformed one is refused as go-yaml
+            // refuses it), the rest of the piece is never read.
+            self.scan.skip();
+            self.scan.skip_rest_of_piece();
+        }
+        self.doc_tags.clear();
+        self.state = State::DocumentStart;
+        Ok(())
+    }
+
+    /// The next entry of a block sequence (`-`), or its end.
+    #[inline(always)]
+    fn block_sequence_entry(&mut self, first: bool) -> Result<()> {
+        if first {
+            self.scan.skip();
+        }
+        let t = self.scan.peek()?;
+        match t.kind {
+            Tok::BlockEntry => {
+                self.scan.skip();
+                let next = self.scan.peek()?;
+                if !matches!(next.kind, Tok::BlockEntry | Tok::BlockEnd) {
+                    self.states.push(State::BlockSequenceEntry);
+                    self.node(true, false, t.start)?;
+                } else {
+                    self.state = State::BlockSequenceEntry;
+                    self.empty(t.end, t.start)?;
                 }
             }
+            Tok::BlockEnd => {
+                self.build.collection_end(None, &self.scan.decoded.text)?;
+                self.scan.skip();
+                self.pop_state();
+            }
+            _ => return fail(ErrorKind::ExpectedBlockEntry, t.start),
+        }
+        Ok(())
+    }
+
+    /// The next entry of a sequence written at its key's indentation (`key:` then
+    /// `- a`), or its end at the first token that is no `-`.
+    #[inline(always)]
+    fn indentless_sequence_entry(&mut self) -> Result<()> {
+        let t = self.scan.peek()?;
+        if t.kind == Tok::BlockEntry {
+            self.scan.skip();
+            let next = self.scan.peek()?;
+            if !matches!(
+                next.kind,
+                Tok::BlockEntry | Tok::Key | Tok::Value | Tok::BlockEnd
+            ) {
+                self.states.push(State::IndentlessSequenceEntry);
+                self.node(true, false, t.start)?;
+            } else {
+                self.state = State::IndentlessSequenceEntry;
+                self.empty(t.end, t.start)?;
+            }
+        } else {
+            self.build.collection_end(None, &self.scan.decoded.text)?;
+            self.pop_state();
+        }
+        Ok(())
+    }
+
+    /// The next key of a block mapping, or its end.
+    #[inline(always)]
+    fn block_mapping_key(&mut self, first: bool) -> Result<()> {
+        if first {
+            self.scan.skip();
+        }
+        let t = self.scan.peek()?;
+        match t.kind {
+            Tok::Key => {
+                let lead = explicit_lead(&t);
+                self.scan.skip();
+                let next = self.scan.peek()?;
+                if !matches!(next.kind, Tok::Key | Tok::Value | Tok::BlockEnd) {
+                    self.states.push(State::BlockMappingValue);
+                    self.node(true, true, lead)?;
+                } else {
+                    self.state = State::BlockMappingValue;
+                    self.empty(t.end, lead)?;
+                }
+            }
+            Tok::BlockEnd => {
+                self.build.collection_end(None, &self.scan.decoded.text)?;
+                self.scan.skip();
+                self.pop_state();
+            }
+            _ => return fail(ErrorKind::ExpectedKey, t.start),
+        }
+        Ok(())
+    }
+
+    /// A block mapping's value: after its `:`, or empty when there is none.
+    #[inline(always)]
+    fn block_mapping_value(&mut self) -> Result<()> {
+        let t = self.scan.peek()?;
+        if t.kind == Tok::Value {
+            self.scan.skip();
+            let next = self.scan.peek()?;
+            if !matches!(next.kind, Tok::Key | Tok::Value | Tok::BlockEnd) {
+                self.states.push(State::BlockMappingKey);
+                self.node(true, true, t.start)
+            } else {
+                self.state = State::BlockMappingKey;
+                self.empty(t.end, t.start)
+            }
+        } else {
+            self.state = State::BlockMappingKey;
+            self.empty(AFTER_LAST, NONE)
+        }
+    }
+
+    /// The next entry of a flow sequence (after its `,`): a node, a single-pair
+    /// mapping (`[a: b]`), or the sequence's end.
+    #[inline(always)]
+    fn flow_sequence_entry(&mut self, first: bool) -> Result<()> {
+        if first {
+            self.scan.skip();
+        }
+        let mut t = self.scan.peek()?;
+        if t.kind != Tok::FlowSequenceEnd {
+            if !first {
+                if t.kind == Tok::FlowEntry {
+                    self.scan.skip();
+                    t = self.scan.peek()?;
+                } else {
+                    return fail(ErrorKind::ExpectedFlowSequenceSeparator, t.start);
+                }
+            }
+            if t.kind == Tok::Key {
+                // A single-pair mapping: `[a: b]`, `[? a : b]`.
+                self.build
+                    .collection_start(&Props::NONE, t.start, true, true, NONE)?;
+                self.lead = explicit_lead(&t);
+                self.key_end = t.end;
+                self.state = State::FlowSequenceEntryMappingKey;
+                self.scan.skip();
+                return Ok(());
+            }
+            if t.kind != Tok::FlowSequenceEnd {
+                self.states.push(State::FlowSequenceEntry);
+                return self.node(false, false, NONE);
+            }
+        }
+        self.build
+            .collection_end(Some(t.end), &self.scan.decoded.text)?;
+        self.scan.skip();
+        self.pop_state();
+        Ok(())
+    }
+
+    /// The key of a flow sequence's single-pair mapping.
+    #[inline(always)]
+    fn flow_pair_key(&mut self) -> Result<()> {
+        let t = self.scan.peek()?;
+        let lead = std::mem::replace(&mut self.lead, NONE);
+        if !matches!(t.kind, Tok::Value | Tok::FlowEntry | Tok::FlowSequenceEnd) {
+            self.states.push(State::FlowSequenceEntryMappingValue);
+            self.node(false, false, lead)
+        } else {
+            // go-yaml drops this token (its parser's quirk, kept: `[? , a]`
+            // is then refused as it refuses it).
+            self.scan.skip();
+            self.state = State::FlowSequenceEntryMappingValue;
+            self.empty(self.key_end, lead)
+        }
+    }
+
+    /// The value of a flow sequence's single-pair mapping.
+    #[inline(always)]
+    fn flow_pair_value(&mut self) -> Result<()> {
+        let t = self.scan.peek()?;
+        self.state = State::FlowSequenceEntryMappingEnd;
+        if t.kind == Tok::Value {
+            self.scan.skip();
+            let next = self.scan.peek()?;
+            if !matches!(next.kind, Tok::FlowEntry | Tok::FlowSequenceEnd) {
+                self.states.push(State::FlowSequenceEntryMappingEnd);
+                self.node(false, false, t.start)
+            } else {
+                self.empty(t.end, t.start)
+            }
+        } else {
+            self.empty(AFTER_LAST, NONE)
+        }
+    }
+
+    /// The next key of a flow mapping (after its `,`), or the mapping's end.
+    #[inline(always)]
+    fn flow_mapping_key(&mut self, first: bool) -> Result<()> {
+        if first {
+            self.scan.skip();
+        }
+        let mut t = self.scan.peek()?;
+        if t.kind != Tok::FlowMappingEnd {
+            if !first {
+                if t.kind == Tok::FlowEntry {
+                    self.scan.skip();
+                    t = self.scan.peek()?;
+                } else {
+                    return fail(ErrorKind::ExpectedFlowMappingSeparator, t.start);
+                }
+            }
+            if t.kind == Tok::Key {
+                let lead = explicit_lead(&t);
+                self.scan.skip();
+                let next = self.scan.peek()?;
+                if !matches!(next.kind, Tok::Value | Tok::FlowEntry | Tok::FlowMappingEnd) {
+                    self.states.push(State::FlowMappingValue);
+                    self.node(false, false, lead)?;
+                } else {
+                    self.state = State::FlowMappingValue;
+                    self.empty(t.end, lead)?;
+                }
+                return Ok(());
+            }
+            if t.kind != Tok::FlowMappingEnd {
+                self.states.push(State::FlowMappingEmptyValue);
+                return self.node(false, false, NONE);
+            }
+        }
+        self.build
+            .collection_end(Some(t.end), &self.scan.decoded.text)?;
+        self.scan.skip();
+        self.pop_state();
+        Ok(())
+    }
+
+    /// A flow mapping's value: after its `:`, or empty (`empty`: a key with no `:`
+    /// at all, `{a, b}`).
+    #[inline(always)]
+    fn flow_mapping_value(&mut self, empty: bool) -> Result<()> {
+        self.state = State::FlowMappingKey;
+        if empty {
+            return self.empty(AFTER_LAST, NONE);
+        }
+        let t = self.scan.peek()?;
+        if t.kind == Tok::Value {
+            self.scan.skip();
+            let next = self.scan.peek()?;
+            if !matches!(next.kind, Tok::FlowEntry | Tok::FlowMappingEnd) {
+                self.states.push(State::FlowMappingKey);
+                self.node(false, false, t.start)
+            } else {
+                self.empty(t.end, t.start)
+            }
+        } else {
+            self.empty(AFTER_LAST, NONE)
         }
     }
 

@@ -72,8 +72,11 @@ pub(crate) enum Tok {
 /// How a scalar is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Style {
+    /// Unquoted.
     Plain,
+    /// `'...'`
     SingleQuoted,
+    /// `"..."`
     DoubleQuoted,
     /// `|`
     Literal,
@@ -188,6 +191,23 @@ fn break_value(b: &[u8], i: usize, len: usize) -> &'static str {
         }
     } else {
         "\n"
+    }
+}
+
+/// Joins the lines of a flow scalar (plain or quoted) in `value`: a single LF line
+/// break between them reads as a space, more as the breaks after the first; an LS or
+/// PS break stays, with the breaks after it.
+#[inline]
+fn fold_breaks(value: &mut String, leading_break: &str, trailing_breaks: &str) {
+    if leading_break == "\n" {
+        if trailing_breaks.is_empty() {
+            value.push(' ');
+        } else {
+            value.push_str(trailing_breaks);
+        }
+    } else {
+        value.push_str(leading_break);
+        value.push_str(trailing_breaks);
     }
 }
 
@@ -1078,46 +1098,14 @@ impl<'a> Scanner<'a> {
                 break;
             }
             let word = i;
-            let mut p = i;
-            loop {
-                while p < b.len() && CLASS[b[p] as usize] & stop == 0 {
-                    p += 1;
-                }
-                let Some(&c) = b.get(p) else { break };
-                let class = CLASS[c as usize];
-                if class & STOP_COLON != 0 {
-                    if self.blankz(p + 1) {
-                        break;
-                    }
-                    p += 1;
-                } else if class & (STOP_FLOW | STOP_BLANK) != 0 {
-                    break;
-                } else {
-                    match chars::special(b, p, self.json) {
-                        Special::Break(_) => break,
-                        Special::Char(n) => p += n,
-                        Special::Control(code) => {
-                            return fail(ErrorKind::ControlCharacter { code }, p);
-                        }
-                    }
-                }
-            }
+            let p = self.plain_word_end(i, stop)?;
             if p > word {
                 if leading_blanks {
                     if !decoding {
                         decoding = true;
                         value.push_str(&src[start..end]);
                     }
-                    if leading_break == "\n" {
-                        if trailing_breaks.is_empty() {
-                            value.push(' ');
-                        } else {
-                            value.push_str(&trailing_breaks);
-                        }
-                    } else {
-                        value.push_str(leading_break);
-                        value.push_str(&trailing_breaks);
-                    }
+                    fold_breaks(&mut value, leading_break, &trailing_breaks);
                     trailing_breaks.clear();
                     leading_blanks = false;
                 } else if decoding {
@@ -1133,34 +1121,13 @@ impl<'a> Scanner<'a> {
                 break;
             }
             ws = (p, p);
-            loop {
-                let i = self.pos;
-                match b.get(i) {
-                    Some(&c) if is_blank(c) => {
-                        if leading_blanks && c == b'\t' && ((i - self.line_start) as i64) < indent {
-                            return fail(ErrorKind::TabInIndentation, i);
-                        }
-                        if !leading_blanks {
-                            ws.1 = i + 1;
-                        }
-                        self.pos += 1;
-                    }
-                    _ => {
-                        let n = self.brk(i);
-                        if n == 0 {
-                            break;
-                        }
-                        if !leading_blanks {
-                            ws = (i, i);
-                            leading_break = break_value(b, i, n);
-                            leading_blanks = true;
-                        } else {
-                            trailing_breaks.push_str(break_value(b, i, n));
-                        }
-                        self.newline(n);
-                    }
-                }
-            }
+            self.plain_blanks(
+                indent,
+                &mut ws,
+                &mut leading_blanks,
+                &mut leading_break,
+                &mut trailing_breaks,
+            )?;
             if !flow && (self.col() as i64) < indent {
                 break;
             }
@@ -1179,20 +1146,95 @@ impl<'a> Scanner<'a> {
         Ok(t)
     }
 
+    /// Where the word of a plain scalar that starts at `p` ends: at a blank, a line
+    /// break, a `:` that a blank follows, or (`stop` holding [`STOP_FLOW`]) a flow
+    /// indicator.
+    #[inline]
+    fn plain_word_end(&self, mut p: usize, stop: u8) -> Result<usize> {
+        let b = self.b;
+        loop {
+            while p < b.len() && CLASS[b[p] as usize] & stop == 0 {
+                p += 1;
+            }
+            let Some(&c) = b.get(p) else { break };
+            let class = CLASS[c as usize];
+            if class & STOP_COLON != 0 {
+                if self.blankz(p + 1) {
+                    break;
+                }
+                p += 1;
+            } else if class & (STOP_FLOW | STOP_BLANK) != 0 {
+                break;
+            } else {
+                match chars::special(b, p, self.json) {
+                    Special::Break(_) => break,
+                    Special::Char(n) => p += n,
+                    Special::Control(code) => {
+                        return fail(ErrorKind::ControlCharacter { code }, p);
+                    }
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    /// The blanks and line breaks after a plain scalar's word, up to the next word:
+    /// the blanks after the word on its line (`ws`), the first line break
+    /// (`leading_break`, setting `leading_blanks`) and those after it
+    /// (`trailing_breaks`). A tab in the indentation of a continuation line (left of
+    /// `indent`) is refused.
+    #[inline]
+    fn plain_blanks(
+        &mut self,
+        indent: i64,
+        ws: &mut (usize, usize),
+        leading_blanks: &mut bool,
+        leading_break: &mut &'static str,
+        trailing_breaks: &mut String,
+    ) -> Result<()> {
+        let b = self.b;
+        loop {
+            let i = self.pos;
+            match b.get(i) {
+                Some(&c) if is_blank(c) => {
+                    if *leading_blanks && c == b'\t' && ((i - self.line_start) as i64) < indent {
+                        return fail(ErrorKind::TabInIndentation, i);
+                    }
+                    if !*leading_blanks {
+                        ws.1 = i + 1;
+                    }
+                    self.pos += 1;
+                }
+                _ => {
+                    let n = self.brk(i);
+                    if n == 0 {
+                        break;
+                    }
+                    if !*leading_blanks {
+                        *ws = (i, i);
+                        *leading_break = break_value(b, i, n);
+                        *leading_blanks = true;
+                    } else {
+                        trailing_breaks.push_str(break_value(b, i, n));
+                    }
+                    self.newline(n);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A single- or double-quoted scalar. go-yaml has no indentation rule inside quotes;
     /// line breaks fold as in plain scalars.
     fn scan_quoted(&mut self, single: bool) -> Result<Token> {
         let b = self.b;
-        let src = self.src;
         let start = self.pos;
         self.pos += 1;
         let content = self.pos;
         let quote = if single { b'\'' } else { b'"' };
-        let stop = STOP_BLANK | STOP_SPECIAL | STOP_QUOTE | STOP_CONTROL;
         let mut decoding = false;
         let mut value = std::mem::take(&mut self.scratch);
         value.clear();
-        let mut leading_break: &'static str = "";
         let mut trailing_breaks = String::new();
         loop {
             let i = self.pos;
@@ -1202,125 +1244,18 @@ impl<'a> Scanner<'a> {
             if i >= b.len() {
                 return fail(ErrorKind::UnterminatedQuotedScalar, start);
             }
-            let mut leading_blanks = false;
-            // Non-blank characters.
-            let mut p = i;
-            let mut seg = p;
-            loop {
-                while p < b.len() && CLASS[b[p] as usize] & stop == 0 {
-                    p += 1;
-                }
-                let Some(&c) = b.get(p) else { break };
-                if c == b'\'' && single {
-                    if b.get(p + 1) == Some(&b'\'') {
-                        if !decoding {
-                            decoding = true;
-                            value.push_str(&src[content..seg]);
-                        }
-                        value.push_str(&src[seg..p]);
-                        value.push('\'');
-                        p += 2;
-                        seg = p;
-                        continue;
-                    }
-                    break;
-                }
-                if c == b'"' && !single {
-                    break;
-                }
-                if c == b'\\' && !single {
-                    if !decoding {
-                        decoding = true;
-                        value.push_str(&src[content..seg]);
-                    }
-                    value.push_str(&src[seg..p]);
-                    let n = self.brk(p + 1);
-                    if n > 0 {
-                        // An escaped line break: the lines join with nothing between.
-                        self.newline_at(p + 1, n);
-                        p = self.pos;
-                        seg = p;
-                        leading_blanks = true;
-                        break;
-                    }
-                    p = self.escape(p, &mut value, start)?;
-                    seg = p;
-                    continue;
-                }
-                if CLASS[c as usize] & (STOP_QUOTE | STOP_BLANK) != 0 && c != b'\t' {
-                    if c == b' ' {
-                        break;
-                    }
-                    p += 1;
-                    continue;
-                }
-                if c == b'\t' {
-                    break;
-                }
-                match chars::special(b, p, self.json) {
-                    Special::Break(_) => break,
-                    Special::Char(n) => p += n,
-                    Special::Control(code) => {
-                        return fail(ErrorKind::ControlCharacter { code }, p);
-                    }
-                }
-            }
-            if !leading_blanks {
-                if decoding {
-                    value.push_str(&src[seg..p]);
-                }
-                self.pos = p;
-            }
+            let leading_blanks =
+                self.quoted_chars(single, content, start, &mut decoding, &mut value)?;
             if b.get(self.pos) == Some(&quote) {
                 break;
             }
-            // Blanks and line breaks.
-            let mut ws = (self.pos, self.pos);
-            loop {
-                let i = self.pos;
-                match b.get(i) {
-                    Some(&c) if is_blank(c) => {
-                        if !leading_blanks {
-                            ws.1 = i + 1;
-                        }
-                        self.pos += 1;
-                    }
-                    _ => {
-                        let n = self.brk(i);
-                        if n == 0 {
-                            break;
-                        }
-                        if !decoding {
-                            decoding = true;
-                            value.push_str(&src[content..ws.0]);
-                        }
-                        if !leading_blanks {
-                            ws = (i, i);
-                            leading_break = break_value(b, i, n);
-                            leading_blanks = true;
-                        } else {
-                            trailing_breaks.push_str(break_value(b, i, n));
-                        }
-                        self.newline(n);
-                    }
-                }
-            }
-            if leading_blanks {
-                if leading_break == "\n" {
-                    if trailing_breaks.is_empty() {
-                        value.push(' ');
-                    } else {
-                        value.push_str(&trailing_breaks);
-                    }
-                } else {
-                    value.push_str(leading_break);
-                    value.push_str(&trailing_breaks);
-                }
-                leading_break = "";
-                trailing_breaks.clear();
-            } else if decoding {
-                value.push_str(&src[ws.0..ws.1]);
-            }
+            self.quoted_blanks(
+                content,
+                leading_blanks,
+                &mut decoding,
+                &mut value,
+                &mut trailing_breaks,
+            );
         }
         let end = self.pos + 1;
         self.pos = end;
@@ -1337,6 +1272,146 @@ impl<'a> Scanner<'a> {
         };
         self.scratch = value;
         Ok(t)
+    }
+
+    /// The characters of a quoted scalar from the cursor up to a blank, a line break or
+    /// its closing quote, with escapes (`\n`, `''`) decoded into `value` (`decoding`
+    /// from the first one on; `content` is where the scalar's text starts). True when an
+    /// escaped line break ended them: the lines join with nothing between.
+    #[inline]
+    fn quoted_chars(
+        &mut self,
+        single: bool,
+        content: usize,
+        start: usize,
+        decoding: &mut bool,
+        value: &mut String,
+    ) -> Result<bool> {
+        let b = self.b;
+        let src = self.src;
+        let stop = STOP_BLANK | STOP_SPECIAL | STOP_QUOTE | STOP_CONTROL;
+        let mut leading_blanks = false;
+        let mut p = self.pos;
+        let mut seg = p;
+        loop {
+            while p < b.len() && CLASS[b[p] as usize] & stop == 0 {
+                p += 1;
+            }
+            let Some(&c) = b.get(p) else { break };
+            if c == b'\'' && single {
+                if b.get(p + 1) == Some(&b'\'') {
+                    if !*decoding {
+                        *decoding = true;
+                        value.push_str(&src[content..seg]);
+                    }
+                    value.push_str(&src[seg..p]);
+                    value.push('\'');
+                    p += 2;
+                    seg = p;
+                    continue;
+                }
+                break;
+            }
+            if c == b'"' && !single {
+                break;
+            }
+            if c == b'\\' && !single {
+                if !*decoding {
+                    *decoding = true;
+                    value.push_str(&src[content..seg]);
+                }
+                value.push_str(&src[seg..p]);
+                let n = self.brk(p + 1);
+                if n > 0 {
+                    // An escaped line break: the lines join with nothing between.
+                    self.newline_at(p + 1, n);
+                    p = self.pos;
+                    seg = p;
+                    leading_blanks = true;
+                    break;
+                }
+                p = self.escape(p, value, start)?;
+                seg = p;
+                continue;
+            }
+            if CLASS[c as usize] & (STOP_QUOTE | STOP_BLANK) != 0 && c != b'\t' {
+                if c == b' ' {
+                    break;
+                }
+                p += 1;
+                continue;
+            }
+            if c == b'\t' {
+                break;
+            }
+            match chars::special(b, p, self.json) {
+                Special::Break(_) => break,
+                Special::Char(n) => p += n,
+                Special::Control(code) => {
+                    return fail(ErrorKind::ControlCharacter { code }, p);
+                }
+            }
+        }
+        if !leading_blanks {
+            if *decoding {
+                value.push_str(&src[seg..p]);
+            }
+            self.pos = p;
+        }
+        Ok(leading_blanks)
+    }
+
+    /// The blanks and line breaks of a quoted scalar from the cursor to its next
+    /// character, folded into `value` (decoding from the first line break on);
+    /// `leading_blanks`: an escaped line break came just before. `trailing_breaks` is
+    /// scratch space, kept between calls.
+    #[inline]
+    fn quoted_blanks(
+        &mut self,
+        content: usize,
+        mut leading_blanks: bool,
+        decoding: &mut bool,
+        value: &mut String,
+        trailing_breaks: &mut String,
+    ) {
+        let b = self.b;
+        let mut leading_break: &'static str = "";
+        let mut ws = (self.pos, self.pos);
+        loop {
+            let i = self.pos;
+            match b.get(i) {
+                Some(&c) if is_blank(c) => {
+                    if !leading_blanks {
+                        ws.1 = i + 1;
+                    }
+                    self.pos += 1;
+                }
+                _ => {
+                    let n = self.brk(i);
+                    if n == 0 {
+                        break;
+                    }
+                    if !*decoding {
+                        *decoding = true;
+                        value.push_str(&self.src[content..ws.0]);
+                    }
+                    if !leading_blanks {
+                        ws = (i, i);
+                        leading_break = break_value(b, i, n);
+                        leading_blanks = true;
+                    } else {
+                        trailing_breaks.push_str(break_value(b, i, n));
+                    }
+                    self.newline(n);
+                }
+            }
+        }
+        if leading_blanks {
+            fold_breaks(value, leading_break, trailing_breaks);
+            trailing_breaks.clear();
+        } else if *decoding {
+            value.push_str(&self.src[ws.0..ws.1]);
+        }
     }
 
     fn newline_at(&mut self, at: usize, len: usize) {
@@ -1433,37 +1508,8 @@ impl<'a> Scanner<'a> {
         let b = self.b;
         let src = self.src;
         let start = self.pos;
-        let mut i = start + 1;
-        let mut chomp = 0i8;
-        let mut increment = 0usize;
-        let chomp_of = |c: u8| if c == b'+' { 1 } else { -1 };
-        match b.get(i) {
-            Some(&c @ (b'+' | b'-')) => {
-                chomp = chomp_of(c);
-                i += 1;
-                if let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
-                    if d == b'0' {
-                        return fail(ErrorKind::MalformedBlockScalarHeader, start);
-                    }
-                    increment = usize::from(d - b'0');
-                    i += 1;
-                }
-            }
-            Some(&d) if d.is_ascii_digit() => {
-                if d == b'0' {
-                    return fail(ErrorKind::MalformedBlockScalarHeader, start);
-                }
-                increment = usize::from(d - b'0');
-                i += 1;
-                if let Some(&c @ (b'+' | b'-')) = b.get(i) {
-                    chomp = chomp_of(c);
-                    i += 1;
-                }
-            }
-            _ => {}
-        }
-        let header_end = i;
-        self.pos = i;
+        let (header_end, chomp, increment) = self.block_scalar_header(start)?;
+        self.pos = header_end;
         self.skip_blanks();
         if b.get(self.pos) == Some(&b'#') {
             self.skip_comment_text()?;
@@ -1507,22 +1553,7 @@ impl<'a> Scanner<'a> {
             leading_blank = is_blank(c);
             let line = self.pos;
             text.get_or_insert(line);
-            let mut p = line;
-            loop {
-                while p < b.len() && CLASS[b[p] as usize] & (STOP_SPECIAL | STOP_CONTROL) == 0 {
-                    p += 1;
-                }
-                if p >= b.len() {
-                    break;
-                }
-                match chars::special(b, p, self.json) {
-                    Special::Break(_) => break,
-                    Special::Char(n) => p += n,
-                    Special::Control(code) => {
-                        return fail(ErrorKind::ControlCharacter { code }, p);
-                    }
-                }
-            }
+            let p = self.block_line_end(line)?;
             value.push_str(&src[line..p]);
             content_end = p;
             self.pos = p;
@@ -1548,6 +1579,68 @@ impl<'a> Scanner<'a> {
         (t.data, t.data2) = self.decoded.push(&value);
         t.text = text.unwrap_or(header_end) as u32;
         Ok(t)
+    }
+
+    /// A block scalar's header after its `|` or `>` at `start`: where it ends, its
+    /// chomping indicator (`-`: -1, `+`: 1, none: 0) and its indentation indicator
+    /// (none: 0), written in either order.
+    #[inline]
+    fn block_scalar_header(&self, start: usize) -> Result<(usize, i8, usize)> {
+        let b = self.b;
+        let mut i = start + 1;
+        let mut chomp = 0i8;
+        let mut increment = 0usize;
+        let chomp_of = |c: u8| if c == b'+' { 1 } else { -1 };
+        match b.get(i) {
+            Some(&c @ (b'+' | b'-')) => {
+                chomp = chomp_of(c);
+                i += 1;
+                if let Some(&d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+                    if d == b'0' {
+                        return fail(ErrorKind::MalformedBlockScalarHeader, start);
+                    }
+                    increment = usize::from(d - b'0');
+                    i += 1;
+                }
+            }
+            Some(&d) if d.is_ascii_digit() => {
+                if d == b'0' {
+                    return fail(ErrorKind::MalformedBlockScalarHeader, start);
+                }
+                increment = usize::from(d - b'0');
+                i += 1;
+                if let Some(&c @ (b'+' | b'-')) = b.get(i) {
+                    chomp = chomp_of(c);
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        Ok((i, chomp, increment))
+    }
+
+    /// Where the text of a block scalar's content line starting at `line` ends: at its
+    /// line break, or the end of the text. A control character in it is refused.
+    #[inline]
+    fn block_line_end(&self, line: usize) -> Result<usize> {
+        let b = self.b;
+        let mut p = line;
+        loop {
+            while p < b.len() && CLASS[b[p] as usize] & (STOP_SPECIAL | STOP_CONTROL) == 0 {
+                p += 1;
+            }
+            if p >= b.len() {
+                break;
+            }
+            match chars::special(b, p, self.json) {
+                Special::Break(_) => break,
+                Special::Char(n) => p += n,
+                Special::Control(code) => {
+                    return fail(ErrorKind::ControlCharacter { code }, p);
+                }
+            }
+        }
+        Ok(p)
     }
 
     /// The indentation and empty lines before a block scalar's next content line; the

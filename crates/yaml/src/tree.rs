@@ -22,15 +22,10 @@ impl NodeId {
     }
 
     /// The node's place in document order (pre-order): a dense index for tables kept
-    /// beside the tree.
+    /// beside the tree. There is no way back from a number: only a [`Tree`] hands out
+    /// its nodes.
     pub fn index(self) -> usize {
         self.0 as usize
-    }
-
-    /// The node at `index` in document order (the inverse of [`NodeId::index`]); any
-    /// use of it with a tree it is not an index of may panic.
-    pub fn from_index(index: usize) -> NodeId {
-        NodeId(index as u32)
     }
 }
 
@@ -42,15 +37,17 @@ pub struct Span {
 }
 
 impl Span {
+    /// Where it starts.
     pub fn start(self) -> usize {
         self.start as usize
     }
 
-    /// Exclusive.
+    /// Where it ends (exclusive).
     pub fn end(self) -> usize {
         self.end as usize
     }
 
+    /// True when it holds no byte (a node written as nothing has a place only).
     pub fn is_empty(self) -> bool {
         self.end <= self.start
     }
@@ -59,11 +56,16 @@ impl Span {
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// A scalar, written in this style.
     Scalar(Style),
+    /// A mapping: `{...}` when `flow`, else block entries.
     Map {
+        /// Written in flow style (`{...}`).
         flow: bool,
     },
+    /// A sequence: `[...]` when `flow`, else block entries (`- ...`).
     Seq {
+        /// Written in flow style (`[...]`).
         flow: bool,
     },
     /// `*name`: [`Tree::resolve`] gives the node its anchor names.
@@ -129,6 +131,7 @@ pub struct Document {
 }
 
 impl Document {
+    /// The document's root node.
     pub fn root(&self) -> NodeId {
         self.root
     }
@@ -614,14 +617,17 @@ impl<'a> Tree<'a> {
         }
     }
 
+    /// The text the tree was read from.
     pub fn src(&self) -> &'a str {
         self.src
     }
 
+    /// What the text was read as ([`Context`]).
     pub fn context(&self) -> Context {
         self.ctx
     }
 
+    /// The documents of the stream, in order.
     pub fn documents(&self) -> &[Document] {
         &self.docs
     }
@@ -631,6 +637,7 @@ impl<'a> Tree<'a> {
         self.nodes.len()
     }
 
+    /// True when the text holds no node.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
@@ -645,6 +652,7 @@ impl<'a> Tree<'a> {
         self.nodes[id.ix()]
     }
 
+    /// What the node is, as written (an alias is [`Kind::Alias`]).
     pub fn kind(&self, id: NodeId) -> Kind {
         match self.node(id).info & KIND_MASK {
             K_PLAIN => Kind::Scalar(Style::Plain),
@@ -681,6 +689,7 @@ impl<'a> Tree<'a> {
         }
     }
 
+    /// An alias (`*name`), as written.
     pub fn is_alias(&self, id: NodeId) -> bool {
         self.kind_bits(id) == K_ALIAS
     }
@@ -752,6 +761,7 @@ impl<'a> Tree<'a> {
         (p.anchor.0 != NONE).then(|| &self.src[p.anchor.0 as usize + 1..p.anchor.1 as usize])
     }
 
+    /// True when the node defines an anchor ([`Tree::anchor`]).
     pub fn has_anchor(&self, id: NodeId) -> bool {
         self.anchor(id).is_some()
     }
@@ -1044,7 +1054,7 @@ impl<'a> Tree<'a> {
     /// Whether the entry `key` of the mapping `map` is followed by nothing but separators
     /// (`:`, `[`, blanks, comments) up to `at`: where a caller cut out the text that was
     /// the entry's value, the cut was right after the key.
-    pub fn only_separators_after_key(&self, map: NodeId, key: &str, at: usize) -> bool {
+    pub(crate) fn only_separators_after_key(&self, map: NodeId, key: &str, at: usize) -> bool {
         let Some(key_end) = self
             .own_entries(map)
             .find(|&(k, _)| self.str(k) == Some(key))
@@ -1117,12 +1127,18 @@ fn is_core_tag(tag: &str, name: &str) -> bool {
 /// A node's value with aliases and merges followed ([`Tree::data`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Data {
+    /// A scalar's value, how it is written, and its tag as written.
     Scalar {
+        /// The decoded value.
         value: String,
+        /// How it is written.
         style: Style,
+        /// Its tag as written (`!!str`), if any.
         tag: Option<String>,
     },
+    /// A sequence's items.
     Seq(Vec<Data>),
+    /// A mapping's entries, merged ones included ([`Tree::entries`]).
     Map(Vec<(Data, Data)>),
 }
 
