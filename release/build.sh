@@ -2,7 +2,7 @@
 # Builds every artifact of a release into one directory (default target/dist):
 #
 #   config-hash-V-x86_64-unknown-linux-musl.tar.gz    static binaries, each with README,
-#   config-hash-V-aarch64-unknown-linux-musl.tar.gz   LICENSE, CHANGELOG, completions, man page
+#   config-hash-V-aarch64-unknown-linux-musl.tar.gz   LICENSE, CHANGELOG, completions, man pages
 #   config-hash-V-TARGET.cdx.json                      CycloneDX SBOM of each binary
 #   config-hash-kustomize-plugin-V-TARGET.tar.gz       the kustomize exec plugin layout
 #   config-hash-V.tgz (and .prov when signing)         the Helm 4 plugin, both binaries
@@ -24,7 +24,7 @@
 # Reproducible: file times are the last commit's (SOURCE_DATE_EPOCH), archives list
 # their files in order with owner 0, and build paths are remapped out of the binaries.
 # CARGO_TARGET_DIR is honoured. The x86_64 binary is built first and runs the rest
-# (completions, man page), so the host must run x86_64 Linux binaries.
+# (completions, man pages), so the host must run x86_64 Linux binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -76,13 +76,15 @@ done
 bin_of() { echo "$target_dir/$1/release/config-hash"; }
 host_bin=$(bin_of x86_64-unknown-linux-musl)
 
-step "completions and man page"
+step "completions and man pages"
 docs="$stage/docs"
 mkdir -p "$docs/completions" "$docs/man"
 "$host_bin" completions bash >"$docs/completions/config-hash.bash"
 "$host_bin" completions zsh >"$docs/completions/_config-hash"
 "$host_bin" completions fish >"$docs/completions/config-hash.fish"
-"$host_bin" man >"$docs/man/config-hash.1"
+# One page per command (config-hash.1, config-hash-diff.1, ...); the paths it prints
+# are not needed.
+"$host_bin" man --dir "$docs/man" >/dev/null
 
 for target in "${targets[@]}"; do
   step "archive, SBOM and kustomize plugin for $target"

@@ -7,7 +7,7 @@
 #
 #  1. SHA256SUMS lists every file, and every sum matches.
 #  2. Each archive holds a static binary of its architecture, its completions and man
-#     page; the same binary is in the kustomize plugin and the Helm plugin.
+#     pages (one per command, each what `config-hash man COMMAND` prints); the same binary is in the kustomize plugin and the Helm plugin.
 #  3. Each SBOM describes its archive: the version the binary prints, its target, and
 #     exactly the crates cargo compiles into it.
 #  4. The x86_64 binary gives the golden outputs; the aarch64 binary, under
@@ -86,7 +86,13 @@ done
 x86="$work/config-hash-$version-x86_64-unknown-linux-musl/config-hash"
 arm="$work/config-hash-$version-aarch64-unknown-linux-musl/config-hash"
 "$x86" --version | grep -qx "config-hash $version" || fail "x86_64: $("$x86" --version)"
-"$x86" man | cmp - "$work/config-hash-$version-x86_64-unknown-linux-musl/man/config-hash.1"
+x86_man="$work/config-hash-$version-x86_64-unknown-linux-musl/man"
+"$x86" man | cmp - "$x86_man/config-hash.1"
+# A page for every command the binary has (clap's help aside), each as it prints it.
+for command in $("$x86" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && !/^  / { on = 0 }'); do
+  [ "$command" = help ] && continue
+  "$x86" man "$command" | cmp - "$x86_man/config-hash-$command.1" || fail "man/config-hash-$command.1"
+done
 
 step "3. SBOMs"
 for target in "${targets[@]}"; do

@@ -562,32 +562,60 @@ fn a_fresh_podman_runs_the_image_after_the_documented_setup() {
     );
 }
 
+/// A podman that `container/setup-podman.sh` has not set up is a missing need that
+/// names the setup step, not a test failing with "error setting rlimit type 7".
+fn a_podman_without_the_documented_setup_is_a_need_naming_it() {
+    let lines = common::harness::podman_setup_lines();
+    assert!(
+        lines.contains(&"runtime = \"runc\""),
+        "container/setup-podman.sh no longer sets runc: {lines:?}"
+    );
+    let dir = TempDir::new("e2e-container-conf-check");
+    let conf = dir.path().join("containers.conf");
+    fs::write(&conf, "").expect("write");
+    assert!(!common::harness::podman_configured(&conf));
+    fs::write(&conf, "[engine]\nruntime = \"runc\"\n").expect("write");
+    assert!(
+        !common::harness::podman_configured(&conf),
+        "ulimits missing"
+    );
+    fs::write(&conf, lines.join("\n") + "\n").expect("write");
+    assert!(common::harness::podman_configured(&conf));
+    let hint = Need::podman().describe();
+    assert!(hint.contains("container/setup-podman.sh"), "{hint}");
+}
+
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(dockerfile_builds_what_we_test),
-        trial!(release_binary_is_static_and_runs_in_an_empty_root),
-        trial!(
-            image_under_kpt_matches_exec,
-            Need::tool("podman"),
-            Need::tool("buildah"),
-            Need::tool("kpt")
-        ),
-        trial!(
-            image_as_kustomize_container_function_matches_exec_plugin,
-            Need::tool("podman"),
-            Need::tool("buildah"),
-            Need::tool("kubectl")
-        ),
+        trial!(a_podman_without_the_documented_setup_is_a_need_naming_it),
         trial!(
             documented_image_names_are_ones_kpt_does_not_rewrite,
             Need::tool("kpt")
         ),
+        // The rest builds the static release binary, or an image around it: the slow
+        // tier (`cargo test -- --ignored`).
+        trial!(release_binary_is_static_and_runs_in_an_empty_root).slow(),
+        trial!(
+            image_under_kpt_matches_exec,
+            Need::podman(),
+            Need::tool("kpt")
+        )
+        .slow(),
+        trial!(
+            image_as_kustomize_container_function_matches_exec_plugin,
+            Need::podman(),
+            Need::tool("kubectl")
+        )
+        .slow(),
+        // Sets podman up itself (CONTAINERS_CONF in a temp dir): needs only the tools.
         trial!(
             a_fresh_podman_runs_the_image_after_the_documented_setup,
             Need::tool("podman"),
             Need::tool("buildah"),
             Need::tool("runc"),
             Need::tool("kpt")
-        ),
+        )
+        .slow(),
     ])
 }

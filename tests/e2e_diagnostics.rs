@@ -141,6 +141,65 @@ fn quiet_means_quiet() {
     assert_eq!(stdout(&stale), "out of date: Deployment web\n");
 }
 
+/// `-q` is accepted by every command that reads manifests, and drops its summary line
+/// (diff's and audit's tables opened or closed with one; prune's on stderr), keeping
+/// the report itself. `diff -q` was a usage error.
+fn quiet_is_accepted_by_every_command_that_reads_manifests() {
+    let dir = TempDir::new("e2e-diagnostics-quiet");
+    let before = dir.write("before.yaml", &format!("{SETTINGS}---\n{DEPLOYMENT}"));
+    let after = dir.write(
+        "after.yaml",
+        &format!("{SETTINGS}---\n{DEPLOYMENT}").replace("LEVEL: info", "LEVEL: debug"),
+    );
+    for (args, summary) in [
+        (vec!["graph", &before], ""),
+        (vec!["diff", &before, &after], "config-hash diff:"),
+        (vec!["audit", &before], "config-hash audit:"),
+    ] {
+        let loud = in_dir(&dir, &args);
+        let mut quiet_args = args.clone();
+        quiet_args.insert(1, "-q");
+        let quiet = in_dir(&dir, &quiet_args);
+        assert_eq!(
+            quiet.status.code(),
+            Some(0),
+            "{quiet_args:?}: {}",
+            stderr(&quiet)
+        );
+        assert!(stdout(&quiet).contains("Deployment web"), "{quiet_args:?}");
+        if !summary.is_empty() {
+            assert!(
+                stdout(&loud).contains(summary),
+                "{args:?}: {}",
+                stdout(&loud)
+            );
+            assert!(
+                !stdout(&quiet).contains(summary),
+                "{quiet_args:?}: {}",
+                stdout(&quiet)
+            );
+        }
+    }
+    let render = common::repo_root().join("testdata/prune-old-versions-listed-as-a-table");
+    let (live, render) = (render.join("live.yaml"), render.join("render.yaml"));
+    let prune = |quiet: &[&str]| {
+        run_with_stdin(
+            Command::new(BINARY)
+                .args(["prune"])
+                .args(quiet)
+                .arg("--live")
+                .arg(&live)
+                .arg(&render),
+            "",
+        )
+    };
+    let (loud, quiet) = (prune(&[]), prune(&["-q"]));
+    assert_eq!(quiet.status.code(), Some(0), "{}", stderr(&quiet));
+    assert!(!stderr(&loud).is_empty());
+    assert_eq!(stderr(&quiet), "");
+    assert_eq!(stdout(&quiet), stdout(&loud));
+}
+
 /// `config-hash grpah x.yaml`: a usage error that names the subcommand meant.
 fn a_mistyped_subcommand_gets_a_did_you_mean() {
     let dir = TempDir::new("e2e-diagnostics-typo");
@@ -192,6 +251,19 @@ fn a_kustomization_in_the_input_gets_a_hint() {
         "{}",
         stderr(&out)
     );
+    // The summary counts that warning (it said 0 warning(s) after it).
+    let out = config_hash(
+        &[],
+        &format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n---\n{SETTINGS}"
+        ),
+    );
+    let summary = stderr(&out)
+        .lines()
+        .find(|l| l.starts_with("config-hash: "))
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("no summary: {}", stderr(&out)));
+    assert!(summary.ends_with(", 1 warning(s)"), "{summary}");
     // No hint without one.
     assert!(!stderr(&config_hash(&[], DEPLOYMENT)).contains("Kustomization"));
 }
@@ -204,7 +276,13 @@ fn a_config_run_as_a_generator_gets_a_hint() {
         "config-hash.yaml",
         "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: x}\nspec: {mode: env}\n",
     );
-    let out = config_hash(&[&config], "");
+    // kustomize runs its legacy plugins with KUSTOMIZE_PLUGIN_CONFIG_ROOT set.
+    let out = run_with_stdin(
+        Command::new(BINARY)
+            .arg(&config)
+            .env("KUSTOMIZE_PLUGIN_CONFIG_ROOT", dir.path()),
+        "",
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("under transformers:, not generators:"),
@@ -219,6 +297,92 @@ fn a_config_run_as_a_generator_gets_a_hint() {
         "{}",
         stderr(&out)
     );
+}
+
+/// A ConfigHash config given as the only PATH, outside kustomize, with nothing piped in:
+/// `-c` was forgotten, and the message says so (it said kustomize had run it as a
+/// generator, which it had not).
+fn a_config_file_given_as_manifests_says_to_pass_it_with_c() {
+    let config = common::repo_root().join("examples/pipes/config-hash.yaml");
+    let config = config.to_str().expect("UTF-8");
+    let out = run_with_stdin(
+        Command::new(BINARY)
+            .arg(config)
+            .env_remove("KUSTOMIZE_PLUGIN_CONFIG_ROOT")
+            .env_remove("KUSTOMIZE_PLUGIN_CONFIG_STRING"),
+        "",
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains("kustomize"), "{err}");
+    assert!(err.contains(&format!("config-hash -c {config} ")), "{err}");
+}
+
+/// `--check` and `--in-place` on a kustomize source directory refuse, writing nothing,
+/// and name the build to check instead; that command works (with config-hash as the
+/// Kustomization's transformer, the build is up to date).
+fn a_kustomize_source_is_refused_by_check_and_in_place() {
+    let dir = TempDir::copy_of("e2e-diagnostics-kustomize-source", "kustomize");
+    let before = dir.snapshot();
+    let check = run_with_stdin(Command::new(BINARY).args(["--check", dir.str()]), "");
+    let err = stderr(&check);
+    assert_eq!(check.status.code(), Some(2), "{err}");
+    assert!(check.stdout.is_empty(), "{}", stdout(&check));
+    assert!(
+        err.contains("kustomization.yaml is a Kustomization"),
+        "{err}"
+    );
+    let in_place = run_with_stdin(Command::new(BINARY).args(["--in-place", dir.str()]), "");
+    assert_eq!(in_place.status.code(), Some(2), "{}", stderr(&in_place));
+    assert!(stderr(&in_place).contains("install-kustomize-plugin"));
+    assert_eq!(dir.snapshot(), before, "--in-place wrote into the sources");
+
+    if !common::harness::Need::tool("kubectl").is_met() {
+        return;
+    }
+    let command = err
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("kubectl kustomize"))
+        .unwrap_or_else(|| panic!("no build command:\n{err}"));
+    let xdg = TempDir::new("e2e-diagnostics-kustomize-xdg");
+    common::run(
+        Command::new(BINARY)
+            .arg("install-kustomize-plugin")
+            .env("XDG_CONFIG_HOME", xdg.path()),
+    );
+    let built = Command::new("sh")
+        .args(["-c", command])
+        .env("XDG_CONFIG_HOME", xdg.path())
+        .env("PATH", common::path_with_binary())
+        .output()
+        .expect("run the build command");
+    assert!(built.status.success(), "{command}: {}", stderr(&built));
+    assert_eq!(stdout(&built), "config-hash: up to date\n");
+}
+
+/// A Helm chart given as manifests: refused before its templates fail to parse, with
+/// the command that renders it first, for a run as for graph.
+fn a_helm_chart_is_refused_with_the_render_command() {
+    let chart = common::repo_root().join("examples/helm/chart");
+    let chart = chart.to_str().expect("UTF-8");
+    for (args, then) in [
+        (vec![chart], "| config-hash"),
+        (vec!["graph", chart], "| config-hash graph"),
+        (vec!["--check", chart], "| config-hash --check"),
+    ] {
+        let out = run_with_stdin(Command::new(BINARY).args(&args), "");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("helm template my-release {chart} {then}")),
+            "{args:?}: {err}"
+        );
+    }
+    let template = format!("{chart}/templates/deployment.yaml");
+    let out = run_with_stdin(Command::new(BINARY).args(["--in-place", &template]), "");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--post-renderer"), "{}", stderr(&out));
 }
 
 /// Objects made at install time (a Helm hook's Secret) can be declared, by flag or in
@@ -335,6 +499,75 @@ fn completions_and_man_page() {
     assert!(man.contains("on\\-missing"), "the options are in the page");
 }
 
+/// `--help` lists each command on one short line (at most 80 columns, clap's own `help`
+/// aside), and every command's help ends with examples to copy.
+fn help_lists_commands_on_short_lines_and_gives_examples() {
+    let help = stdout(&config_hash(&["--help"], ""));
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(commands.len() >= 8, "{help}");
+    let mut names = Vec::new();
+    for line in &commands {
+        let name = line.split_whitespace().next().expect("a command name");
+        if name != "help" {
+            assert!(line.len() <= 80, "a long command entry:\n{line}");
+            names.push(name);
+        }
+    }
+    assert!(help.contains("\nExamples:\n  config-hash"), "{help}");
+    for name in names {
+        for flag in ["-h", "--help"] {
+            let out = config_hash(&[name, flag], "");
+            assert_eq!(out.status.code(), Some(0), "{name} {flag}");
+            let text = stdout(&out);
+            let examples = text
+                .split_once("\nExamples:\n")
+                .unwrap_or_else(|| panic!("{name} {flag}: no Examples section:\n{text}"))
+                .1;
+            assert!(
+                examples.lines().any(|l| l.contains("config-hash")),
+                "{name} {flag}: {examples}"
+            );
+        }
+    }
+}
+
+/// Every page the manual pages refer to (`config-hash-diff(1)`, ...) is one that
+/// `config-hash man --dir` writes, and `config-hash man diff` prints the same page.
+fn every_manual_page_the_pages_name_exists() {
+    let dir = TempDir::new("e2e-diagnostics-man");
+    let out = config_hash(&["man", "--dir", dir.str()], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    assert!(written.len() >= 9, "{written:?}");
+    let mut named = 0;
+    for file in &written {
+        let page = std::fs::read_to_string(file).expect("a written page");
+        for (i, _) in page.match_indices("(1)") {
+            let start = page[..i]
+                .rfind(|c: char| c.is_whitespace() || c == ',')
+                .map_or(0, |s| s + 1);
+            let name = page[start..i].replace("\\-", "-");
+            if name.starts_with("config-hash") {
+                named += 1;
+                assert!(
+                    dir.path().join(format!("{name}.1")).is_file(),
+                    "{file} refers to {name}(1), which `man --dir` did not write"
+                );
+            }
+        }
+    }
+    assert!(named >= 8, "only {named} pages named");
+    let diff = stdout(&config_hash(&["man", "diff"], ""));
+    let file = std::fs::read_to_string(dir.path().join("config-hash-diff.1")).expect("page");
+    assert_eq!(diff, file);
+    assert!(diff.contains(".TH config-hash-diff 1"), "{diff}");
+}
+
 /// The installed plugins link to the binary that installed them, so an upgrade of the
 /// binary (a new file at the same path) is what kustomize and Helm run next.
 fn installed_plugins_follow_the_binary() {
@@ -343,17 +576,17 @@ fn installed_plugins_follow_the_binary() {
     std::fs::create_dir_all(&bin).expect("mkdir");
     let exe = bin.join("config-hash");
     std::fs::copy(BINARY, &exe).expect("copy the binary");
-    let kustomize = Command::new(&exe)
-        .args(["install-kustomize-plugin", "--plugin-home"])
-        .arg(dir.path().join("kustomize"))
-        .output()
-        .expect("install-kustomize-plugin");
-    let helm = Command::new(&exe)
-        .args(["install-helm-plugin", "--plugins-dir"])
-        .arg(dir.path().join("helm"))
-        .env("PATH", "/nonexistent")
-        .output()
-        .expect("install-helm-plugin");
+    let kustomize = common::output_of_fresh_executable(
+        Command::new(&exe)
+            .args(["install-kustomize-plugin", "--plugin-home"])
+            .arg(dir.path().join("kustomize")),
+    );
+    let helm = common::output_of_fresh_executable(
+        Command::new(&exe)
+            .args(["install-helm-plugin", "--plugins-dir"])
+            .arg(dir.path().join("helm"))
+            .env("PATH", "/nonexistent"),
+    );
     let installed = [
         stdout(&kustomize).trim().to_string(),
         format!("{}/config-hash", stdout(&helm).trim()),
@@ -425,14 +658,20 @@ fn main() -> std::process::ExitCode {
         trial!(findings_of_a_directory_run_name_their_file_and_line),
         trial!(bad_flag_values_are_usage_errors),
         trial!(quiet_means_quiet),
+        trial!(quiet_is_accepted_by_every_command_that_reads_manifests),
         trial!(a_mistyped_subcommand_gets_a_did_you_mean),
         trial!(stdin_at_a_terminal_gets_a_hint, Need::tool("script")),
         trial!(a_kustomization_in_the_input_gets_a_hint),
         trial!(a_config_run_as_a_generator_gets_a_hint),
+        trial!(a_config_file_given_as_manifests_says_to_pass_it_with_c),
+        trial!(a_kustomize_source_is_refused_by_check_and_in_place),
+        trial!(a_helm_chart_is_refused_with_the_render_command),
         trial!(objects_made_at_install_time_can_be_declared),
         trial!(the_environment_sets_on_missing),
         trial!(help_shows_every_default),
+        trial!(help_lists_commands_on_short_lines_and_gives_examples),
         trial!(completions_and_man_page, Need::tool("bash")),
+        trial!(every_manual_page_the_pages_name_exists),
         trial!(installed_plugins_follow_the_binary),
         trial!(a_resource_list_from_kustomize_gets_its_warnings_on_stderr),
         trial!(a_test_that_cannot_run_is_ignored_with_its_reason_and_fails_in_ci),

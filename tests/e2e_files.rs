@@ -342,6 +342,34 @@ fn check_on_one_file_names_it() {
     assert_eq!(text, "config-hash: up to date\n");
 }
 
+/// Files with CRLF line breaks, read as one stream and written to stdout: the `---`
+/// config-hash puts between them has a CRLF break too (it was LF-only), with or without
+/// a final line break in the file before it.
+fn crlf_files_are_joined_with_a_crlf_separator() {
+    let dir = TempDir::new("e2e-files-crlf");
+    dir.write("a.yaml", &CONFIG.replace('\n', "\r\n"));
+    let deployment = DEPLOYMENT.replace('\n', "\r\n");
+    dir.write("b.yaml", deployment.trim_end());
+    dir.write(
+        "c.yaml",
+        &CONFIG
+            .replace("name: settings", "name: other")
+            .replace('\n', "\r\n"),
+    );
+    let out = expect(
+        &run_in(dir.path(), &["-q", "a.yaml", "b.yaml", "c.yaml"], ""),
+        0,
+        "three CRLF files",
+    );
+    assert_eq!(out.matches("---\r\n").count(), 2, "{out:?}");
+    let bare = out
+        .match_indices('\n')
+        .filter(|(i, _)| !out[..*i].ends_with('\r'));
+    assert_eq!(bare.count(), 0, "a line break without CR:\n{out:?}");
+    // b.yaml has no final line break: one is added, as CRLF.
+    assert!(out.contains("{name: settings}\r\n---\r\n"), "{out:?}");
+}
+
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(in_place_rewrites_only_changed_files_across_a_directory),
@@ -353,5 +381,6 @@ fn main() -> std::process::ExitCode {
             Need::tool("kpt")
         ),
         trial!(check_on_one_file_names_it),
+        trial!(crlf_files_are_joined_with_a_crlf_separator),
     ])
 }

@@ -197,9 +197,11 @@ fn helm3_fails_when_config_hash_fails() {
 
 fn helm4_runs_the_plugin_install_helm_plugin_writes() {
     let helm = Helm::new(4);
+    // No Helm on PATH: a Helm 3 there reading the same directory would be refused.
     let installed = Command::new(BINARY)
         .arg("install-helm-plugin")
         .env("HELM_PLUGINS", helm.plugins())
+        .env("PATH", Path::new(BINARY).parent().expect("a directory"))
         .output()
         .expect("run config-hash install-helm-plugin");
     assert_success(&installed, "config-hash install-helm-plugin");
@@ -369,7 +371,7 @@ fn helm4_shows_a_missing_secret_on_the_terminal_and_still_builds() {
     let installed = Command::new(BINARY)
         .arg("install-helm-plugin")
         .env("HELM_PLUGINS", helm.plugins())
-        .env("PATH", "/usr/bin:/bin")
+        .env("PATH", Path::new(BINARY).parent().expect("a directory"))
         .output()
         .expect("run config-hash install-helm-plugin");
     assert_success(&installed, "config-hash install-helm-plugin");
@@ -396,72 +398,249 @@ fn helm4_shows_a_missing_secret_on_the_terminal_and_still_builds() {
     );
 }
 
-/// Helm 3 and Helm 4 on one machine read the same default plugins directory, and Helm 3
-/// fails every plugin command when that directory holds a Helm 4 plugin. With a Helm 3
-/// on PATH, install-helm-plugin puts the plugin in a directory beside it and says how to
-/// point Helm 4 at both: Helm 3 keeps working, and Helm 4 runs the post-renderer.
-fn helm4_plugin_leaves_helm3_working_on_the_same_machine() {
-    let home = TempDir::new("e2e-helm-both");
-    let bin = home.path().join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(common::harness::helm_path(3), bin.join("helm")).expect("link helm");
-    let data = home.path().join("data");
-    let path = common::path_with(&bin);
-    let helm = |major: u8| {
-        let mut c = Command::new(common::harness::helm_path(major));
-        c.env_remove("HELM_PLUGINS")
-            .env_remove("HELM_DATA_HOME")
-            .env("XDG_DATA_HOME", &data)
-            .env("HELM_CONFIG_HOME", home.path().join("config"))
-            .env("HELM_CACHE_HOME", home.path().join("cache"))
-            .env("PATH", &path);
+/// A machine as a user has it: a home of its own, and PATH holding only `config-hash`
+/// and the Helm binaries given (each a link to the real Helm 3 or Helm 4 under a name
+/// such as `helm` or `helm4`). Commands run with nothing else of this process's
+/// environment, and in a directory holding `./chart` (the example chart), so the
+/// README's Helm commands run as written.
+struct Machine {
+    root: TempDir,
+}
+
+impl Machine {
+    fn new(label: &str, helms: &[(&str, u8)]) -> Machine {
+        let root = TempDir::new(&format!("e2e-helm-{label}"));
+        for dir in ["bin", "home", "work"] {
+            std::fs::create_dir_all(root.path().join(dir)).expect("mkdir");
+        }
+        let bin = root.path().join("bin");
+        std::os::unix::fs::symlink(BINARY, bin.join("config-hash")).expect("link config-hash");
+        for (name, major) in helms {
+            std::os::unix::fs::symlink(common::harness::helm_path(*major), bin.join(name))
+                .expect("link helm");
+        }
+        common::copy_dir(
+            &example_dir("helm").join("chart"),
+            &root.path().join("work/chart"),
+        );
+        Machine { root }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    /// Helm's default plugins directory here, which Helm 3 and Helm 4 both read.
+    fn shared_plugins(&self) -> PathBuf {
+        self.home().join(".local/share/helm/plugins")
+    }
+
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut c = Command::new(program);
+        c.env_clear()
+            .env("HOME", self.home())
+            .env("PATH", self.root.path().join("bin"))
+            .current_dir(self.root.path().join("work"));
         c
+    }
+
+    fn install(&self) -> Output {
+        self.command(BINARY)
+            .arg("install-helm-plugin")
+            .output()
+            .expect("run config-hash install-helm-plugin")
+    }
+
+    /// `script` in bash, aliases on (as in an interactive shell), after `setup`.
+    fn shell(&self, setup: &str, script: &str) -> Output {
+        self.command("/bin/bash")
+            .arg("-c")
+            .arg(format!("shopt -s expand_aliases\n{setup}\n{script}\n"))
+            .output()
+            .expect("run bash")
+    }
+
+    /// Helm 3 works on this machine, run by its path (on PATH or not): it lists its
+    /// plugins (it fails on all of them when a Helm 4 plugin is where it reads), and runs
+    /// config-hash as its post-renderer.
+    fn assert_helm3_works(&self) {
+        let helm3 = common::harness::helm_path(3);
+        let list = self
+            .command(&helm3)
+            .args(["plugin", "list"])
+            .output()
+            .expect("helm 3 plugin list");
+        assert_success(&list, "Helm 3 plugin list");
+        let rendered = self
+            .command(&helm3)
+            .args(["template", "my-release", "./chart", "--post-renderer"])
+            .arg(self.root.path().join("bin/config-hash"))
+            .output()
+            .expect("helm 3 template");
+        hash_of(&rendered);
+    }
+}
+
+/// The advice install-helm-plugin gives on stderr: the line that starts with `alias `.
+fn alias_advice(installed: &Output) -> String {
+    let err = String::from_utf8_lossy(&installed.stderr);
+    err.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("alias "))
+        .unwrap_or_else(|| panic!("no alias line in the installer's advice:\n{err}"))
+        .to_string()
+}
+
+/// The README's Helm commands, as written: (Helm 3's, Helm 4's) `helm template` lines.
+fn readme_helm_commands() -> (String, String) {
+    let readme = std::fs::read_to_string(common::repo_root().join("README.md")).expect("README");
+    let line = |major: &str| {
+        readme
+            .lines()
+            .find(|l| l.starts_with("helm template") && l.trim_end().ends_with(major))
+            .and_then(|l| l.split(" #").next())
+            .unwrap_or_else(|| panic!("no `helm template ... {major}` line in the README"))
+            .trim()
+            .to_string()
     };
-    let installed = Command::new(BINARY)
-        .arg("install-helm-plugin")
-        .env_remove("HELM_PLUGINS")
-        .env("XDG_DATA_HOME", &data)
-        .env("PATH", &path)
-        .output()
-        .expect("install-helm-plugin");
+    (line("# Helm 3"), line("# Helm 4"))
+}
+
+/// Helm 4 installed as `helm`, and no Helm 3 on PATH: a Helm 3 the installer cannot
+/// see (run by its path, installed later) still works afterwards, and after the
+/// installer's advice the README's Helm 4 command runs as written.
+fn helm4_as_helm_with_no_helm3_on_path_leaves_helm3_working() {
+    let machine = Machine::new("helm4-alone", &[("helm", 4)]);
+    let installed = machine.install();
     assert_success(&installed, "install-helm-plugin");
-    let shared = data.join("helm/plugins");
-    let own = data.join("helm/plugins-helm4");
-    assert_eq!(
-        String::from_utf8_lossy(&installed.stdout).trim(),
-        own.join("config-hash").to_str().expect("UTF-8")
-    );
-    let note = String::from_utf8_lossy(&installed.stderr);
+    let plugin = String::from_utf8_lossy(&installed.stdout)
+        .trim()
+        .to_string();
     assert!(
-        note.contains(&format!(
-            "HELM_PLUGINS={}:{}",
-            own.display(),
-            shared.display()
-        )),
-        "{note}"
+        !Path::new(&plugin).starts_with(machine.shared_plugins()),
+        "the Helm 4 plugin went where Helm 3 reads plugins: {plugin}"
     );
+    let advice = alias_advice(&installed);
+    assert!(advice.starts_with("alias helm="), "{advice}");
+    let (_, helm4_command) = readme_helm_commands();
+    hash_of(&machine.shell(&advice, &helm4_command));
+    machine.assert_helm3_works();
+}
 
-    let list = helm(3)
-        .args(["plugin", "list"])
-        .output()
-        .expect("helm 3 plugin list");
-    assert_success(
-        &list,
-        "Helm 3 plugin list after installing the Helm 4 plugin",
+/// Helm 3 as `helm`, Helm 4 as `helm4`: the advice is for `helm4`, Helm 3 keeps working,
+/// and both README commands run (Helm 4's under the name `helm4`).
+fn helm3_as_helm_and_helm4_as_helm4_both_work() {
+    let machine = Machine::new("helm3-helm4", &[("helm", 3), ("helm4", 4)]);
+    let installed = machine.install();
+    assert_success(&installed, "install-helm-plugin");
+    let advice = alias_advice(&installed);
+    assert!(advice.starts_with("alias helm4="), "{advice}");
+    let (helm3_command, helm4_command) = readme_helm_commands();
+    hash_of(&machine.shell("", &helm3_command));
+    let helm4_command = helm4_command.replacen("helm ", "helm4 ", 1);
+    hash_of(&machine.shell(&advice, &helm4_command));
+    machine.assert_helm3_works();
+}
+
+/// Helm 4 as `helm`, Helm 3 as `helm3`: the advice is for `helm` (not `helm4`, which
+/// is not there), and both work.
+fn helm4_as_helm_and_helm3_as_helm3_both_work() {
+    let machine = Machine::new("helm4-helm3", &[("helm", 4), ("helm3", 3)]);
+    let installed = machine.install();
+    assert_success(&installed, "install-helm-plugin");
+    let advice = alias_advice(&installed);
+    assert!(advice.starts_with("alias helm="), "{advice}");
+    let (helm3_command, helm4_command) = readme_helm_commands();
+    hash_of(&machine.shell(&advice, &helm4_command));
+    let helm3_command = helm3_command.replacen("helm ", "helm3 ", 1);
+    hash_of(&machine.shell("", &helm3_command));
+    machine.assert_helm3_works();
+}
+
+/// Only Helm 3: it needs no plugin, so the installer installs nothing and gives the
+/// command that works, which does.
+fn helm3_alone_gets_the_command_that_needs_no_plugin() {
+    let machine = Machine::new("helm3-alone", &[("helm", 3)]);
+    let installed = machine.install();
+    assert_eq!(installed.status.code(), Some(1), "{installed:?}");
+    let err = String::from_utf8_lossy(&installed.stderr);
+    let (helm3_command, _) = readme_helm_commands();
+    assert!(err.contains(&helm3_command), "{err}");
+    assert!(installed.stdout.is_empty(), "{installed:?}");
+    assert!(
+        !machine.home().join(".local/share/helm").exists(),
+        "the installer wrote a plugin"
     );
-    assert!(!String::from_utf8_lossy(&list.stderr).contains("failed to load"));
+    hash_of(&machine.shell("", &helm3_command));
+    machine.assert_helm3_works();
+}
 
-    let rendered = helm(4)
-        .env(
-            "HELM_PLUGINS",
-            format!("{}:{}", own.display(), shared.display()),
-        )
-        .args(["template", "r"])
-        .arg(example_dir("helm").join("chart"))
-        .args(["--post-renderer", "config-hash"])
+/// A Helm 4 that is not on PATH, named with --helm: the alias runs it by its path.
+fn helm4_off_path_is_named_with_helm() {
+    let machine = Machine::new("helm4-off-path", &[]);
+    let installed = machine
+        .command(BINARY)
+        .arg("install-helm-plugin")
+        .arg("--helm")
+        .arg(common::harness::helm_path(4))
         .output()
-        .expect("helm 4 template");
-    hash_of(&rendered);
+        .expect("install-helm-plugin --helm");
+    assert_success(&installed, "install-helm-plugin --helm");
+    let advice = alias_advice(&installed);
+    assert!(advice.starts_with("alias helm4="), "{advice}");
+    let (_, helm4_command) = readme_helm_commands();
+    hash_of(&machine.shell(&advice, &helm4_command.replacen("helm ", "helm4 ", 1)));
+    machine.assert_helm3_works();
+}
+
+/// A chart given to config-hash as manifests is refused with the command that renders
+/// it first, and that command works as printed.
+fn a_chart_given_as_manifests_gets_a_render_command_that_works() {
+    let machine = Machine::new("chart-as-manifests", &[("helm", 3)]);
+    let refused = machine
+        .command(BINARY)
+        .arg("./chart")
+        .output()
+        .expect("run config-hash");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    let command = err
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("helm template"))
+        .unwrap_or_else(|| panic!("no render command:\n{err}"));
+    assert_eq!(command, "helm template my-release ./chart | config-hash");
+    let rendered = machine.shell("", command);
+    assert_success(&rendered, command);
+    assert!(
+        String::from_utf8_lossy(&rendered.stdout).contains(ANNOTATION_KEY),
+        "not stamped"
+    );
+}
+
+/// The example plugin's comment says what the installer writes: a link to the binary
+/// (it said a copy), in a directory Helm 3 does not read.
+fn the_example_plugin_says_what_the_installer_writes() {
+    let text = std::fs::read_to_string(example_dir("helm").join("plugin/plugin.yaml"))
+        .expect("examples/helm/plugin/plugin.yaml");
+    let comment: String = text
+        .lines()
+        .filter(|l| l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(!comment.contains("copy"), "{comment}");
+    assert!(comment.contains("link to the binary"), "{comment}");
+}
+
+/// No Helm on PATH: the installer says where to get Helm, and how to name a Helm 4
+/// that is not on PATH.
+fn no_helm_on_path_gets_where_to_install_it() {
+    let machine = Machine::new("no-helm", &[]);
+    let installed = machine.install();
+    assert_eq!(installed.status.code(), Some(1), "{installed:?}");
+    let err = String::from_utf8_lossy(&installed.stderr);
+    assert!(err.contains("https://helm.sh/docs/intro/install/"), "{err}");
+    assert!(err.contains("--helm"), "{err}");
 }
 
 fn main() -> std::process::ExitCode {
@@ -489,7 +668,32 @@ fn main() -> std::process::ExitCode {
             Need::tool("script")
         ),
         trial!(
-            helm4_plugin_leaves_helm3_working_on_the_same_machine,
+            helm4_as_helm_with_no_helm3_on_path_leaves_helm3_working,
+            Need::helm(3),
+            Need::helm(4)
+        ),
+        trial!(
+            helm3_as_helm_and_helm4_as_helm4_both_work,
+            Need::helm(3),
+            Need::helm(4)
+        ),
+        trial!(
+            helm4_as_helm_and_helm3_as_helm3_both_work,
+            Need::helm(3),
+            Need::helm(4)
+        ),
+        trial!(
+            helm3_alone_gets_the_command_that_needs_no_plugin,
+            Need::helm(3)
+        ),
+        trial!(no_helm_on_path_gets_where_to_install_it),
+        trial!(the_example_plugin_says_what_the_installer_writes),
+        trial!(
+            a_chart_given_as_manifests_gets_a_render_command_that_works,
+            Need::helm(3)
+        ),
+        trial!(
+            helm4_off_path_is_named_with_helm,
             Need::helm(3),
             Need::helm(4)
         ),

@@ -332,6 +332,7 @@ fn argocd_plugin_generates_stamped_manifests_for_the_example_application() {
 
 fn main() -> std::process::ExitCode {
     common::harness::run(vec![
+        // pre-commit builds the hook with `cargo install` (a release build): slow tier.
         trial!(
             pre_commit_hook_fails_on_a_stale_manifest_and_passes_once_stamped,
             Need::File(
@@ -340,7 +341,8 @@ fn main() -> std::process::ExitCode {
             ),
             Need::tool("git"),
             Need::tool("cargo")
-        ),
+        )
+        .slow(),
         trial!(
             action_script_shows_what_rolls_between_two_revisions_and_gates,
             Need::tool("git")

@@ -28,8 +28,8 @@
 //! The generator's own belief is checked as well: a spelling without a mutation must be
 //! read by kustomize as exactly the model, and one with a mutation must be refused.
 //!
-//! A fixed seed runs every time, and one random seed, printed when it fails;
-//! `KUSTOMIZE_STRUCTURE_SEEDS=1,2,3` runs those seeds instead.
+//! The fixed seeds run every time; `CONFIG_HASH_RANDOM_SEEDS=N` adds N random ones,
+//! printed as they run. `KUSTOMIZE_STRUCTURE_SEEDS=1,2,3` runs those seeds instead.
 //! `KUSTOMIZE_STRUCTURE_ALL=1` also generates the constructs in [`READER_DISAGREES`]
 //! (`KUSTOMIZE_STRUCTURE_ALL=Directive,TabAfterDash` those named);
 //! `KUSTOMIZE_STRUCTURE_KEEP=DIR` keeps every failing spelling there as a file. All
@@ -47,8 +47,17 @@ use std::process::{Command, Output};
 use common::harness::Need;
 use common::{Rng, TempDir, seeds};
 
-/// The seed every run checks.
-const FIXED_SEED: u64 = 0x5eed;
+/// The seeds every run checks. A seed that once found a disagreement stays here for good.
+const FIXED_SEEDS: &[u64] = &[
+    0x5eed,
+    // `? key` then `:<TAB> # comment`, taken for a mutation go-yaml refuses: it reads it.
+    0x686e6dbe96bdd81d,
+    // A DEL in a value: kustomize cannot write it back, from config-hash's output as
+    // from the input (taken for config-hash's output being unreadable).
+    0x3e1ad52f10db6216,
+    0xb40c7917fe8e38a,
+    0x37cff7c11bc6289a,
+];
 
 /// Object sets per seed, and spellings of each.
 const MODELS: usize = 24;
@@ -177,8 +186,10 @@ enum Construct {
     SlashEscape,
     /// `key value`: a key without its colon.
     MissingColon,
-    /// `? key` then `:<TAB>value`: go-yaml takes the tab for the start of a token (after
-    /// an implicit key's colon it is a separator).
+    /// `? key` then `:<TAB>value` (or `:<TAB>` and a line break): go-yaml takes the tab
+    /// for the start of a token (after an implicit key's colon it is a separator). Not
+    /// when a comment follows: `:<TAB> # c` is read, the blanks then `#` being the
+    /// colon's line comment (seed 0x686e6dbe96bdd81d wrote that and called it refused).
     TabAfterExplicitColon,
 }
 
@@ -972,8 +983,14 @@ impl Writer<'_> {
     /// ` # comment` (or with a tab before it) at the end of a line, or nothing.
     fn trailing_comment(&mut self) {
         if self.may(C::Comment, 5) {
-            // go-yaml refuses a tab right after `-` or an explicit key's `:`.
-            let tab_ok = !self.out.ends_with('-') && self.out.len() != self.explicit_colon_end;
+            // A comment right after the mutation `:<TAB>` would undo it: go-yaml reads
+            // blanks then `#` after a token as that token's line comment, tabs included.
+            if self.out.len() == self.explicit_colon_end && self.out.ends_with('\t') {
+                return;
+            }
+            // go-yaml refuses a tab right after `-` (it reads no line comment there);
+            // after an explicit key's `:` a tab before a comment is read.
+            let tab_ok = !self.out.ends_with('-');
             let gap = if tab_ok && self.may(C::TabSeparation, 4) {
                 "\t"
             } else {
@@ -2004,6 +2021,13 @@ fn kpt_batch(dir: &Path, copy: &Path, files: &[String]) -> BTreeSet<String> {
 /// kubectl takes a stream whose first character is `{` for JSON; each file is given
 /// to it after a comment line, which go-yaml reads past, so that it reads YAML flow
 /// documents as YAML too.
+/// kustomize turns each object it read into a map again, and a few of those steps fail
+/// on what it read (not a refusal of the YAML: kubectl and kpt read it; a DEL in a value
+/// fails its writer); a duplicate key is refused at that step too, and is a refusal.
+fn kustomize_breaks(refusal: Option<&String>) -> bool {
+    refusal.is_some_and(|m| m.contains("interface {}") && !m.contains("already defined"))
+}
+
 fn kubectl_v2_batch(dir: &Path, files: &[String]) -> Reading {
     let copy = dir.with_extension("v2");
     fs::create_dir_all(&copy).expect("create kubectl dir");
@@ -2294,6 +2318,8 @@ fn check_seed(seed: u64, enabled: &[String], stats: &mut Stats) -> Vec<String> {
     // refuses what v3 reads, kustomize's output with its suffixes taken back off.
     let mut verdicts = BTreeMap::new();
     let mut canonical_inputs = Vec::new();
+    // The spellings kustomize read but could not turn into maps again (see `broke`).
+    let mut kustomize_broke = BTreeSet::new();
     for case in &cases {
         let kustomized = kustomize.read.get(&case.name).map(|docs| {
             let names = summary(docs, case.model);
@@ -2307,11 +2333,10 @@ fn check_seed(seed: u64, enabled: &[String], stats: &mut Stats) -> Vec<String> {
             (read, names)
         });
         let refusal = kustomize.refused.get(&case.name);
-        // kustomize turns each object it read into a map again, and a few of those
-        // steps fail on what it read (not a refusal of the YAML: kubectl and kpt read
-        // it); a duplicate key is refused at that step too, and is a refusal.
-        let broke =
-            refusal.is_some_and(|m| m.contains("interface {}") && !m.contains("already defined"));
+        let broke = kustomize_breaks(refusal);
+        if broke {
+            kustomize_broke.insert(case.name.clone());
+        }
         let v2_read = v2.read.get(&case.name).map(|docs| {
             docs.iter()
                 .map(|d| d.without_annotation(SUFFIX_KEY))
@@ -2513,6 +2538,18 @@ fn check_seed(seed: u64, enabled: &[String], stats: &mut Stats) -> Vec<String> {
             continue;
         }
         let Some(back_docs) = read_back.read.get(&case.name) else {
+            // kustomize breaks at the same step on config-hash's output as on the input
+            // (a DEL in a value: "control characters are not allowed"): its own limit,
+            // not config-hash's writing.
+            if kustomize_broke.contains(&case.name)
+                && kustomize_breaks(read_back.refused.get(&case.name))
+            {
+                stats.notes.push(format!(
+                    "{}: kustomize breaks on config-hash's output as on the input",
+                    case.name
+                ));
+                continue;
+            }
             fail(format!(
                 "config-hash's output cannot be read by go-yaml: {}",
                 read_back.refused.get(&case.name).map_or("", String::as_str)
@@ -2575,7 +2612,7 @@ fn config_hash_reads_random_spellings_as_kustomize_reads_them() {
     let start = std::time::Instant::now();
     let mut stats = Stats::default();
     let mut failures = Vec::new();
-    for seed in seeds("KUSTOMIZE_STRUCTURE_SEEDS", FIXED_SEED) {
+    for seed in seeds("KUSTOMIZE_STRUCTURE_SEEDS", FIXED_SEEDS) {
         eprintln!("kustomize structure: seed {seed:#x}");
         failures.extend(check_seed(seed, &enabled, &mut stats));
     }

@@ -35,6 +35,37 @@ fn the_readme_is_short_and_keeps_its_two_set_up_commands() {
     }
 }
 
+/// The README says what the tests need, how long they take and how to run the slow
+/// tier, where a newcomer reads the test command.
+#[test]
+fn the_readme_says_what_the_tests_need_and_how_to_run_the_slow_tier() {
+    let readme = fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let quick_start = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Quick start"))
+        .expect("a Quick start section")
+        .replace('\n', " ");
+    for needed in [
+        "cargo test --locked -- --ignored",
+        "minutes",
+        "kpt",
+        "kubectl",
+        "Helm 3",
+        "Helm 4",
+        ".ci/setup-helm.sh",
+        "container/setup-podman.sh",
+        ".ci/setup-pre-commit.sh",
+        "../shared/corpus",
+        "CONFIG_HASH_RANDOM_SEEDS",
+        ".ci/test",
+    ] {
+        assert!(
+            quick_start.contains(needed),
+            "the README's Quick start does not say {needed:?}"
+        );
+    }
+}
+
 #[test]
 fn every_page_of_the_book_is_in_its_summary() {
     let summary = fs::read_to_string(repo_root().join("docs/SUMMARY.md")).expect("SUMMARY.md");
@@ -123,6 +154,115 @@ fn no_test_hides_in_a_file_without_libtest() {
         assert!(
             text.contains("common::harness::run("),
             "tests/{name}.rs has harness = false but does not run common::harness::run"
+        );
+    }
+}
+
+/// What makes a test slow enough for the slow tier (`cargo test -- --ignored`): a
+/// release build (the container image's static binary) or pre-commit building the hook
+/// with `cargo install`. Each took minutes of the README's `cargo test` (627 s and 818 s
+/// on a busy two-core machine).
+const SLOW_MARKERS: &[&str] = &["\"--release\"", "\"try-repo\""];
+
+/// A test file that builds a release binary puts those tests in the slow tier
+/// (`.slow()`, tests/common/harness.rs), so that the README's `cargo test` stays fast.
+#[test]
+fn tests_that_build_release_binaries_are_in_the_slow_tier() {
+    let mut checked = 0;
+    for entry in fs::read_dir(repo_root().join("tests")).expect("list tests/") {
+        let path = entry.expect("entry").path();
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let Some(marker) = SLOW_MARKERS.iter().find(|m| text.contains(*m)) else {
+            continue;
+        };
+        checked += 1;
+        assert!(
+            text.contains("common::harness::run(") && text.contains(".slow()"),
+            "{}: runs {marker} but puts no test in the slow tier (trial!(...).slow())",
+            path.display()
+        );
+    }
+    assert!(
+        checked >= 2,
+        "only {checked} test files build release binaries"
+    );
+}
+
+/// CI runs the slow tier and the randomised tests with random seeds, each as a step of
+/// its own after the README's test command, and every test file that draws random cases
+/// (common::seeds, proptest) is in the random-seed step.
+#[test]
+fn ci_runs_the_slow_tier_and_the_random_seeds() {
+    let ci = fs::read_to_string(repo_root().join(".ci/run")).expect(".ci/run");
+    let step = |is: &dyn Fn(&str) -> bool, what: &str| {
+        ci.lines()
+            .position(|l| is(l.trim()))
+            .unwrap_or_else(|| panic!(".ci/run has no step running {what}"))
+    };
+    let (fast, slow, random) = (
+        step(&|l| l == "bash .ci/test", "the README's tests"),
+        step(&|l| l.ends_with(".ci/test -- --ignored"), "the slow tier"),
+        step(
+            &|l| l.contains("CONFIG_HASH_RANDOM_SEEDS=\"$RANDOM_SEEDS\" bash .ci/test"),
+            "random seeds",
+        ),
+    );
+    assert!(fast < slow && slow < random, "steps out of order");
+    let random_step: String = ci.lines().skip(random).take(3).collect();
+    let mut randomised = 0;
+    for entry in fs::read_dir(repo_root().join("tests")).expect("list tests/") {
+        let path = entry.expect("entry").path();
+        let text = fs::read_to_string(&path).unwrap_or_default();
+        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if name != "repository" && (text.contains("seeds(\"") || text.contains("proptest! {")) {
+            randomised += 1;
+            assert!(
+                random_step.contains(&format!("--test {name}")),
+                "tests/{name}.rs draws random cases; add --test {name} to the random-seed step of .ci/run"
+            );
+        }
+    }
+    assert!(randomised >= 3, "only {randomised} randomised test files");
+}
+
+/// The README's mdBook commands work together: it installs mdBook as CI does (the
+/// version and features of `.ci/run`), and the command it gives to read the book is one
+/// that install has (without the default features there is no `serve` or `watch`).
+#[test]
+fn the_readmes_book_commands_work_with_the_install_it_gives() {
+    let readme = fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let ci = fs::read_to_string(repo_root().join(".ci/run")).expect(".ci/run");
+    // Inline code spans, which may wrap over lines in the Markdown source.
+    let text = readme.replace('\n', " ");
+    let spans: Vec<&str> = text.split('`').skip(1).step_by(2).collect();
+    let install = spans
+        .iter()
+        .find(|s| s.starts_with("cargo install mdbook"))
+        .expect("the README says how to install mdBook");
+    let ci_install = ci
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("install_tool mdbook "))
+        .expect(".ci/run installs mdbook");
+    let mut ci_words = ci_install.split_whitespace();
+    let version = ci_words.next().expect("a version");
+    let flags: Vec<&str> = ci_words.collect();
+    assert!(
+        install.contains(&format!("--version {version}")),
+        "README: {install}; .ci/run: {version}"
+    );
+    for flag in &flags {
+        assert!(install.contains(flag), "README: {install} lacks {flag}");
+    }
+    let uses: Vec<&&str> = spans.iter().filter(|s| s.starts_with("mdbook ")).collect();
+    assert!(!uses.is_empty(), "no mdbook command in the README");
+    let without_defaults = install.contains("--no-default-features");
+    for command in uses {
+        let sub = command.split_whitespace().nth(1).unwrap_or("");
+        assert!(
+            !(without_defaults && matches!(sub, "serve" | "watch")),
+            "README: `{command}`, but the install it gives has no {sub}"
         );
     }
 }
@@ -243,6 +383,11 @@ fn code_fences_stand_on_lines_of_their_own() {
 /// let paths back in) holds every file cargo needs to load the workspace, so the
 /// Dockerfile's `cargo build --release --locked` can start: the reader crate under
 /// `crates/` was once left out, and `docker build .` failed at the manifest.
+///
+/// `cargo metadata --no-deps` loads every member's manifest and resolves nothing, so
+/// the answer does not depend on what the machine's cargo cache holds: it runs with an
+/// empty CARGO_HOME. (Resolving needed every package of the lock file for every
+/// platform, and failed on a fresh machine on a Windows-only one never downloaded.)
 #[test]
 fn the_container_build_context_holds_the_whole_workspace() {
     let root = repo_root();
@@ -269,10 +414,31 @@ fn the_container_build_context_holds_the_whole_workspace() {
             fs::copy(&from, context.path().join(path)).expect("copy a file of the context");
         }
     }
+    assert!(
+        context.path().join("Cargo.lock").is_file(),
+        ".dockerignore leaves out Cargo.lock, which `cargo build --locked` needs"
+    );
+    let cargo_home = common::TempDir::new("container-context-cargo-home");
     let metadata = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+            "--locked",
+        ])
         .current_dir(context.path())
+        .env("CARGO_HOME", cargo_home.path())
         .output()
         .expect("run cargo metadata");
     common::assert_success(&metadata, "cargo metadata in the container build's context");
+    let members = String::from_utf8_lossy(&metadata.stdout);
+    for member in [
+        "\"name\":\"config-hash\"",
+        "\"name\":\"goyaml-splice\"",
+        "\"name\":\"config-hash-kpt-wasm\"",
+    ] {
+        assert!(members.contains(member), "{member} not loaded: {members}");
+    }
 }

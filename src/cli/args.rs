@@ -29,6 +29,7 @@ use config_hash::model::config::{GitOps, Granularity, Mode, OnMissing, Overrides
     version,
     about,
     long_about,
+    after_help = EXAMPLES_CONFIG_HASH,
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -40,42 +41,58 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Install this binary (a link to it) as a kustomize exec plugin for `kind: ConfigHash`, where
-    /// `kubectl kustomize --enable-alpha-plugins` finds it
+    /// Install config-hash as kustomize's ConfigHash plugin
+    ///
+    /// A link to this binary where `kubectl kustomize --enable-alpha-plugins` finds the
+    /// exec plugin for `kind: ConfigHash`
     /// ($XDG_CONFIG_HOME/kustomize/plugin/config-hash.dev/v1alpha1/confighash/ConfigHash,
-    /// XDG_CONFIG_HOME defaulting to ~/.config), and print the path.
+    /// XDG_CONFIG_HOME defaulting to ~/.config); prints the path. An upgrade of the
+    /// binary upgrades the plugin.
+    #[command(after_help = EXAMPLES_INSTALL_KUSTOMIZE_PLUGIN)]
     InstallKustomizePlugin {
         /// Install under this directory instead of $XDG_CONFIG_HOME/kustomize/plugin.
         #[arg(long, value_name = "DIR")]
         plugin_home: Option<PathBuf>,
     },
-    /// Install config-hash as a Helm 4 post-renderer plugin (type postrenderer/v1), so
-    /// `helm template|install|upgrade --post-renderer config-hash` runs it: writes
-    /// <DIR>/config-hash/plugin.yaml and a link to this binary beside it (an upgrade of
-    /// the binary upgrades the plugin), and prints the plugin directory. When a Helm 3 on
-    /// PATH reads DIR too (Helm 3 cannot load a Helm 4 plugin and would then fail every
-    /// plugin command), DIR is DIR-helm4 instead, and a note says how to point Helm 4 at
-    /// it. (Helm 3 needs no plugin: `--post-renderer $(which config-hash)`.)
+    /// Install config-hash as a Helm 4 post-renderer plugin
+    ///
+    /// A postrenderer/v1 plugin, so `helm template|install|upgrade --post-renderer
+    /// config-hash` runs it: writes <DIR>/config-hash/plugin.yaml and a link to this
+    /// binary beside it (an upgrade of the binary upgrades the plugin), and prints the
+    /// plugin directory. DIR defaults to a directory beside Helm's plugins directory that
+    /// no Helm reads by default, since Helm 3 cannot load a Helm 4 plugin and then fails
+    /// every plugin command; the installer prints the alias that lets the Helm 4 it found
+    /// (helm or helm4 on PATH, or --helm) read it. Helm 3 needs no plugin
+    /// (`--post-renderer "$(command -v config-hash)"`): with only Helm 3 on PATH, it
+    /// installs nothing and says so.
+    #[command(after_help = EXAMPLES_INSTALL_HELM_PLUGIN)]
     InstallHelmPlugin {
-        /// Helm's plugins directory [default: $HELM_PLUGINS, else
-        /// $XDG_DATA_HOME/helm/plugins, else ~/.local/share/helm/plugins]; where in
-        /// doubt, pass "$(helm env HELM_PLUGINS)".
+        /// Install into DIR, a plugins directory your Helm 4 reads [default: beside
+        /// Helm's default one, for Helm 4 alone; $HELM_PLUGINS when set]. Refused when a
+        /// Helm 3 on PATH reads DIR.
         #[arg(long, value_name = "DIR")]
         plugins_dir: Option<PathBuf>,
+        /// The Helm 4 binary to install for, when it is not on PATH as helm or helm4.
+        #[arg(long, value_name = "PATH")]
+        helm: Option<PathBuf>,
     },
-    /// Show which workloads read which ConfigMaps/Secrets (and keys), and which
-    /// references are missing: "what rolls if I change this ConfigMap?". It takes the
-    /// same configuration as a run (flags, -c, a kpt package's Kptfile, the
-    /// ResourceList's functionConfig), so it resolves every name as stamping does.
+    /// Show which workloads read which ConfigMaps/Secrets
+    ///
+    /// Which workloads read which ConfigMaps and Secrets (and keys), and which references
+    /// are missing: "what rolls if I change this ConfigMap?". It takes the same
+    /// configuration as a run (flags, -c, a kpt package's Kptfile, the ResourceList's
+    /// functionConfig), so it resolves every name as stamping does.
+    #[command(after_help = EXAMPLES_GRAPH)]
     Graph {
         /// Output format.
         #[arg(long, value_enum, default_value_t = GraphFormat::Table)]
         format: GraphFormat,
         #[command(flatten)]
         config: ConfigArgs,
+        #[command(flatten)]
+        quiet: Quiet,
     },
-    /// Show what rolls between two renders, and which ConfigMap and Secret keys make it
-    /// roll (names, never values).
+    /// Show what rolls between two renders, and why
     ///
     /// For every workload whose stamp changes: which ConfigMaps and Secrets changed and
     /// which of the keys its pods see (key names, never values); workloads added and
@@ -85,6 +102,7 @@ pub enum Command {
     /// rendered and unrendered manifests compare alike. Exit status: 0 whether or not
     /// anything rolls; 3 when a gate (--max-rolls, protected workloads) fails; 1 when
     /// AFTER cannot be read or stamped; 2 a usage error.
+    #[command(after_help = EXAMPLES_DIFF)]
     Diff {
         /// The manifests before the change: a file, a directory, or - for stdin.
         #[arg(value_name = "BEFORE")]
@@ -105,15 +123,18 @@ pub enum Command {
         allow_protected: bool,
         #[command(flatten)]
         flags: ConfigFlags,
+        #[command(flatten)]
+        quiet: Quiet,
     },
-    /// List the workloads that read a ConfigMap or Secret and have nothing that rolls
-    /// them when it changes.
+    /// List workloads with no roll trigger for their config
     ///
-    /// A roll trigger is a config-hash stamp, a checksum/* pod-template annotation, a
-    /// Reloader or wave annotation, or a hashed name on what it reads. Reads manifests
-    /// as they are (a chart's render, a directory; files, directories or stdin), with the
-    /// same configuration as a run. Exit status: 0; 3 with --fail when a workload is
-    /// listed; 1 when the input cannot be read; 2 a usage error.
+    /// The workloads that read a ConfigMap or Secret and have nothing that rolls them
+    /// when it changes. A roll trigger is a config-hash stamp, a checksum/* pod-template
+    /// annotation, a Reloader or wave annotation, or a hashed name on what it reads.
+    /// Reads manifests as they are (a chart's render, a directory; files, directories or
+    /// stdin), with the same configuration as a run. Exit status: 0; 3 with --fail when a
+    /// workload is listed; 1 when the input cannot be read; 2 a usage error.
+    #[command(after_help = EXAMPLES_AUDIT)]
     Audit {
         /// Output format.
         #[arg(long, value_enum, default_value_t = AuditFormat::Table)]
@@ -123,8 +144,12 @@ pub enum Command {
         fail: bool,
         #[command(flatten)]
         config: ConfigArgs,
+        #[command(flatten)]
+        quiet: Quiet,
     },
-    /// List the old hashed ConfigMaps and Secrets that are safe to delete, as a stream
+    /// List old hashed ConfigMaps/Secrets safe to delete
+    ///
+    /// The old hashed ConfigMaps and Secrets that are safe to delete, as a stream
     /// `kubectl delete -f -` reads; nothing is deleted, and no cluster is contacted.
     ///
     /// Safe means all of: a version of a base name the render has (its name is that base
@@ -136,24 +161,87 @@ pub enum Command {
     /// the newest --keep N old versions of its base name (by creationTimestamp). A dump
     /// that cannot show every reader (the render's Deployment without its ReplicaSets, a
     /// Pod without its owner, a CronJob's running Job, ...) is refused, naming each kind
-    /// it lacks and the kubectl get to run. Dump after applying the render:
-    ///
-    ///   kubectl get configmaps,secrets,replicasets,controllerrevisions,pods,jobs,cronjobs -A -o yaml > live.yaml
-    ///
-    ///   config-hash prune --live live.yaml rendered/ | kubectl delete -f -
+    /// it lacks and the kubectl get to run. Dump after applying the render.
+    #[command(after_help = EXAMPLES_PRUNE)]
     Prune(PruneArgs),
-    /// Print a shell completion script: `config-hash completions bash >
-    /// /etc/bash_completion.d/config-hash` (zsh: a file named _config-hash on $fpath;
-    /// fish: ~/.config/fish/completions/config-hash.fish).
+    /// Print a shell completion script
+    #[command(after_help = EXAMPLES_COMPLETIONS)]
     Completions {
         /// The shell.
         #[arg(value_enum)]
         shell: Shell,
     },
-    /// Print the manual page (roff): `config-hash man > config-hash.1`, then `man
-    /// ./config-hash.1`, or install it under a man1 directory.
-    Man,
+    /// Print the manual pages (one per command)
+    ///
+    /// The manual page of config-hash, or of one of its commands (roff, from the same
+    /// definitions as --help); with --dir, every page written as a file:
+    /// config-hash.1, config-hash-diff.1, and so on.
+    #[command(after_help = EXAMPLES_MAN)]
+    Man {
+        /// The command whose page to print (diff, graph, ...) [default: config-hash's own].
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+        /// Write every page into DIR (created if missing), and print the files' paths.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        dir: Option<PathBuf>,
+    },
 }
+
+/// The Examples section of each command's help: commands to copy, one per line.
+const EXAMPLES_CONFIG_HASH: &str = "\
+Examples:
+  config-hash < resource-list.yaml                  # a KRM function: a ResourceList in, stamped, out
+  kubectl kustomize overlay | config-hash | kubectl apply -f -
+  config-hash --in-place manifests/                 # stamp files where they are
+  config-hash --check manifests/                    # CI: exit 3 when something is out of date
+  config-hash -c config-hash.yaml --mode env manifests/ > stamped.yaml";
+
+const EXAMPLES_INSTALL_KUSTOMIZE_PLUGIN: &str = "\
+Examples:
+  config-hash install-kustomize-plugin
+  kubectl kustomize --enable-alpha-plugins examples/kustomize   # a ConfigHash listed under transformers:";
+
+const EXAMPLES_INSTALL_HELM_PLUGIN: &str = "\
+Examples:
+  config-hash install-helm-plugin                  # then add the alias it prints
+  helm template my-release ./chart --post-renderer config-hash
+  config-hash install-helm-plugin --helm ~/bin/helm4   # a Helm 4 that is not on PATH";
+
+const EXAMPLES_GRAPH: &str = "\
+Examples:
+  config-hash graph manifests/
+  kubectl kustomize overlay | config-hash graph
+  config-hash graph --format dot manifests/ | dot -Tsvg > graph.svg
+  config-hash graph --format json manifests/ | jq '.edges[] | select(.status == \"missing\")'";
+
+const EXAMPLES_DIFF: &str = "\
+Examples:
+  config-hash diff base/ head/
+  config-hash diff base/ head/ --format markdown > comment.md   # a pull-request comment
+  config-hash diff base/ head/ --max-rolls 5                     # exit 3 when more than 5 roll
+  helm template r chart/ | config-hash diff before.yaml -";
+
+const EXAMPLES_AUDIT: &str = "\
+Examples:
+  helm template r chart/ | config-hash audit
+  config-hash audit --fail manifests/               # CI: exit 3 when a workload is listed";
+
+const EXAMPLES_PRUNE: &str = "\
+Examples:
+  kubectl get configmaps,secrets,replicasets,controllerrevisions,pods,jobs,cronjobs -A -o yaml > live.yaml
+  config-hash prune --live live.yaml rendered/ | kubectl delete -f -
+  config-hash prune --live live.yaml --format table rendered/   # what is kept, and why";
+
+const EXAMPLES_COMPLETIONS: &str = "\
+Examples:
+  config-hash completions bash > ~/.local/share/bash-completion/completions/config-hash
+  config-hash completions zsh > \"${fpath[1]}/_config-hash\"
+  config-hash completions fish > ~/.config/fish/completions/config-hash.fish";
+
+const EXAMPLES_MAN: &str = "\
+Examples:
+  config-hash man --dir ~/.local/share/man/man1     # then: man config-hash, man config-hash-diff, ...
+  config-hash man diff > config-hash-diff.1 && man ./config-hash-diff.1";
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Shell {
@@ -280,8 +368,16 @@ pub struct RunArgs {
     /// keeping their mode) instead of to stdout, and print each file written.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, requires = "files", conflicts_with = "check")]
     pub in_place: bool,
-    /// Quiet: no summary line on stderr, and no "up to date" from --check (warnings,
-    /// errors and what is out of date are still printed).
+    #[command(flatten)]
+    pub quiet: Quiet,
+}
+
+/// `-q`, the same for every command that reads manifests.
+#[derive(Debug, Args)]
+pub struct Quiet {
+    /// Quiet: no summary line (on stderr, or the one a report opens or closes with) and
+    /// no "up to date" from --check; warnings, errors and the output itself are still
+    /// printed.
     #[arg(short, long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub quiet: bool,
 }
@@ -389,6 +485,8 @@ pub struct PruneArgs {
     /// object of that name in any namespace].
     #[arg(long, value_name = "NAME")]
     pub namespace: Option<String>,
+    #[command(flatten)]
+    pub quiet: Quiet,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

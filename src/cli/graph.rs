@@ -4,10 +4,11 @@ use std::process::ExitCode;
 
 use super::args;
 use super::exit::write_stdout;
+use super::hints::Use;
 use super::read::{read_invocation, unreadable};
 
 pub fn graph(format: args::GraphFormat, args: &args::ConfigArgs) -> ExitCode {
-    let read = match read_invocation(&args.files, &args.flags, false) {
+    let read = match read_invocation(&args.files, &args.flags, false, Use::View("graph")) {
         Ok(read) => read,
         Err(code) => return code,
     };

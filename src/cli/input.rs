@@ -287,6 +287,53 @@ pub fn is_blank(text: &str) -> bool {
         })
 }
 
+/// The Helm charts among `paths`: a directory holding `Chart.yaml`, given or below one
+/// given (hidden directories skipped, as the manifest walk skips them), and the chart a
+/// given file belongs to (under a directory holding `Chart.yaml`). Its templates are not
+/// manifests until Helm renders them.
+pub fn charts(paths: &[PathBuf]) -> Vec<PathBuf> {
+    fn below(dir: &Path, out: &mut Vec<PathBuf>) {
+        if dir.join("Chart.yaml").is_file() {
+            out.push(dir.to_path_buf());
+            return;
+        }
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        let mut dirs: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        dirs.sort();
+        for d in dirs {
+            below(&d, out);
+        }
+    }
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            below(path, &mut out);
+        } else {
+            // As written where it names the chart, else from its absolute path (a
+            // template named from inside the chart).
+            let absolute = path.canonicalize().ok();
+            let chart = [Some(path.as_path()), absolute.as_deref()]
+                .into_iter()
+                .flatten()
+                .find_map(|p| {
+                    p.ancestors()
+                        .skip(1)
+                        .filter(|d| !d.as_os_str().is_empty())
+                        .find(|d| d.join("Chart.yaml").is_file())
+                });
+            out.extend(chart.map(Path::to_path_buf));
+        }
+    }
+    out
+}
+
 /// The manifest files under `path`: itself when it is a file; for a directory every
 /// `*.yaml`, `*.yml` and `*.json` below it, sorted, skipping hidden files and
 /// directories (`.git`, kpt's `.expected`). A Kptfile has no such extension, so it is

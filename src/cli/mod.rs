@@ -27,8 +27,14 @@ pub fn main() -> ExitCode {
         Some(args::Command::InstallKustomizePlugin { plugin_home }) => {
             install::kustomize_plugin(plugin_home)
         }
-        Some(args::Command::InstallHelmPlugin { plugins_dir }) => install::helm_plugin(plugins_dir),
-        Some(args::Command::Graph { format, config }) => graph::graph(format, &config),
+        Some(args::Command::InstallHelmPlugin { plugins_dir, helm }) => {
+            install::helm_plugin(plugins_dir, helm)
+        }
+        Some(args::Command::Graph {
+            format,
+            config,
+            quiet: _,
+        }) => graph::graph(format, &config),
         Some(args::Command::Diff {
             before,
             after,
@@ -36,6 +42,7 @@ pub fn main() -> ExitCode {
             max_rolls,
             allow_protected,
             flags,
+            quiet,
         }) => review::diff(
             &before,
             &after,
@@ -45,15 +52,19 @@ pub fn main() -> ExitCode {
                 allow_protected,
             },
             &flags,
+            quiet.quiet,
         ),
         Some(args::Command::Audit {
             format,
             fail,
             config,
-        }) => review::audit(format, fail, &config),
+            quiet,
+        }) => review::audit(format, fail, &config, quiet.quiet),
         Some(args::Command::Prune(args)) => prune::run(&args),
         Some(args::Command::Completions { shell }) => manual::completions(shell),
-        Some(args::Command::Man) => manual::man(),
+        Some(args::Command::Man { command, dir }) => {
+            manual::man(command.as_deref(), dir.as_deref())
+        }
         None => stamp::run(&cli.run),
     }
 }

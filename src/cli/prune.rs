@@ -76,6 +76,8 @@ pub fn run(args: &PruneArgs) -> ExitCode {
     if let Err(code) = write_stdout(&text) {
         return code;
     }
-    eprintln!("{}", prune::summary(&olds));
+    if !args.quiet.quiet {
+        eprintln!("{}", prune::summary(&olds));
+    }
     ExitCode::SUCCESS
 }

@@ -2,6 +2,7 @@
 //! kpt package's Kptfile step, the kustomize plugin's file), the flags and the input,
 //! assembled into the library's `Invocation`.
 
+use std::io::{self, IsTerminal as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -10,7 +11,7 @@ use config_hash::model::config::OnMissing;
 use config_hash::model::hash::HashKey;
 
 use super::exit::{fail, usage};
-use super::hints::{mistyped_subcommand, stdin_is_a_terminal};
+use super::hints::{self, Use, mistyped_subcommand, stdin_is_a_terminal};
 use super::{args, input, plugin};
 
 /// `--on-missing` for hosts where flags are hard to reach: kustomize and Helm pass their
@@ -85,18 +86,26 @@ pub struct Read {
     pub package: input::Package,
     /// Run as kustomize's legacy exec plugin (config file as the only argument).
     pub plugin: bool,
+    /// Warnings printed about the input itself (a Kustomization among it).
+    pub warned: usize,
 }
 
 /// Reads the key, the config file (`-c`, a kpt package's Kptfile step, or the kustomize
 /// plugin's file) and the input. `manifests`: the PATHs are manifests (files to write
-/// back, one side of a diff), never a plugin's config.
+/// back, one side of a diff), never a plugin's config. `using`: what the command does
+/// with them, for the advice on a source that must be rendered first (a Helm chart; a
+/// Kustomization under --check or --in-place).
 pub fn read_invocation(
     files: &[PathBuf],
     args: &args::ConfigFlags,
     manifests: bool,
+    using: Use,
 ) -> Result<Read, ExitCode> {
     if let Some(code) = mistyped_subcommand(files) {
         return Err(code);
+    }
+    if let Some(chart) = input::charts(files).first() {
+        return Err(hints::chart_source(chart, using));
     }
     let hash_key = read_key(args.key_file.as_deref()).map_err(fail)?;
     let mut invocation = Invocation {
@@ -130,23 +139,43 @@ pub fn read_invocation(
             }
         }
     }
+    let under_kustomize = hints::under_kustomize();
     if !plugin {
         if let Some(code) = stdin_is_a_terminal(paths) {
             return Err(code);
         }
+    } else if !under_kustomize && io::stdin().is_terminal() {
+        // A config file given as the only PATH at a terminal: -c forgotten.
+        return Err(hints::config_given_as_manifests(&files[0]));
     }
     let package = match input::read_package(paths, &skip) {
         Ok(p) => p,
         // kustomize runs a generator with its config and nothing on stdin.
-        Err(_) if plugin && paths.is_empty() => {
+        Err(_) if plugin && paths.is_empty() && under_kustomize => {
             return Err(fail(
                 "kustomize ran config-hash with its ConfigHash config and no resources, as it runs a \
                  generator: list the config file under transformers:, not generators:, in the kustomization",
             ));
         }
+        // Not kustomize: a config file and nothing piped in, -c forgotten.
+        Err(_) if plugin && paths.is_empty() => {
+            return Err(hints::config_given_as_manifests(&files[0]));
+        }
         Err(e) => return Err(fail(e)),
     };
+    if matches!(using, Use::Check | Use::InPlace) {
+        if let Some(source) = package
+            .sources
+            .iter()
+            .find(|s| s.path.is_some() && package.kustomizations().contains(&s.name()))
+        {
+            let path = source.path.as_deref().expect("a file");
+            return Err(hints::kustomize_source(path, &source.text, using));
+        }
+    }
+    let mut warned = 0;
     for kustomization in package.kustomizations() {
+        warned += 1;
         eprintln!(
             "warning: {kustomization} is a Kustomization, which config-hash does not build: what its \
              generators make is not in the input, and the Kustomization is passed through as it is. \
@@ -158,5 +187,6 @@ pub fn read_invocation(
         invocation,
         package,
         plugin,
+        warned,
     })
 }

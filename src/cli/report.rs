@@ -20,6 +20,9 @@ pub struct Report {
     /// A flag has a bad value: the run still reports every configuration problem at
     /// once, then exits 2 (a usage error) rather than 1.
     pub bad_flag: bool,
+    /// Warnings the binary printed about the input itself (a Kustomization among it),
+    /// which the summary counts with the run's.
+    pub warned: usize,
 }
 
 impl Report {
@@ -90,8 +93,10 @@ pub fn findings_on_stderr(
 }
 
 /// One line on stderr after a plain-stream run: what was stamped, renamed, warned about.
-pub fn summary(outcome: &Prepared<'_>, written: Option<usize>) {
-    if let Some(line) = config_hash::model::result::stderr_summary(&outcome.results, written) {
+pub fn summary(outcome: &Prepared<'_>, report: &Report, written: Option<usize>) {
+    if let Some(line) =
+        config_hash::model::result::stderr_summary(&outcome.results, written, report.warned)
+    {
         eprintln!("{line}");
     }
 }

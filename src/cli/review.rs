@@ -10,6 +10,7 @@ use config_hash::views::diff::{self, Gates, Side};
 
 use super::args;
 use super::exit::{EXIT_STALE, EXIT_USAGE, usage, write_stdout};
+use super::hints::Use;
 use super::host::Host;
 use super::read::{Read, read_invocation, unreadable};
 use super::report::{Report, findings_on_stderr};
@@ -21,7 +22,7 @@ fn read_side(path: &Path, flags: &args::ConfigFlags) -> Result<Read, ExitCode> {
     } else {
         vec![path.to_path_buf()]
     };
-    read_invocation(&files, flags, true)
+    read_invocation(&files, flags, true, Use::View("diff"))
 }
 
 /// `config-hash diff BEFORE AFTER`.
@@ -31,6 +32,7 @@ pub fn diff(
     format: args::DiffFormat,
     gates: Gates,
     flags: &args::ConfigFlags,
+    quiet: bool,
 ) -> ExitCode {
     if before == Path::new("-") && after == Path::new("-") {
         return usage("BEFORE and AFTER cannot both be - (stdin holds one of them)");
@@ -43,6 +45,7 @@ pub fn diff(
         host: Host::detect(false),
         quiet: false,
         bad_flag: !a.invocation.overrides.problems().is_empty(),
+        warned: 0,
     };
     let pb = match config_hash::resolve_run(b.package.joined(), &b.invocation) {
         Ok(p) => p,
@@ -83,6 +86,10 @@ pub fn diff(
     );
     let failures = d.gate_failures(gates);
     let text = match format {
+        // -q: the table without the summary line it opens with.
+        args::DiffFormat::Table if quiet => {
+            without_summary(&diff::render_table(&d, &failures), "config-hash diff:")
+        }
         args::DiffFormat::Table => diff::render_table(&d, &failures),
         args::DiffFormat::Markdown => diff::render_markdown(&d, &failures),
         args::DiffFormat::Json => diff::render_json(&d, gates, &failures),
@@ -100,8 +107,13 @@ pub fn diff(
 }
 
 /// `config-hash audit [PATH...]`.
-pub fn audit(format: args::AuditFormat, fail_on_any: bool, args: &args::ConfigArgs) -> ExitCode {
-    let read = match read_invocation(&args.files, &args.flags, false) {
+pub fn audit(
+    format: args::AuditFormat,
+    fail_on_any: bool,
+    args: &args::ConfigArgs,
+    quiet: bool,
+) -> ExitCode {
+    let read = match read_invocation(&args.files, &args.flags, false, Use::View("audit")) {
         Ok(read) => read,
         Err(code) => return code,
     };
@@ -129,6 +141,11 @@ pub fn audit(format: args::AuditFormat, fail_on_any: bool, args: &args::ConfigAr
     }
     let found = config_hash::views::audit::audit(&prepared.resolution);
     let text = match format {
+        // -q: the table without the summary line it closes with.
+        args::AuditFormat::Table if quiet => without_summary(
+            &config_hash::views::audit::render_table(&found),
+            "config-hash audit:",
+        ),
         args::AuditFormat::Table => config_hash::views::audit::render_table(&found),
         args::AuditFormat::Json => config_hash::views::audit::render_json(&found),
     };
@@ -140,4 +157,21 @@ pub fn audit(format: args::AuditFormat, fail_on_any: bool, args: &args::ConfigAr
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// A report's text without its summary line (the one starting with `prefix`) and the
+/// blank line that sets it apart, for `-q`.
+fn without_summary(text: &str, prefix: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(at) = lines.iter().position(|l| l.starts_with(prefix)) else {
+        return text.to_string();
+    };
+    let mut keep: Vec<&str> = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let blank_beside = line.is_empty() && (i + 1 == at || i == at + 1);
+        if i != at && !blank_beside {
+            keep.push(line);
+        }
+    }
+    keep.iter().map(|l| format!("{l}\n")).collect()
 }

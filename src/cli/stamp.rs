@@ -7,22 +7,30 @@ use std::process::ExitCode;
 use config_hash::{Invocation, Prepared};
 
 use super::exit::{EXIT_STALE, EXIT_USAGE, fail, write_stdout};
-use super::hints::{generator_list, kustomize_function};
+use super::hints::{Use, generator_list, kustomize_function};
 use super::host::{self, Host};
 use super::read::{read_invocation, unreadable};
 use super::report::{Report, findings_on_stderr, summary};
 use super::{args, input};
 
 pub fn run(args: &args::RunArgs) -> ExitCode {
-    let read = match read_invocation(&args.config.files, &args.config.flags, args.in_place) {
+    let using = if args.check {
+        Use::Check
+    } else if args.in_place {
+        Use::InPlace
+    } else {
+        Use::Stamp
+    };
+    let read = match read_invocation(&args.config.files, &args.config.flags, args.in_place, using) {
         Ok(read) => read,
         Err(code) => return code,
     };
     let report = Report {
         host: Host::detect(read.plugin),
         // Nobody reads a summary in a kustomize build.
-        quiet: args.quiet || read.plugin,
+        quiet: args.quiet.quiet || read.plugin,
         bad_flag: !read.invocation.overrides.problems().is_empty(),
+        warned: read.warned,
     };
     if read.package.is_one_text() && !args.in_place {
         run_one_text(args, &read.invocation, &read.package, report)
@@ -74,7 +82,7 @@ fn run_one_text(
             comments = lines;
         }
         if !report.quiet {
-            summary(&outcome, None);
+            summary(&outcome, &report, None);
         }
     } else if kustomize_function(&source.text) {
         // kustomize ignores results: what they say goes to stderr, which it shows.
@@ -171,22 +179,30 @@ fn run_package(
             println!("wrote {}", path.display());
         }
         if !report.quiet {
-            summary(&outcome, Some(changed.len()));
+            summary(&outcome, &report, Some(changed.len()));
         }
         return ExitCode::SUCCESS;
     }
     if !report.quiet {
-        summary(&outcome, None);
+        summary(&outcome, &report, None);
     }
     let mut text = String::new();
-    for edited in &texts {
+    let mut line_break = "\n";
+    for (source, edited) in package.sources.iter().zip(&texts) {
         if !text.is_empty() {
+            // The separator takes the line breaks of the file before it.
             if !text.ends_with('\n') {
-                text.push('\n');
+                text.push_str(line_break);
             }
-            text.push_str("---\n");
+            text.push_str("---");
+            text.push_str(line_break);
         }
         text.push_str(edited);
+        line_break = if source.text.contains("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        };
     }
     if report.host.keeps_comments() {
         text = host::with_comments(&text, &lines);

@@ -2,7 +2,7 @@
 //! sends `key=value` pairs) or a typed ConfigHash object, with defaults and validation.
 
 use crate::model::catalog::{CLUSTER_SCOPED, Extension, annotations};
-use crate::model::extension::{self, EntryError};
+use crate::model::extension::{self, EntryError, unknown_field};
 pub use crate::model::gitops::GitOps;
 use crate::model::resource::ResourceId;
 use crate::yaml::{NodeId, Tree};
@@ -319,12 +319,7 @@ impl Overrides {
             "installTime" => self.install_time = Some(InstallTime::parse_list(value)?),
             "namespace" => self.namespace = Some(value.to_string()),
             "gitops" => self.gitops = Some(one_of(value, GITOPS)?),
-            _ => {
-                return Err(format!(
-                    "unknown field; accepted fields: {}",
-                    FIELDS.join(", ")
-                ));
-            }
+            _ => return Err(unknown_field(field, FIELDS)),
         }
         Ok(())
     }
@@ -545,6 +540,27 @@ pub fn looks_like_function_config(tree: &Tree<'_>, item: NodeId) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_unknown_field_names_the_one_it_was_likely_meant_to_be() {
+        for (typed, meant) in [
+            ("mdoe", "mode"),
+            ("env_name", "envName"),
+            ("annotationkey", "annotationKey"),
+            ("onmissing", "onMissing"),
+        ] {
+            let message = super::unknown_field(typed, super::FIELDS);
+            assert!(
+                message.starts_with(&format!("unknown field; did you mean {meant}? ")),
+                "{typed}: {message}"
+            );
+        }
+        let message = super::unknown_field("colour", super::FIELDS);
+        assert!(
+            message.starts_with("unknown field; accepted fields: "),
+            "{message}"
+        );
+    }
+
     use super::*;
 
     fn parse(src: &str) -> Result<Config, Vec<ConfigError>> {

@@ -19,6 +19,30 @@ pub const FIELDS: &[&str] = &[
     "annotationReferences",
 ];
 
+/// What is wrong with a field that is not one of `accepted`: the accepted field it was
+/// most likely meant to be (`mdoe`, `env_name`, `annotationkey`), as flags get from
+/// clap, and the list. For the functionConfig's fields (`config.rs`) and a catalog
+/// entry's (here).
+pub fn unknown_field(key: &str, accepted: &[&str]) -> String {
+    let meant = accepted
+        .iter()
+        .map(|a| {
+            (
+                strsim::jaro_winkler(&key.to_lowercase(), &a.to_lowercase()),
+                a,
+            )
+        })
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match meant {
+        Some((_, field)) => format!(
+            "unknown field; did you mean {field}? Accepted fields: {}",
+            accepted.join(", ")
+        ),
+        None => format!("unknown field; accepted fields: {}", accepted.join(", ")),
+    }
+}
+
 /// A problem with one user entry, naming it. Worded (`Display`) in
 /// [`crate::model::config`], as the configuration error it becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,10 +170,7 @@ impl Reader<'_, '_> {
             if !allowed.contains(&key) {
                 self.error(
                     format!("{at}.{key}"),
-                    format!(
-                        "{at}.{key}: unknown field; accepted fields: {}",
-                        allowed.join(", ")
-                    ),
+                    format!("{at}.{key}: {}", unknown_field(key, allowed)),
                 );
             }
         }

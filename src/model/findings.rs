@@ -55,6 +55,9 @@ pub struct Missing {
     /// An object of this kind and name in another namespace (`None`: written without
     /// one), for a missing object.
     pub elsewhere: Option<Option<String>>,
+    /// The other fields of the same workload that refer to the same missing object, with
+    /// their containers: one warning names them all.
+    pub also: Vec<(String, Option<String>)>,
 }
 
 /// What a workload's spec keeps when env mode cannot change it.
@@ -415,6 +418,7 @@ mod tests {
             field: "f".into(),
             extra: false,
             elsewhere: None,
+            also: Vec::new(),
         })))
         .with_severity(Severity::Warning);
         assert_eq!(warned.severity, Severity::Warning);

@@ -210,10 +210,23 @@ fn references(finding: &Finding, f: &mut String, id: &ResourceId) -> fmt::Result
 fn missing(f: &mut String, id: &ResourceId, m: &Missing) -> fmt::Result {
     let k = m.kind.as_str();
     write!(f, "{id}")?;
-    if let Some(c) = &m.container {
-        write!(f, " container {c:?}")?;
+    if m.also.is_empty() {
+        if let Some(c) = &m.container {
+            write!(f, " container {c:?}")?;
+        }
+        write!(f, ": {} refers to ", m.field)?;
+    } else {
+        // One object read several ways: every field, each with its container.
+        let fields: Vec<String> = std::iter::once((&m.field, &m.container))
+            .chain(m.also.iter().map(|(field, c)| (field, c)))
+            .map(|(field, c)| match c {
+                Some(c) => format!("{field} (container {c:?})"),
+                None => field.clone(),
+            })
+            .collect();
+        let (last, rest) = fields.split_last().expect("two fields or more");
+        write!(f, ": {} and {last} refer to ", rest.join(", "))?;
     }
-    write!(f, ": {} refers to ", m.field)?;
     match (&m.key, &m.other) {
         (None, Some((other, by))) => {
             write!(
@@ -248,20 +261,24 @@ fn missing(f: &mut String, id: &ResourceId, m: &Missing) -> fmt::Result {
         (Some(key), _) => write!(f, "key {key:?} of {k} {:?}, which has no such key", m.name)?,
     }
     // Env references stop the container; volume references stop the mount.
+    let volumes_only = std::iter::once(&m.field)
+        .chain(m.also.iter().map(|(field, _)| field))
+        .all(|field| field.contains(".volumes["));
+    let them = if m.also.is_empty() { "it" } else { "them" };
     let (failure, fix) = if m.extra {
         (
             "the app reads it through the API, so it would not find it",
-            "add it, or take it out of the annotation, or set onMissing: ignore",
+            "add it, or take it out of the annotation, or set onMissing: ignore".to_string(),
         )
-    } else if m.field.contains(".volumes[") {
+    } else if volumes_only {
         (
             "the pod would not start: its volume cannot be mounted",
-            "mark it optional: true, or add it, or set onMissing: ignore",
+            format!("mark {them} optional: true, or add it, or set onMissing: ignore"),
         )
     } else {
         (
             "the pod would fail with CreateContainerConfigError",
-            "mark it optional: true, or add it, or set onMissing: ignore",
+            format!("mark {them} optional: true, or add it, or set onMissing: ignore"),
         )
     };
     write!(f, " ({failure}; {fix})")
@@ -627,6 +644,7 @@ mod tests {
             field: field.into(),
             extra: false,
             elsewhere: None,
+            also: Vec::new(),
         }
     }
 

@@ -71,14 +71,21 @@ pub fn stderr_lines(results: &[KrmResult]) -> impl Iterator<Item = String> + '_ 
 }
 
 /// The one line on stderr after a plain-stream run: the summary, objects renamed,
-/// warnings, and files written (when the input was files).
-pub fn stderr_summary(results: &[KrmResult], written: Option<usize>) -> Option<String> {
+/// warnings, and files written (when the input was files). `other_warnings`: warnings
+/// the caller printed itself, about the input rather than a resource (a Kustomization
+/// among the files), which the count includes.
+pub fn stderr_summary(
+    results: &[KrmResult],
+    written: Option<usize>,
+    other_warnings: usize,
+) -> Option<String> {
     let summary = results.iter().rev().find(|r| r.finding.is_summary())?;
     let renamed = results.iter().filter(|r| r.finding.is_rename()).count();
-    let warnings = results
-        .iter()
-        .filter(|r| r.severity == Severity::Warning)
-        .count();
+    let warnings = other_warnings
+        + results
+            .iter()
+            .filter(|r| r.severity == Severity::Warning)
+            .count();
     let mut line = summary.message();
     if renamed > 0 {
         let _ = write!(line, ", {renamed} object(s) renamed");
@@ -110,6 +117,7 @@ mod tests {
             field: field.into(),
             extra: false,
             elsewhere: None,
+            also: Vec::new(),
         }
     }
 
@@ -135,15 +143,20 @@ mod tests {
             }),
         ];
         assert_eq!(
-            stderr_summary(&results, Some(2)).unwrap(),
+            stderr_summary(&results, Some(2), 0).unwrap(),
             "config-hash: 3 workload(s) stamped, 1 skipped, 1 missing reference(s), 2 object(s) renamed, 1 warning(s), 2 file(s) written"
+        );
+        assert!(
+            stderr_summary(&results, None, 2)
+                .unwrap()
+                .ends_with(", 3 warning(s)")
         );
         let lines: Vec<String> = stderr_lines(&results).collect();
         assert_eq!(lines.len(), 1);
         assert!(
             lines[0].starts_with("warning: Deployment shop/web container \"app\": f refers to")
         );
-        assert_eq!(stderr_summary(&results[..3], None), None);
+        assert_eq!(stderr_summary(&results[..3], None, 0), None);
     }
 
     #[test]

@@ -50,6 +50,16 @@ pub fn resolve_names(
             ignored_keys: Vec::new(),
         });
     }
+    // A Role rule that grants configmaps and secrets names each object once, in one
+    // list: a name found as one kind is not missing as the other.
+    let found: Vec<(String, String)> = out
+        .iter()
+        .filter(|r| r.status != Status::Missing)
+        .map(|r| (r.field.clone(), r.name.clone()))
+        .collect();
+    out.retain(|r| {
+        r.status != Status::Missing || !found.iter().any(|(f, n)| *f == r.field && *n == r.name)
+    });
     out
 }
 

@@ -4,6 +4,7 @@
 //! about it (missing objects and keys, names that cannot be read).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::BuildHasherDefault;
 
 use crate::model::catalog::SourceKind;
 use crate::model::catalog::{Catalog, WorkloadKind, annotations};
@@ -71,6 +72,7 @@ pub fn resolve_workload(
         output_field,
         out: WorkloadResolution::new(ctx.record),
         reads: Reads::new(),
+        missing_at: HashMap::default(),
     };
     let spec_path = kind.spec_field();
     let mut refs = w.references(pod, &spec_path);
@@ -110,6 +112,41 @@ struct Resolving<'a, 't> {
     output_field: &'a dyn Fn(&str) -> Option<String>,
     out: WorkloadResolution,
     reads: Reads,
+    /// Where in `out.notes` the finding about each missing object is, by
+    /// [`missing_object_hash`], for the further references to it.
+    missing_at: HashMap<u64, usize, BuildHasherDefault<Prehashed>>,
+}
+
+/// A missing object's identity (kind, name as reported, named in an annotation) as a
+/// number: FNV-1a. A map keyed by it costs a fraction of a `String` key per reference,
+/// and a workload may hold a hundred thousand of them; a collision is checked for.
+fn missing_object_hash(kind: SourceKind, name: &str, extra: bool) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in [kind as u8, u8::from(extra)]
+        .into_iter()
+        .chain(name.bytes())
+    {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The hasher of a map whose keys are hashes already.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl std::hash::Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 /// Where one reference of the pod spec or the annotations was looked up, and what it
@@ -381,6 +418,7 @@ impl Resolving<'_, '_> {
             field: field.clone(),
             extra: r.extra,
             elsewhere: None,
+            also: Vec::new(),
         };
         match found.entry.map(|s| &s.content) {
             Some(Ok(_)) => {
@@ -440,6 +478,38 @@ impl Resolving<'_, '_> {
             OnMissing::Warn => Severity::Warning,
             OnMissing::Error => Severity::Error,
         };
+        self.out.missing += 1;
+        // One object missing, read several ways (env, envFrom, a volume): one finding
+        // that names every field, not one per field.
+        if missing.key.is_none() {
+            let same = |m: &Missing| {
+                m.key.is_none()
+                    && m.kind == missing.kind
+                    && m.name == missing.name
+                    && m.extra == missing.extra
+            };
+            let hash = missing_object_hash(missing.kind, &missing.name, missing.extra);
+            let notes = &self.out.notes;
+            let earlier = match self.missing_at.get(&hash) {
+                // The finding at that place, unless another object has the same hash.
+                Some(&at) => match notes.get(at) {
+                    Some(Note::Result(r)) if matches!(&*r.finding, Finding::Missing(m) if same(m)) => {
+                        Some(at)
+                    }
+                    _ => notes.iter().position(|n| {
+                        matches!(n, Note::Result(r) if matches!(&*r.finding, Finding::Missing(m) if same(m)))
+                    }),
+                },
+                None => None,
+            };
+            if let Some(Note::Result(r)) = earlier.and_then(|at| self.out.notes.get_mut(at)) {
+                if let Finding::Missing(earlier) = &mut *r.finding {
+                    earlier.also.push((missing.field, missing.container));
+                    return;
+                }
+            }
+            self.missing_at.entry(hash).or_insert(self.out.notes.len());
+        }
         let field = missing.field.clone();
         self.out.notes.push(Note::Result(
             KrmResult::new(Finding::Missing(Box::new(missing)))
@@ -447,7 +517,6 @@ impl Resolving<'_, '_> {
                 .about(self.tree, self.item)
                 .at_field(field),
         ));
-        self.out.missing += 1;
     }
 
     /// Adds what the pod sees through one reference to what it reads of that source:
@@ -726,6 +795,7 @@ mod tests {
                     field: format!("{POD}.containers[0].envFrom[1].configMapRef"),
                     extra: false,
                     elsewhere: None,
+                    also: Vec::new(),
                 })),
                 &Finding::AbsentUnproduced {
                     kind: CM,
@@ -788,6 +858,7 @@ mod tests {
                 field: format!("{POD}.containers[0].env[1].valueFrom.configMapKeyRef"),
                 extra: false,
                 elsewhere: None,
+                also: Vec::new(),
             }
         );
         assert_eq!((m[1].name.as_str(), m[1].key.as_deref()), ("gone", None));
@@ -858,6 +929,7 @@ mod tests {
                 field: field.into(),
                 extra: true,
                 elsewhere: None,
+                also: Vec::new(),
             }]
         );
         // Written without a namespace, the workload still hashes another's as such.
@@ -1109,6 +1181,7 @@ mod tests {
                     field: format!("{container}.env[3].valueFrom.secretKeyRef"),
                     extra: false,
                     elsewhere: None,
+                    also: Vec::new(),
                 })),
             ]
         );

@@ -15,6 +15,8 @@ pub struct Untied {
     pub kind: SourceKind,
     /// As hashed: `namespace/name` for another namespace's object.
     pub name: String,
+    /// The namespace it is looked up in (the workload's, unless the name says another).
+    pub namespace: Option<String>,
     /// The keys the pod sees (`None`: every key).
     pub keys: Option<Vec<String>>,
     /// It is in the input (an object made at install time or by hand is not).
@@ -61,6 +63,7 @@ pub fn audit(r: &Resolution) -> Audit {
             .map(|read| Untied {
                 kind: read.kind,
                 name: read.shown.clone(),
+                namespace: read.namespace.clone(),
                 keys: match &read.keys {
                     Keys::All => None,
                     Keys::Some(ks) => Some(ks.clone()),
@@ -78,8 +81,12 @@ pub fn audit(r: &Resolution) -> Audit {
     out
 }
 
+/// `ConfigMap ns/name`, as `graph` and `diff` show it.
 fn read_text(u: &Untied) -> String {
-    let mut s = format!("{} {}", u.kind.as_str(), u.name);
+    let mut s = match &u.namespace {
+        Some(ns) if !u.name.contains('/') => format!("{} {ns}/{}", u.kind.as_str(), u.name),
+        _ => format!("{} {}", u.kind.as_str(), u.name),
+    };
     if !u.in_input {
         s.push_str(" (not in the input)");
     }

@@ -17,6 +17,12 @@
 //!
 //! A `#[test]` function in such a file would never run; `tests/repository.rs` fails when
 //! one is there.
+//!
+//! Slow tests (a container image build, a `cargo install` by pre-commit, anything that
+//! builds a release binary) are a tier of their own: `trial!(...).slow()` shows as
+//! `[slow] name ... ignored` in `cargo test`, and `cargo test -- --ignored` runs the slow
+//! tier alone (`--include-ignored` runs everything). What they need is checked when they
+//! run, as for any test.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,6 +38,10 @@ pub enum Need {
     File(PathBuf, String),
     /// A directory that must exist (test input outside the repository), and how to get it.
     Dir(PathBuf, &'static str),
+    /// podman, buildah and runc on PATH, with the configuration `container/setup-podman.sh`
+    /// writes: without it a function container may fail to start ("error setting rlimit
+    /// type 7: operation not permitted"), which says nothing of the setup step.
+    Podman,
 }
 
 impl Need {
@@ -55,12 +65,23 @@ impl Need {
         )
     }
 
+    /// podman set up as the container guide says (see [`Need::Podman`]).
+    pub fn podman() -> Need {
+        Need::Podman
+    }
+
     /// Whether the machine has it.
     pub fn is_met(&self) -> bool {
         match self {
             Need::Tool(name, _) => super::which(name).is_some(),
             Need::File(path, _) => path.is_file(),
             Need::Dir(path, _) => path.is_dir(),
+            Need::Podman => {
+                ["podman", "buildah", "runc"]
+                    .iter()
+                    .all(|t| super::which(t).is_some())
+                    && podman_configured(&containers_conf())
+            }
         }
     }
 
@@ -70,6 +91,13 @@ impl Need {
             Need::Tool(name, hint) => (format!("{name} on PATH"), hint.to_string()),
             Need::File(path, hint) => (path.display().to_string(), hint.clone()),
             Need::Dir(path, hint) => (path.display().to_string(), hint.to_string()),
+            Need::Podman => (
+                format!(
+                    "podman, buildah and runc, with {} as container/setup-podman.sh writes it",
+                    containers_conf().display()
+                ),
+                "run sudo container/setup-podman.sh (CI: .ci/setup-container.sh)".to_string(),
+            ),
         };
         if hint.is_empty() {
             what
@@ -77,6 +105,38 @@ impl Need {
             format!("{what}: {hint}")
         }
     }
+}
+
+/// The containers.conf podman reads: `CONTAINERS_CONF`, else the machine's.
+pub fn containers_conf() -> PathBuf {
+    std::env::var_os("CONTAINERS_CONF")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/etc/containers/containers.conf"))
+}
+
+/// Whether `conf` holds every line of the configuration `container/setup-podman.sh`
+/// writes (its `wanted='...'` block).
+pub fn podman_configured(conf: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(conf) else {
+        return false;
+    };
+    let has: Vec<&str> = text.lines().map(str::trim).collect();
+    podman_setup_lines().iter().all(|l| has.contains(l))
+}
+
+/// The lines of the configuration `container/setup-podman.sh` writes.
+pub fn podman_setup_lines() -> Vec<&'static str> {
+    let script = include_str!("../../container/setup-podman.sh");
+    let block = script
+        .split_once("wanted='")
+        .and_then(|(_, rest)| rest.split_once('\''))
+        .map(|(block, _)| block)
+        .expect("container/setup-podman.sh sets wanted='...'");
+    block
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// Where the tests find Helm `major` (see [`Need::helm`]).
@@ -96,21 +156,42 @@ pub fn in_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
-/// One test: a function that panics on failure, and what it needs.
+/// The kind a slow test shows in cargo test's output: `test [slow] name ... ignored`.
+pub const SLOW: &str = "slow";
+
+/// One test: a function that panics on failure, what it needs, and its tier.
 pub struct Test {
     name: &'static str,
     run: fn(),
     needs: Vec<Need>,
+    slow: bool,
 }
 
 impl Test {
     pub fn new(name: &'static str, run: fn(), needs: Vec<Need>) -> Test {
-        Test { name, run, needs }
+        Test {
+            name,
+            run,
+            needs,
+            slow: false,
+        }
+    }
+
+    /// In the slow tier: run by `cargo test -- --ignored` (and `--include-ignored`),
+    /// not by a plain `cargo test`.
+    pub fn slow(mut self) -> Test {
+        self.slow = true;
+        self
     }
 
     fn into_trial(self) -> Trial {
-        let Test { name, run, needs } = self;
-        Trial::ignorable_test(name, move || {
+        let Test {
+            name,
+            run,
+            needs,
+            slow,
+        } = self;
+        let trial = Trial::ignorable_test(name, move || {
             let missing: Vec<String> = needs
                 .iter()
                 .filter(|n| !n.is_met())
@@ -127,7 +208,12 @@ impl Test {
                 )));
             }
             Ok(Completion::ignored_with(format!("needs {missing}")))
-        })
+        });
+        if slow {
+            trial.with_kind(SLOW).with_ignored_flag(true)
+        } else {
+            trial
+        }
     }
 }
 

@@ -160,6 +160,22 @@ pub fn run(command: &mut Command) -> Output {
     output
 }
 
+/// `command`'s output, retrying while its program is "text file busy": an executable
+/// this process has just written may be held open for writing, for a moment, by a
+/// child another test thread forked meanwhile (until that child execs), and exec then
+/// fails with ETXTBSY. Use it for a binary a test copies and then runs.
+pub fn output_of_fresh_executable(command: &mut Command) -> Output {
+    for _ in 0..200 {
+        match command.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            result => return result.unwrap_or_else(|e| panic!("cannot run {command:?}: {e}")),
+        }
+    }
+    panic!("{command:?}: text file busy for 2 s");
+}
+
 /// PATH with `dir` first.
 pub fn path_with(dir: &Path) -> OsString {
     let mut paths = vec![dir.to_path_buf()];
@@ -340,12 +356,29 @@ impl Rng {
     }
 }
 
+/// The environment variable that adds random seeds to the randomised tests: a count
+/// (`CONFIG_HASH_RANDOM_SEEDS=3`). Unset (or 0), they run their fixed seeds only, so
+/// `cargo test` gives the same answer on every run; CI runs a step of its own with it.
+pub const RANDOM_SEEDS_VAR: &str = "CONFIG_HASH_RANDOM_SEEDS";
+
+/// How many random seeds `CONFIG_HASH_RANDOM_SEEDS` asks for (0 when unset).
+pub fn random_seed_count() -> usize {
+    match std::env::var(RANDOM_SEEDS_VAR) {
+        Ok(v) if !v.trim().is_empty() => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{RANDOM_SEEDS_VAR}={v:?}: a count of random seeds")),
+        _ => 0,
+    }
+}
+
 /// The seeds a differential test runs: the numbers in the environment variable `var`
-/// (comma-separated, decimal or `0x` hex) when it is set, else `fixed` and one random
-/// seed (which the test prints, so a failure can be run again).
-pub fn seeds(var: &str, fixed: u64) -> Vec<u64> {
-    match std::env::var(var) {
-        Ok(list) => list
+/// (comma-separated, decimal or `0x` hex) when it is set, else every `fixed` seed (a
+/// seed that once found a bug stays there for good) and [`random_seed_count`] random
+/// ones (which the test prints, so a failure can be run again and added to `fixed`).
+pub fn seeds(var: &str, fixed: &[u64]) -> Vec<u64> {
+    if let Ok(list) = std::env::var(var) {
+        return list
             .split(',')
             .map(|s| {
                 let s = s.trim();
@@ -353,17 +386,17 @@ pub fn seeds(var: &str, fixed: u64) -> Vec<u64> {
                     .map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16))
                     .unwrap_or_else(|_| panic!("{var}: numbers, comma-separated"))
             })
-            .collect(),
-        Err(_) => {
-            let nanos = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos());
-            vec![
-                fixed,
-                Rng(nanos as u64 ^ u64::from(std::process::id())).next(),
-            ]
-        }
+            .collect();
     }
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut rng = Rng(nanos as u64 ^ u64::from(std::process::id()));
+    fixed
+        .iter()
+        .copied()
+        .chain((0..random_seed_count()).map(|_| rng.next()))
+        .collect()
 }
 
 /// Runs `shell_command` (sh syntax) in a terminal made by `script` (util-linux), and

@@ -201,6 +201,8 @@ pub struct Error {
     offset: usize,
     line: usize,
     column: usize,
+    /// A duplicate key as written, when it is shown (see [`Error::message`]).
+    key: Option<Box<str>>,
 }
 
 impl Error {
@@ -210,12 +212,32 @@ impl Error {
             offset,
             line,
             column,
+            key: None,
         }
+    }
+
+    /// The same error naming the duplicate key, as written.
+    pub(crate) fn with_key(mut self, key: &str) -> Error {
+        self.key = Some(key.into());
+        self
     }
 
     /// What was refused.
     pub fn kind(&self) -> ErrorKind {
         self.kind
+    }
+
+    /// What went wrong, for a message: [`ErrorKind::describe`], naming the key of a
+    /// duplicate key when it was written as a key (followed by its `:`). A key written
+    /// with no value is not named: it may be a value typed as a flow mapping, such as a
+    /// Secret's (`{hunter2, hunter2}`).
+    pub fn message(&self) -> String {
+        match (&self.key, self.kind) {
+            (Some(key), ErrorKind::DuplicateKey) => format!(
+                "duplicate key {key} in a mapping (the API server rejects duplicate fields; keep one)"
+            ),
+            _ => self.kind.describe(),
+        }
     }
 
     /// The byte offset in the text parsed (not counting the context's line base).
@@ -249,7 +271,7 @@ impl std::fmt::Display for Error {
             "line {} column {}: {}",
             self.line,
             self.column,
-            self.kind.describe()
+            self.message()
         )
     }
 }

@@ -569,11 +569,52 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// The key that starts at `at`, as written, when it is followed by its `:` and fits a
+/// message (one line, at most 64 characters): a plain key up to its `:`, or a quoted
+/// one with its quotes. `None` for a key with no value (it may be a value typed as a
+/// flow mapping: a Secret's) or anything else.
+fn written_key(src: &str, at: usize) -> Option<&str> {
+    let rest = src.get(at..)?;
+    let bytes = rest.as_bytes();
+    let end = match bytes.first()? {
+        b'"' => {
+            let mut i = 1;
+            loop {
+                match bytes.get(i)? {
+                    b'\\' => i += 2,
+                    b'"' => break i + 1,
+                    _ => i += 1,
+                }
+            }
+        }
+        b'\'' => {
+            let mut i = 1;
+            loop {
+                match (bytes.get(i)?, bytes.get(i + 1)) {
+                    (b'\'', Some(b'\'')) => i += 2,
+                    (b'\'', _) => break i + 1,
+                    _ => i += 1,
+                }
+            }
+        }
+        _ => rest.find([':', ',', '{', '}', '[', ']', '#', '\n', '\r'])?,
+    };
+    let key = rest[..end].trim_end_matches([' ', '\t']);
+    let after = rest[end..].trim_start_matches([' ', '\t']);
+    let fits = !key.is_empty() && key.chars().count() <= 64 && !key.contains(['\n', '\r']);
+    (fits && after.starts_with(':')).then_some(key)
+}
+
 impl<'a> Tree<'a> {
-    /// The error `e` as a public error: line and column for messages.
+    /// The error `e` as a public error: line and column for messages, and the key of a
+    /// duplicate key.
     pub(crate) fn error_at(src: &str, ctx: Context, e: RawError) -> Error {
         let (line, column) = line_col_of(src, ctx.json(), e.at);
-        Error::new(e.kind, e.at, line + ctx.line_base(), column)
+        let error = Error::new(e.kind, e.at, line + ctx.line_base(), column);
+        match written_key(src, e.at) {
+            Some(key) if e.kind == ErrorKind::DuplicateKey => error.with_key(key),
+            _ => error,
+        }
     }
 
     /// The text the tree was read from.

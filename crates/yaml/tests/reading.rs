@@ -1,7 +1,7 @@
 //! Reading as the product relies on it, through the public API only: exact spans,
 //! JSON escapes, duplicate keys, merge order, and the typed work limits.
 
-use goyaml_splice::{Context, Error, MAX_DEPTH, Tree};
+use goyaml_splice::{Context, Error, ErrorKind, MAX_DEPTH, Tree};
 
 fn parse(src: &str) -> Result<Tree<'_>, Error> {
     Tree::parse(src, Context::of(src))
@@ -45,6 +45,37 @@ fn duplicate_keys_are_rejected_with_a_position() {
         err.kind().describe().contains("duplicate key"),
         "{}",
         err.kind().describe()
+    );
+}
+
+/// A duplicate key's message names the key as written (it named only the line).
+#[test]
+fn a_duplicate_key_is_named_as_written() {
+    for (src, key) in [
+        (
+            "data:\n  LOG_LEVEL: info\n  LOG_LEVEL: debug\n",
+            "LOG_LEVEL",
+        ),
+        ("data: {a: 1, 'a': 2}\n", "'a'"),
+        (
+            "{\"data\": {\"k.e\\\"y\": 1, \"k.e\\\"y\" : 2}}\n",
+            "\"k.e\\\"y\"",
+        ),
+        ("? x\n: 1\nx : 2\n", "x"),
+    ] {
+        let err = parse(src).unwrap_err();
+        assert!(
+            err.message()
+                .starts_with(&format!("duplicate key {key} in a mapping")),
+            "{src:?}: {}",
+            err.message()
+        );
+        assert!(err.to_string().contains(&err.message()), "{err}");
+    }
+    let long = format!("{0}: 1\n{0}: 2\n", "k".repeat(65));
+    assert_eq!(
+        parse(&long).unwrap_err().message(),
+        ErrorKind::DuplicateKey.describe()
     );
 }
 
@@ -147,4 +178,5 @@ fn a_duplicate_key_is_never_quoted_in_the_message() {
         err.kind().describe()
     );
     assert!(!err.to_string().contains("hunter2"), "{err}");
+    assert!(!err.message().contains("hunter2"), "{}", err.message());
 }
