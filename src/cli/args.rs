@@ -273,8 +273,10 @@ pub struct RunArgs {
     /// Say on stderr where the input was read in bigger chunks than one item, and why.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub debug: bool,
-    /// Write the stamped files back to themselves (only those that change, atomically,
-    /// keeping their mode) instead of to stdout, and print each file written.
+    /// Write the stamped files back to themselves (only those that change) instead of to
+    /// stdout, and print each file written: all of them or none (each is written to a
+    /// temporary file beside it, and renamed over it once every one is written), keeping
+    /// each file's mode and owner; a symbolic link is followed and stays a link.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, requires = "files", conflicts_with = "check")]
     pub in_place: bool,
     /// Quiet: no summary line on stderr, and no "up to date" from --check (warnings,

@@ -11,7 +11,7 @@
 //! so output stays lossless whatever shape the input had.
 
 use std::fs;
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use config_hash::model::invocation::{KptStep, kptfile_text_step};
@@ -327,30 +327,105 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes `text` to `path` atomically: a temporary file in the same directory, given
-/// the original's permissions, then renamed over it. A reader (or an interrupted run)
-/// sees the old file or the new one, never half of one. No fsync: durability across a
-/// power loss is the file system's business, and syncing each file made rewriting a
-/// 10,000-file package take 17 s instead of 5 s here.
-pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
+/// Writes each `(path, text)` back, all or nothing: every text goes first to a
+/// temporary file beside the file it replaces (same directory, so the rename is atomic),
+/// given that file's mode and owner; only when every temporary is written are they
+/// renamed over their files. Any failure before the renames removes the temporaries and
+/// leaves every file as it was. A symbolic link is followed: the file it points to is
+/// written and the link stays a link. A reader (or an interrupted run) sees each file
+/// old or new, never half of one. No fsync: durability across a power loss is the file
+/// system's business, and syncing each file made rewriting a 10,000-file package take
+/// 17 s instead of 5 s here.
+pub fn write_all_or_nothing(files: &[(&Path, &str)]) -> Result<(), String> {
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::with_capacity(files.len());
+    let result = files.iter().try_for_each(|&(path, text)| {
+        let target = fs::canonicalize(path).map_err(|e| cannot_write(path, &e))?;
+        if let Some((_, other)) = staged.iter().find(|(t, _)| *t == target) {
+            return Err(format!(
+                "cannot write {}: it is the same file as {} (a link), which is written too",
+                path.display(),
+                other.display()
+            ));
+        }
+        let tmp = stage(&target, text).map_err(|e| cannot_write(path, &e))?;
+        staged.push((target, tmp));
+        Ok(())
+    });
+    let result = result.and_then(|()| {
+        for (at, ((target, tmp), &(path, _))) in staged.iter().zip(files).enumerate() {
+            if let Err(e) = fs::rename(tmp, target) {
+                // Only a file system that changed under the run fails here; the files
+                // renamed before stay written, and the run says which.
+                let written: Vec<String> = files[..at]
+                    .iter()
+                    .map(|(p, _)| p.display().to_string())
+                    .collect();
+                let done = if written.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (already written: {})", written.join(", "))
+                };
+                return Err(format!("{}{done}", cannot_write(path, &e)));
+            }
+        }
+        Ok(())
+    });
+    if result.is_err() {
+        for (_, tmp) in &staged {
+            let _ = fs::remove_file(tmp);
+        }
+    }
+    result
+}
+
+fn cannot_write(path: &Path, e: &std::io::Error) -> String {
+    format!("cannot write {}: {e}", path.display())
+}
+
+/// Writes `text` to a new temporary file beside `target` (a file, no link) with its mode
+/// and owner, and returns the temporary's path. The temporary is created new (never
+/// through something already at its name), and removed again when a step fails.
+fn stage(target: &Path, text: &str) -> std::io::Result<PathBuf> {
+    let meta = fs::metadata(target)?;
+    let dir = target.parent().unwrap_or(Path::new("/"));
+    let name = target
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.config-hash-{}.tmp", std::process::id()));
-    let result = (|| {
-        let permissions = fs::metadata(path)?.permissions();
-        fs::write(&tmp, text)?;
-        fs::set_permissions(&tmp, permissions)?;
-        fs::rename(&tmp, path)
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&tmp)?;
+    let written = (|| {
+        file.write_all(text.as_bytes())?;
+        keep_owner(&file, &meta)?;
+        file.set_permissions(meta.permissions())
     })();
-    result.map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        format!("cannot write {}: {e}", path.display())
-    })
+    match written {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// Gives `file` the owner and group of `meta` (a run as root must not make another
+/// user's file root's). Before the mode is set: changing the owner may clear set-id bits.
+#[cfg(unix)]
+fn keep_owner(file: &fs::File, meta: &fs::Metadata) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt as _;
+    let own = file.metadata()?;
+    if (own.uid(), own.gid()) == (meta.uid(), meta.gid()) {
+        return Ok(());
+    }
+    std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()))
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_: &fs::File, _: &fs::Metadata) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// The functionConfig a kpt package's Kptfile gives config-hash: the first pipeline

@@ -163,11 +163,14 @@ fn run_package(
         return report.failure();
     }
     if args.in_place {
-        for (source, text) in &changed {
-            let Some(path) = &source.path else { continue };
-            if let Err(e) = input::write_atomically(path, text) {
-                return fail(e);
-            }
+        let files: Vec<(&std::path::Path, &str)> = changed
+            .iter()
+            .filter_map(|(source, text)| Some((source.path.as_deref()?, text.as_str())))
+            .collect();
+        if let Err(e) = input::write_all_or_nothing(&files) {
+            return fail(e);
+        }
+        for (path, _) in &files {
             println!("wrote {}", path.display());
         }
         if !report.quiet {
