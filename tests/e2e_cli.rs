@@ -1188,6 +1188,75 @@ fn empty_input_is_an_error_that_says_so() {
     }
 }
 
+/// Every input is read with a limit and, for text, refuses a NUL byte as soon as it is
+/// read: an endless stream of NULs (stdin, a file, -c, the key file, prune's --live)
+/// stops at once, with an error naming the input; `--max-input-size` sets the limit.
+#[test]
+fn endless_or_oversized_input_is_refused_while_it_is_read() {
+    let dir = TempDir::new("e2e-cli-limits");
+    let manifest = dir.write(
+        "cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    );
+    let zero = || Stdio::from(fs::File::open("/dev/zero").expect("open /dev/zero"));
+    let started = std::time::Instant::now();
+    for (args, from_zero, says) in [
+        (vec![], true, "stdin holds a NUL byte"),
+        (
+            vec![manifest.as_str(), "--key-file", "/dev/zero"],
+            false,
+            "the key file /dev/zero holds more than",
+        ),
+        (
+            vec![manifest.as_str(), "-c", "/dev/zero"],
+            false,
+            "/dev/zero holds a NUL byte",
+        ),
+        (
+            vec!["prune", "--live", "/dev/zero", manifest.as_str()],
+            false,
+            "/dev/zero holds a NUL byte",
+        ),
+        (
+            vec!["prune", "--live", "-", manifest.as_str()],
+            true,
+            "stdin holds a NUL byte",
+        ),
+    ] {
+        let mut command = Command::new(BINARY);
+        command
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command.stdin(if from_zero { zero() } else { Stdio::null() });
+        let out = command.output().expect("run config-hash");
+        assert_eq!(expect_exit(&out, 1, &format!("{args:?}")), "");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the NULs were read to the end"
+    );
+    // The limit counts all inputs together, and the flag sets it.
+    let big = dir.write("big.yaml", &format!("{}a: 1\n", "# comment\n".repeat(200)));
+    let out = run(&["--max-input-size", "1K", &big], "");
+    assert_eq!(expect_exit(&out, 1, "over --max-input-size"), "");
+    assert!(
+        stderr(&out).contains("big.yaml is too large") && stderr(&out).contains("--max-input-size"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["--max-input-size", "3K", &big, &big], "");
+    assert_eq!(
+        expect_exit(&out, 1, "two files over --max-input-size together"),
+        ""
+    );
+    let out = run(&["--max-input-size", "3K", &big], "");
+    expect_exit(&out, 0, "under --max-input-size");
+    let out = run(&["--max-input-size", "lots"], "");
+    expect_exit(&out, 2, "a size that is not one");
+}
+
 /// Any error result in a plain stream: exit 1 and nothing on stdout; a ResourceList
 /// still comes back whole, with the error in its results, as kpt needs.
 #[test]

@@ -261,6 +261,11 @@ pub struct ConfigFlags {
     /// env CONFIG_HASH_KEY. Never put the key in the functionConfig.
     #[arg(long, value_name = "FILE")]
     pub key_file: Option<PathBuf>,
+    /// The most all inputs together may hold (stdin, files, -c, the key file), in bytes
+    /// or with K, M or G: a larger input is refused before it is read whole [default:
+    /// 256M].
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::input::parse_size)]
+    pub max_input_size: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -388,6 +393,10 @@ pub struct PruneArgs {
     /// object of that name in any namespace].
     #[arg(long, value_name = "NAME")]
     pub namespace: Option<String>,
+    /// The most all inputs together may hold (RENDER, --live, -c), in bytes or with K,
+    /// M or G [default: 256M].
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::input::parse_size)]
+    pub max_input_size: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -13,6 +13,7 @@
 use std::fs;
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use config_hash::model::invocation::{KptStep, kptfile_text_step};
 use config_hash::yaml::breaks::UNICODE_BREAKS;
@@ -180,17 +181,177 @@ impl Package {
     }
 }
 
+/// How much all inputs of one run may hold together unless `--max-input-size` says
+/// otherwise: far above any real package (the API server stores objects of at most
+/// 1.5 MiB), far below what would exhaust a CI runner's memory.
+pub const DEFAULT_MAX_INPUT: u64 = 256 << 20;
+
+/// The flag that raises [`DEFAULT_MAX_INPUT`], named in the error.
+pub const MAX_INPUT_FLAG: &str = "--max-input-size";
+
+/// The limit and what the inputs read so far hold. Process-wide on purpose: one run is
+/// one process, and every input of it (stdin, files, `-c`, the key file, a Kptfile,
+/// `--live`) counts against the same total wherever it is read.
+static LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT);
+static USED: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the limit for all inputs of this run together (`--max-input-size`).
+pub fn set_max_input_size(bytes: u64) {
+    LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// A size as `--max-input-size` takes it: bytes, or a number with K, M or G (KiB, MiB,
+/// GiB; `Ki`, `KiB`, `KB` and lower case read alike).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "ki" | "kb" | "kib" => 10,
+        "m" | "mi" | "mb" | "mib" => 20,
+        "g" | "gi" | "gb" | "gib" => 30,
+        _ => {
+            return Err(format!(
+                "{text:?}: the unit is one of K, M, G (or none, for bytes)"
+            ));
+        }
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| format!("{text:?} is not a size (bytes, or a number with K, M or G)"))
+}
+
+fn human(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
+/// What an input holds: manifests or configuration (text: a NUL byte is refused as soon
+/// as it is read, and it must be UTF-8), or a key (any bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Content {
+    Text,
+    Bytes,
+}
+
+/// Why [`read_limited`] stopped.
+#[derive(Debug)]
+pub enum Refused {
+    Io(std::io::Error),
+    /// More than the limit; nothing past it was read.
+    TooLarge,
+    /// A NUL byte at this offset; nothing past its chunk was read.
+    Nul(u64),
+}
+
+/// The most a key file may hold: HMAC-SHA256 hashes any key longer than 64 bytes to 32.
+const MAX_KEY: u64 = 64 << 10;
+
+/// How much is read (and checked for NUL) at a time: an endless stream of NULs
+/// (`/dev/zero`) stops after one chunk.
+const CHUNK: u64 = 1 << 20;
+
+/// Reads `reader` to its end, chunk by chunk, refusing more than `limit` bytes and, for
+/// text, a NUL byte as soon as its chunk is read. `capacity`: the expected size (a
+/// file's), so a file is read into one allocation of its size.
+pub fn read_limited(
+    mut reader: impl std::io::Read,
+    limit: u64,
+    content: Content,
+    capacity: u64,
+) -> Result<Vec<u8>, Refused> {
+    let mut out = Vec::with_capacity(usize::try_from(capacity.min(limit)).unwrap_or(0));
+    loop {
+        let start = out.len();
+        let room = limit
+            .saturating_add(1)
+            .saturating_sub(start as u64)
+            .min(CHUNK);
+        let n = (&mut reader)
+            .take(room)
+            .read_to_end(&mut out)
+            .map_err(Refused::Io)?;
+        if content == Content::Text {
+            if let Some(at) = memchr::memchr(0, &out[start..]) {
+                return Err(Refused::Nul((start + at) as u64));
+            }
+        }
+        if out.len() as u64 > limit {
+            return Err(Refused::TooLarge);
+        }
+        if n == 0 {
+            return Ok(out);
+        }
+    }
+}
+
+/// The one reader of every input of the binary: reads `reader` (named `name` in
+/// errors) within what is left of the run's limit, and counts it.
+pub fn read_input(
+    name: &str,
+    reader: impl std::io::Read,
+    content: Content,
+    capacity: u64,
+) -> Result<Vec<u8>, String> {
+    let limit = LIMIT.load(Ordering::Relaxed);
+    let left = limit.saturating_sub(USED.load(Ordering::Relaxed));
+    // A key is short: a key file of more is the wrong file (`/dev/zero`), whatever the
+    // limit on manifests.
+    let key_cap = content == Content::Bytes && left > MAX_KEY;
+    let left = if key_cap { MAX_KEY } else { left };
+    match read_limited(reader, left, content, capacity) {
+        Ok(bytes) => {
+            USED.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            Ok(bytes)
+        }
+        Err(Refused::Io(e)) => Err(format!("cannot read {name}: {e}")),
+        Err(Refused::TooLarge) if key_cap => Err(format!(
+            "{name} holds more than {}, which no key needs: is it the right file?",
+            human(MAX_KEY)
+        )),
+        Err(Refused::TooLarge) => Err(format!(
+            "{name} is too large: all inputs of a run together may hold {} ({MAX_INPUT_FLAG} raises the limit)",
+            human(limit)
+        )),
+        Err(Refused::Nul(at)) => Err(format!(
+            "{name} holds a NUL byte (at byte {at}): it is not YAML or JSON text"
+        )),
+    }
+}
+
+/// [`read_input`] for text: UTF-8 or refused, naming `name`.
+fn text_of(name: &str, bytes: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(bytes)
+        .map_err(|_| format!("{name} is not UTF-8 text (manifests are YAML or JSON)"))
+}
+
 pub fn read_stdin() -> Result<String, String> {
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
-    String::from_utf8(input)
-        .map_err(|_| "stdin is not UTF-8 text (manifests are YAML or JSON)".to_string())
+    let bytes = read_input("stdin", std::io::stdin().lock(), Content::Text, 0)?;
+    text_of("stdin", bytes)
+}
+
+/// Opens `path` for [`read_input`]: the file and its size.
+pub fn open(path: &Path) -> std::io::Result<(fs::File, u64)> {
+    let file = fs::File::open(path)?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    Ok((file, size))
+}
+
+/// A file's bytes (`content`), read within the run's limit; `name` words it in errors.
+pub fn read_path(path: &Path, name: &str, content: Content) -> Result<Vec<u8>, String> {
+    let (file, size) = open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    read_input(name, file, content, size)
 }
 
 pub fn read_file(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    let name = path.display().to_string();
+    text_of(&name, read_path(path, &name, Content::Text)?)
 }
 
 /// What the PATHs (or stdin, when there are none) hold: files as given, directories
@@ -222,7 +383,13 @@ pub fn read_sources(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Vec<Source>, 
 
 /// Reads PATHs (or stdin) as one package.
 pub fn read_package(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Package, String> {
-    let package = Package::new(read_sources(paths, skip)?)?;
+    package_of(read_sources(paths, skip)?, paths)
+}
+
+/// The package of `sources`, read from `paths` (none: stdin); refused when it holds
+/// nothing but blanks and comments.
+pub fn package_of(sources: Vec<Source>, paths: &[PathBuf]) -> Result<Package, String> {
+    let package = Package::new(sources)?;
     if is_blank(package.joined()) {
         return Err(if paths.is_empty() {
             "stdin holds no manifests (only whitespace or comments); did the command before the pipe fail?".to_string()
@@ -435,10 +602,9 @@ fn keep_owner(_: &fs::File, _: &fs::Metadata) -> std::io::Result<()> {
 /// not run config-hash; an empty text when the step has no configuration.
 pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
     let kptfile = dir.join("Kptfile");
-    let text = match fs::read_to_string(&kptfile) {
-        Ok(t) => t,
+    let text = match fs::metadata(&kptfile) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", kptfile.display())),
+        _ => read_file(&kptfile)?,
     };
     match kptfile_text_step(&text).map_err(|e| format!("{}: {e}", kptfile.display()))? {
         None => Ok(None),
@@ -446,11 +612,10 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
         Some(KptStep::Map(config)) => Ok(Some((kptfile, config))),
         Some(KptStep::Path(path)) => {
             let file = dir.join(&path);
-            let config = fs::read_to_string(&file).map_err(|e| {
+            let config = read_file(&file).map_err(|e| {
                 format!(
-                    "{}: pipeline step configPath {path}: cannot read {}: {e}",
-                    kptfile.display(),
-                    file.display()
+                    "{}: pipeline step configPath {path}: {e}",
+                    kptfile.display()
                 )
             })?;
             Ok(Some((file, config)))
@@ -461,6 +626,60 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_stops_at_the_limit_and_at_the_first_nul() {
+        use std::io::Read as _;
+        let read = |bytes: &[u8], limit, content| read_limited(bytes, limit, content, 0);
+        assert_eq!(read(b"abc", 3, Content::Text).unwrap(), b"abc");
+        assert!(matches!(
+            read(b"abcd", 3, Content::Text),
+            Err(Refused::TooLarge)
+        ));
+        assert_eq!(read(b"", 0, Content::Text).unwrap(), b"");
+        assert!(matches!(
+            read(b"ab\0c", 9, Content::Text),
+            Err(Refused::Nul(2))
+        ));
+        assert_eq!(read(b"ab\0c", 9, Content::Bytes).unwrap(), b"ab\0c");
+        // An endless stream stops after one chunk (NUL) or at the limit.
+        let endless = std::io::repeat(0);
+        assert!(matches!(
+            read_limited(endless, u64::MAX, Content::Text, 0),
+            Err(Refused::Nul(0))
+        ));
+        let mut endless = std::io::repeat(b'a');
+        assert!(matches!(
+            read_limited(&mut endless, 3 * CHUNK + 5, Content::Text, 0),
+            Err(Refused::TooLarge)
+        ));
+        // A NUL past the first chunk, and nothing read past its chunk.
+        let mut text = vec![b'a'; CHUNK as usize + 10];
+        text[CHUNK as usize + 3] = 0;
+        text.extend(vec![b'b'; 3 * CHUNK as usize]);
+        let mut reader = &text[..];
+        assert!(matches!(
+            read_limited(&mut reader, u64::MAX, Content::Text, 0),
+            Err(Refused::Nul(n)) if n == CHUNK + 3
+        ));
+        assert!(
+            reader.bytes().count() >= CHUNK as usize,
+            "read on past the NUL's chunk"
+        );
+    }
+
+    #[test]
+    fn sizes_read_with_their_units() {
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("2K"), Ok(2048));
+        assert_eq!(parse_size("256Mi"), Ok(256 << 20));
+        assert_eq!(parse_size("1gib"), Ok(1 << 30));
+        for bad in ["", "M", "1T", "-1", "1.5M", "99999999999G"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+        assert_eq!(human(256 << 20), "256 MiB");
+        assert_eq!(human(1500), "1500 bytes");
+    }
 
     #[test]
     fn blank_is_only_whitespace_comments_and_markers() {
