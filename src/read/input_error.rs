@@ -28,7 +28,7 @@ impl From<crate::yaml::Error> for InputError {
         InputError {
             line: e.line(),
             column: e.column(),
-            message: e.kind().describe(),
+            message: e.message(),
             limit: e.limit(),
         }
     }

@@ -91,6 +91,9 @@ pub enum ErrorKind {
     UndefinedAlias,
     /// An alias inside the collection its anchor names.
     RecursiveAlias,
+    /// An alias (`*name`) to an anchor of an earlier document: an anchor holds only in
+    /// its own document, and kubectl, kustomize and kpt refuse it ("unknown anchor").
+    AliasToAnotherDocument,
     /// A key that a mapping already has (the API server refuses duplicate fields).
     DuplicateKey,
     /// A work limit.
@@ -171,6 +174,9 @@ impl ErrorKind {
                 "did not find the expected ',' or '}'".into()
             }
             ErrorKind::UndefinedAlias => "alias names an anchor that is not defined".into(),
+            ErrorKind::AliasToAnotherDocument => {
+                "alias names an anchor of an earlier document, and an anchor holds only in its own document (kubectl, kustomize and kpt refuse it: \"unknown anchor\"); write the value out, or define the anchor in this document".into()
+            }
             ErrorKind::RecursiveAlias => {
                 "alias refers to a collection that contains it (a recursive alias); no Kubernetes reader accepts it".into()
             }
@@ -201,6 +207,8 @@ pub struct Error {
     offset: usize,
     line: usize,
     column: usize,
+    /// The alias (`*name`) an alias error is about.
+    alias: Option<Box<str>>,
 }
 
 impl Error {
@@ -210,6 +218,22 @@ impl Error {
             offset,
             line,
             column,
+            alias: None,
+        }
+    }
+
+    /// The error, naming the alias (`*name`) an alias error is about.
+    pub(crate) fn with_alias(mut self, alias: &str) -> Error {
+        self.alias = Some(alias.into());
+        self
+    }
+
+    /// What was refused, in a few words: [`ErrorKind::describe`], with the alias an
+    /// alias error is about.
+    pub fn message(&self) -> String {
+        match &self.alias {
+            Some(alias) => format!("{alias}: {}", self.kind.describe()),
+            None => self.kind.describe(),
         }
     }
 
@@ -249,7 +273,7 @@ impl std::fmt::Display for Error {
             "line {} column {}: {}",
             self.line,
             self.column,
-            self.kind.describe()
+            self.message()
         )
     }
 }

@@ -415,6 +415,12 @@ impl<'a> Builder<'a> {
                 at: start as usize,
             });
         };
+        if (target as usize) < self.doc_first {
+            return Err(RawError {
+                kind: ErrorKind::AliasToAnotherDocument,
+                at: start as usize,
+            });
+        }
         if size == 0 {
             return Err(RawError {
                 kind: ErrorKind::RecursiveAlias,
@@ -573,7 +579,20 @@ impl<'a> Tree<'a> {
     /// The error `e` as a public error: line and column for messages.
     pub(crate) fn error_at(src: &str, ctx: Context, e: RawError) -> Error {
         let (line, column) = line_col_of(src, ctx.json(), e.at);
-        Error::new(e.kind, e.at, line + ctx.line_base(), column)
+        let error = Error::new(e.kind, e.at, line + ctx.line_base(), column);
+        match e.kind {
+            ErrorKind::UndefinedAlias
+            | ErrorKind::RecursiveAlias
+            | ErrorKind::AliasToAnotherDocument => {
+                // `*name`: the name ends where a name's characters do.
+                let alias = &src[e.at..];
+                let end = alias[1..]
+                    .find(|c: char| c.is_whitespace() || ",[]{}".contains(c))
+                    .map_or(alias.len(), |n| n + 1);
+                error.with_alias(&alias[..end])
+            }
+            _ => error,
+        }
     }
 
     /// The text the tree was read from.
