@@ -1238,7 +1238,10 @@ fn endless_or_oversized_input_is_refused_while_it_is_read() {
         "the NULs were read to the end"
     );
     // The limit counts all inputs together, and the flag sets it.
-    let big = dir.write("big.yaml", &format!("{}a: 1\n", "# comment\n".repeat(200)));
+    let big = dir.write(
+        "big.yaml",
+        &format!("{}kind: ConfigMap\n", "# comment\n".repeat(200)),
+    );
     let out = run(&["--max-input-size", "1K", &big], "");
     assert_eq!(expect_exit(&out, 1, "over --max-input-size"), "");
     assert!(
@@ -1255,6 +1258,96 @@ fn endless_or_oversized_input_is_refused_while_it_is_read() {
     expect_exit(&out, 0, "under --max-input-size");
     let out = run(&["--max-input-size", "lots"], "");
     expect_exit(&out, 2, "a size that is not one");
+}
+
+/// An alias to an anchor of another document is refused as kubectl, kustomize and kpt
+/// refuse it, naming the alias and its line; nothing is written.
+#[test]
+fn an_alias_across_documents_is_refused_naming_it() {
+    let stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {A: &v \"1\"}\n---\n\
+                  apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {A: *v}\n";
+    let out = run(&[], stream);
+    assert_eq!(expect_exit(&out, 1, "alias across documents"), "");
+    let err = stderr(&out);
+    assert!(
+        err.contains("line 9 column 11: *v: alias names an anchor of an earlier document"),
+        "{err}"
+    );
+}
+
+/// A byte-order mark at the start of a line inside a stream (`helm template` of
+/// templates that each begin with one) makes kubectl, kustomize and kpt read the key
+/// after it as another key: the Deployment below has no apiVersion for them. It is
+/// refused, naming the file and line, rather than passed on unstamped with exit 0.
+#[test]
+fn a_byte_order_mark_inside_a_stream_is_refused_naming_the_line() {
+    let stream = format!(
+        "{}---\n# Source: t.yaml\n\u{feff}{}",
+        example("manifests/config.yaml"),
+        example("manifests/workloads.yaml")
+    );
+    let line = stream
+        .lines()
+        .position(|l| l.starts_with('\u{feff}'))
+        .unwrap()
+        + 1;
+    for args in [vec![], vec!["--check"]] {
+        let out = run(&args, &stream);
+        assert_eq!(expect_exit(&out, 1, &format!("BOM {args:?}")), "");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!(
+                "stdin: line {line}: a byte-order mark (U+FEFF) starts the line"
+            )),
+            "{err}"
+        );
+    }
+    let dir = TempDir::new("e2e-cli-bom");
+    let file = dir.write("all.yaml", &stream);
+    let out = run(&[&file], "");
+    assert_eq!(expect_exit(&out, 1, "BOM in a file"), "");
+    assert!(
+        stderr(&out).contains(&format!("all.yaml: line {line}:")),
+        "{}",
+        stderr(&out)
+    );
+    // At the start of the text it is nothing, as for every reader.
+    let out = run(&[], &format!("\u{feff}{}", example_stream()));
+    expect_exit(&out, 0, "BOM at the start");
+}
+
+/// A FILE argument, or stdin, that holds no Kubernetes object at all (a chart's values,
+/// /etc/passwd) is an error naming it, as kubectl and kustomize refuse it; the same file
+/// found in a directory is passed through, as kpt passes it.
+#[test]
+fn a_named_input_without_any_object_is_refused() {
+    let dir = TempDir::new("e2e-cli-objectless");
+    let values = dir.write(
+        "values.yaml",
+        "replicaCount: 1\nimage: {repository: nginx}\n",
+    );
+    for (args, stdin, name) in [
+        (vec![values.as_str()], "", "values.yaml"),
+        (vec!["--check", values.as_str()], "", "values.yaml"),
+        (vec![], "root:x:0:0:root:/root:/bin/bash\n", "stdin"),
+    ] {
+        let out = run(&args, stdin);
+        assert_eq!(expect_exit(&out, 1, &format!("{args:?}")), "");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("{name} holds no Kubernetes object")),
+            "{err}"
+        );
+    }
+    dir.write(
+        "cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    );
+    let out = run(&[dir.str()], "");
+    assert!(expect_exit(&out, 0, "a directory with values.yaml").contains("replicaCount"));
+    // Still unreadable input is worded as such, with its line and column.
+    let out = run(&[], "a: [1\n");
+    assert!(stderr(&out).contains("line 2 column 1"), "{}", stderr(&out));
 }
 
 /// Any error result in a plain stream: exit 1 and nothing on stdout; a ResourceList

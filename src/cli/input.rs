@@ -39,6 +39,11 @@ impl Source {
 pub struct Package {
     pub sources: Vec<Source>,
     joined: Joined,
+    /// Why the package is refused once it is known to read: a text named on the
+    /// command line (a FILE, or stdin) that holds no Kubernetes object at all. kubectl
+    /// and kustomize refuse such a file too; a file found in a directory is passed
+    /// through, as kpt does.
+    pub objectless: Option<String>,
 }
 
 impl AsRef<str> for Source {
@@ -53,7 +58,11 @@ impl Package {
         let joined = Joined::new(&sources).map_err(|e| match e {
             JoinError::NotAnObject { source, .. } => format!("{}: {e}", sources[source].name()),
         })?;
-        Ok(Package { sources, joined })
+        Ok(Package {
+            sources,
+            joined,
+            objectless: None,
+        })
     }
 
     /// The sources joined into one stream (`---` between them).
@@ -404,7 +413,53 @@ pub fn package_of(sources: Vec<Source>, paths: &[PathBuf]) -> Result<Package, St
             )
         });
     }
+    for source in &package.sources {
+        check_marks(source)?;
+    }
+    let mut package = package;
+    package.objectless = package
+        .sources
+        .iter()
+        .find(|s| s.path.as_ref().is_none_or(|p| paths.contains(p)) && holds_no_object(s))
+        .map(|s| {
+            format!(
+                "{} holds no Kubernetes object (no document has a kind or an apiVersion): \
+                 config-hash reads manifests, not other YAML or JSON (a chart's values, a config \
+                 file); is it the right file?",
+                s.name()
+            )
+        });
     Ok(package)
+}
+
+/// True when a text that is not blank holds no Kubernetes object at all: no `kind` and
+/// no `apiVersion` anywhere in it (a chart's values.yaml, /etc/passwd).
+fn holds_no_object(source: &Source) -> bool {
+    let has = |word: &str| memchr::memmem::find(source.text.as_bytes(), word.as_bytes()).is_some();
+    !has("kind") && !has("apiVersion") && !is_blank(&source.text)
+}
+
+/// Refuses a byte-order mark that starts a line past the start of a text (files that
+/// each begin with one, concatenated: `helm template` of such templates). kubectl,
+/// kustomize and kpt read it as the first character of the key after it, so
+/// `apiVersion` becomes another key and the object has no apiVersion: passed on, it
+/// would look right and fail to apply.
+fn check_marks(source: &Source) -> Result<(), String> {
+    let text = source.text.as_bytes();
+    for at in memchr::memmem::find_iter(text, "\u{feff}".as_bytes()) {
+        if at == 0 || !matches!(text[at - 1], b'\n' | b'\r') {
+            continue;
+        }
+        let line = 1 + text[..at].iter().filter(|&&b| b == b'\n').count();
+        return Err(format!(
+            "{}: line {line}: a byte-order mark (U+FEFF) starts the line, inside the stream: \
+             kubectl, kustomize and kpt read it as a character of what follows (a key \
+             `<U+FEFF>apiVersion` is not `apiVersion`, and the object has no apiVersion); remove it \
+             (it comes from joining files that each begin with one)",
+            source.name()
+        ));
+    }
+    Ok(())
 }
 
 /// The functionConfig of the kpt packages among `paths` (directories with a Kptfile

@@ -49,6 +49,9 @@ fn run_one_text(
         Ok(o) => o,
         Err(e) => return unreadable(package, &e),
     };
+    if let Some(e) = &package.objectless {
+        return fail(e);
+    }
     if args.debug {
         for why in &outcome.coarser {
             eprintln!("debug: {why}");
@@ -128,6 +131,9 @@ fn run_package(
         Ok(o) => o,
         Err(e) => return unreadable(package, &e),
     };
+    if let Some(e) = &package.objectless {
+        return fail(e);
+    }
     if outcome.resource_list {
         return fail(
             "a ResourceList is read alone (on stdin, or as the only file), not among other files",
