@@ -246,6 +246,109 @@ fn action_script_shows_what_rolls_between_two_revisions_and_gates() {
     assert_eq!(worktrees.lines().count(), 1, "{worktrees}");
 }
 
+/// The action's script with hostile or unusual inputs: the report reaches a stdout that
+/// is a file whole; a base that starts with `-`, a render command that fails and an
+/// `args` that holds a glob pattern are worded or passed as written; nothing is left in
+/// the temp directory but the JSON, and no worktree.
+fn action_script_is_safe_with_its_inputs() {
+    let repo = git_repo("action-inputs");
+    fs::create_dir(repo.path().join("deploy")).expect("create deploy/");
+    repo.write("deploy/app.yaml", MANIFESTS);
+    commit_all(repo.path(), "base");
+    repo.edit(
+        "deploy/app.yaml",
+        "value-of-log-level-1",
+        "value-of-log-level-2",
+    );
+    commit_all(repo.path(), "head");
+    let runner = TempDir::new("action-inputs-runner");
+    let script = repo_root().join("action/diff.sh");
+    let run = |env: &[(&str, &str)], shell: &str| {
+        Command::new("bash")
+            .args(["-c", shell, "bash", script.to_str().expect("UTF-8 path")])
+            .current_dir(repo.path())
+            .env("PATH", path_with_binary())
+            .env("RUNNER_TEMP", runner.path())
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env_remove("GITHUB_OUTPUT")
+            .env_remove("CONFIG_HASH_KEY")
+            .env_remove("CONFIG_HASH_KEY_FILE")
+            .envs(env.iter().copied())
+            .output()
+            .expect("run action/diff.sh")
+    };
+    let base = [("INPUT_BASE", "HEAD~1"), ("INPUT_PATH", "deploy")];
+
+    // No job summary, stdout a file written before and after the script: the report
+    // is all there, between the two.
+    let log = runner.path().join("log.txt");
+    let shell = format!(
+        "{{ echo before; bash \"$1\"; echo after; }} > '{}'",
+        log.display()
+    );
+    let out = run(&base, &shell);
+    assert!(out.status.success(), "{}", text(&out));
+    let log = fs::read_to_string(&log).expect("read the log");
+    assert!(
+        log.starts_with("before\n") && log.ends_with("after\n"),
+        "{log}"
+    );
+    assert!(
+        log.lines().nth(1)
+            == Some("### config-hash: 1 workload(s) roll, 0 added, 0 removed, 1 unchanged"),
+        "the report's head: {log}"
+    );
+    assert!(log.contains("LOG_LEVEL"), "{log}");
+
+    // A base that starts with `-` is not an option, and is refused as no commit.
+    let out = run(
+        &[("INPUT_BASE", "--orphan=x"), ("INPUT_PATH", "deploy")],
+        "bash \"$1\"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("INPUT_BASE '--orphan=x' is not a commit"),
+        "{}",
+        text(&out)
+    );
+
+    // A render command that fails says so.
+    let out = run(
+        &[("INPUT_BASE", "HEAD~1"), ("INPUT_RENDER", "false")],
+        "bash \"$1\"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("the render command failed"),
+        "{}",
+        text(&out)
+    );
+
+    // `args` is split, never glob-expanded: `[0]` stays `[0]` (an invalid --max-rolls,
+    // exit 2), though a file named 0 would match it (--max-rolls 0: the gate, exit 3).
+    repo.write("0", "");
+    let out = run(
+        &[
+            ("INPUT_BASE", "HEAD~1"),
+            ("INPUT_PATH", "deploy"),
+            ("INPUT_ARGS", "--max-rolls [0]"),
+        ],
+        "bash \"$1\"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+
+    // Each run removed its work directory and worktree.
+    let left: Vec<String> = fs::read_dir(runner.path())
+        .expect("list the temp dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("config-hash-diff."))
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "left in the temp dir");
+    let worktrees =
+        String::from_utf8_lossy(&git(repo.path(), &["worktree", "list"]).stdout).into_owned();
+    assert_eq!(worktrees.lines().count(), 1, "{worktrees}");
+}
+
 /// The command and arguments of `spec.<step>` in the plugin's plugin.yaml.
 fn plugin_step(step: &str) -> Vec<String> {
     let path = repo_root().join("examples/argocd-cmp/plugin.yaml");
@@ -345,6 +448,7 @@ fn main() -> std::process::ExitCode {
             action_script_shows_what_rolls_between_two_revisions_and_gates,
             Need::tool("git")
         ),
+        trial!(action_script_is_safe_with_its_inputs, Need::tool("git")),
         trial!(
             argocd_plugin_generates_stamped_manifests_for_the_example_application,
             Need::tool("kubectl")
