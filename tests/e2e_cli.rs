@@ -1108,6 +1108,36 @@ fn install_kustomize_plugin_with_plugin_home() {
     assert!(fs::read(&expected).expect("installed") == fs::read(BINARY).expect("binary"));
 }
 
+/// A link at the plugin's plugin.yaml is replaced by the file, and what it pointed to
+/// is left as it was.
+#[cfg(unix)]
+#[test]
+fn install_helm_plugin_replaces_a_link_at_plugin_yaml_not_its_target() {
+    let tmp = TempDir::new("e2e-cli-helm-link");
+    let dir = tmp.path().join("plugins");
+    fs::create_dir_all(dir.join("config-hash")).expect("mkdir");
+    let victim = tmp.write("victim.txt", "not yours\n");
+    std::os::unix::fs::symlink(&victim, dir.join("config-hash/plugin.yaml")).expect("symlink");
+    let out = run(
+        &[
+            "install-helm-plugin",
+            "--plugins-dir",
+            dir.to_str().expect("UTF-8"),
+        ],
+        "",
+    );
+    expect_exit(&out, 0, "install-helm-plugin over a link");
+    assert_eq!(fs::read_to_string(&victim).expect("read"), "not yours\n");
+    let manifest = dir.join("config-hash/plugin.yaml");
+    let meta = fs::symlink_metadata(&manifest).expect("lstat");
+    assert!(meta.file_type().is_file(), "plugin.yaml is a file now");
+    assert!(
+        fs::read_to_string(&manifest)
+            .expect("read")
+            .contains("postrenderer")
+    );
+}
+
 #[test]
 fn unreadable_input_is_one_line_with_a_position() {
     let cases: [(&[&str], &str); 4] = [

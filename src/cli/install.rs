@@ -143,6 +143,18 @@ pub fn helm_plugin(plugins_dir: Option<PathBuf>) -> ExitCode {
     }
     let yaml = super::plugin::helm_plugin_yaml("${HELM_PLUGIN_DIR}/config-hash");
     let manifest = plugin.join("plugin.yaml");
+    // A link there is replaced, never written through: its target may be any file.
+    if manifest
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+    {
+        if let Err(e) = std::fs::remove_file(&manifest) {
+            return fail(format!(
+                "cannot replace the link {}: {e}",
+                manifest.display()
+            ));
+        }
+    }
     if let Err(e) = std::fs::write(&manifest, yaml) {
         return fail(format!("cannot write {}: {e}", manifest.display()));
     }
