@@ -1286,6 +1286,13 @@ fn endless_or_oversized_input_is_refused_while_it_is_read() {
     );
     let out = run(&["--max-input-size", "3K", &big], "");
     expect_exit(&out, 0, "under --max-input-size");
+    // Only a key file is held to a key's size: 100 KiB of manifests read as usual.
+    let large = dir.write(
+        "large.yaml",
+        &format!("{}kind: ConfigMap\n", "# comment\n".repeat(10_240)),
+    );
+    let out = run(&[&large], "");
+    expect_exit(&out, 0, "100 KiB of manifests");
     let out = run(&["--max-input-size", "lots"], "");
     expect_exit(&out, 2, "a size that is not one");
 }
