@@ -756,6 +756,7 @@ mod tests {
             ("a: *\n", ErrorKind::MalformedAnchor),
             ("a: *b\n", ErrorKind::UndefinedAlias),
             ("a: &a [1, *a]\n", ErrorKind::RecursiveAlias),
+            ("--- &a [1, *a]\n", ErrorKind::RecursiveAlias),
             ("a: &v 1\n---\nb: *v\n", ErrorKind::AliasToAnotherDocument),
             (
                 "- &v {x: 1}\n---\n- [*v]\n",
