@@ -1108,6 +1108,36 @@ fn install_kustomize_plugin_with_plugin_home() {
     assert!(fs::read(&expected).expect("installed") == fs::read(BINARY).expect("binary"));
 }
 
+/// A link at the plugin's plugin.yaml is replaced by the file, and what it pointed to
+/// is left as it was.
+#[cfg(unix)]
+#[test]
+fn install_helm_plugin_replaces_a_link_at_plugin_yaml_not_its_target() {
+    let tmp = TempDir::new("e2e-cli-helm-link");
+    let dir = tmp.path().join("plugins");
+    fs::create_dir_all(dir.join("config-hash")).expect("mkdir");
+    let victim = tmp.write("victim.txt", "not yours\n");
+    std::os::unix::fs::symlink(&victim, dir.join("config-hash/plugin.yaml")).expect("symlink");
+    let out = run(
+        &[
+            "install-helm-plugin",
+            "--plugins-dir",
+            dir.to_str().expect("UTF-8"),
+        ],
+        "",
+    );
+    expect_exit(&out, 0, "install-helm-plugin over a link");
+    assert_eq!(fs::read_to_string(&victim).expect("read"), "not yours\n");
+    let manifest = dir.join("config-hash/plugin.yaml");
+    let meta = fs::symlink_metadata(&manifest).expect("lstat");
+    assert!(meta.file_type().is_file(), "plugin.yaml is a file now");
+    assert!(
+        fs::read_to_string(&manifest)
+            .expect("read")
+            .contains("postrenderer")
+    );
+}
+
 #[test]
 fn unreadable_input_is_one_line_with_a_position() {
     let cases: [(&[&str], &str); 4] = [
@@ -1186,6 +1216,175 @@ fn empty_input_is_an_error_that_says_so() {
             "{args:?}: {err}"
         );
     }
+}
+
+/// Every input is read with a limit and, for text, refuses a NUL byte as soon as it is
+/// read: an endless stream of NULs (stdin, a file, -c, the key file, prune's --live)
+/// stops at once, with an error naming the input; `--max-input-size` sets the limit.
+#[test]
+fn endless_or_oversized_input_is_refused_while_it_is_read() {
+    let dir = TempDir::new("e2e-cli-limits");
+    let manifest = dir.write(
+        "cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    );
+    let zero = || Stdio::from(fs::File::open("/dev/zero").expect("open /dev/zero"));
+    let started = std::time::Instant::now();
+    for (args, from_zero, says) in [
+        (vec![], true, "stdin holds a NUL byte"),
+        (
+            vec![manifest.as_str(), "--key-file", "/dev/zero"],
+            false,
+            "the key file /dev/zero holds more than",
+        ),
+        (
+            vec![manifest.as_str(), "-c", "/dev/zero"],
+            false,
+            "/dev/zero holds a NUL byte",
+        ),
+        (
+            vec!["prune", "--live", "/dev/zero", manifest.as_str()],
+            false,
+            "/dev/zero holds a NUL byte",
+        ),
+        (
+            vec!["prune", "--live", "-", manifest.as_str()],
+            true,
+            "stdin holds a NUL byte",
+        ),
+    ] {
+        let mut command = Command::new(BINARY);
+        command
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command.stdin(if from_zero { zero() } else { Stdio::null() });
+        let out = command.output().expect("run config-hash");
+        assert_eq!(expect_exit(&out, 1, &format!("{args:?}")), "");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the NULs were read to the end"
+    );
+    // The limit counts all inputs together, and the flag sets it.
+    let big = dir.write(
+        "big.yaml",
+        &format!("{}kind: ConfigMap\n", "# comment\n".repeat(200)),
+    );
+    let out = run(&["--max-input-size", "1K", &big], "");
+    assert_eq!(expect_exit(&out, 1, "over --max-input-size"), "");
+    assert!(
+        stderr(&out).contains("big.yaml is too large") && stderr(&out).contains("--max-input-size"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["--max-input-size", "3K", &big, &big], "");
+    assert_eq!(
+        expect_exit(&out, 1, "two files over --max-input-size together"),
+        ""
+    );
+    let out = run(&["--max-input-size", "3K", &big], "");
+    expect_exit(&out, 0, "under --max-input-size");
+    // Only a key file is held to a key's size: 100 KiB of manifests read as usual.
+    let large = dir.write(
+        "large.yaml",
+        &format!("{}kind: ConfigMap\n", "# comment\n".repeat(10_240)),
+    );
+    let out = run(&[&large], "");
+    expect_exit(&out, 0, "100 KiB of manifests");
+    let out = run(&["--max-input-size", "lots"], "");
+    expect_exit(&out, 2, "a size that is not one");
+}
+
+/// An alias to an anchor of another document is refused as kubectl, kustomize and kpt
+/// refuse it, naming the alias and its line; nothing is written.
+#[test]
+fn an_alias_across_documents_is_refused_naming_it() {
+    let stream = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {A: &v \"1\"}\n---\n\
+                  apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {A: *v}\n";
+    let out = run(&[], stream);
+    assert_eq!(expect_exit(&out, 1, "alias across documents"), "");
+    let err = stderr(&out);
+    assert!(
+        err.contains("line 9 column 11: *v: alias names an anchor of an earlier document"),
+        "{err}"
+    );
+}
+
+/// A byte-order mark at the start of a line inside a stream (`helm template` of
+/// templates that each begin with one) makes kubectl, kustomize and kpt read the key
+/// after it as another key: the Deployment below has no apiVersion for them. It is
+/// refused, naming the file and line, rather than passed on unstamped with exit 0.
+#[test]
+fn a_byte_order_mark_inside_a_stream_is_refused_naming_the_line() {
+    let stream = format!(
+        "{}---\n# Source: t.yaml\n\u{feff}{}",
+        example("manifests/config.yaml"),
+        example("manifests/workloads.yaml")
+    );
+    let line = stream
+        .lines()
+        .position(|l| l.starts_with('\u{feff}'))
+        .unwrap()
+        + 1;
+    for args in [vec![], vec!["--check"]] {
+        let out = run(&args, &stream);
+        assert_eq!(expect_exit(&out, 1, &format!("BOM {args:?}")), "");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!(
+                "stdin: line {line}: a byte-order mark (U+FEFF) starts the line"
+            )),
+            "{err}"
+        );
+    }
+    let dir = TempDir::new("e2e-cli-bom");
+    let file = dir.write("all.yaml", &stream);
+    let out = run(&[&file], "");
+    assert_eq!(expect_exit(&out, 1, "BOM in a file"), "");
+    assert!(
+        stderr(&out).contains(&format!("all.yaml: line {line}:")),
+        "{}",
+        stderr(&out)
+    );
+    // At the start of the text it is nothing, as for every reader.
+    let out = run(&[], &format!("\u{feff}{}", example_stream()));
+    expect_exit(&out, 0, "BOM at the start");
+}
+
+/// A FILE argument, or stdin, that holds no Kubernetes object at all (a chart's values,
+/// /etc/passwd) is an error naming it, as kubectl and kustomize refuse it; the same file
+/// found in a directory is passed through, as kpt passes it.
+#[test]
+fn a_named_input_without_any_object_is_refused() {
+    let dir = TempDir::new("e2e-cli-objectless");
+    let values = dir.write(
+        "values.yaml",
+        "replicaCount: 1\nimage: {repository: nginx}\n",
+    );
+    for (args, stdin, name) in [
+        (vec![values.as_str()], "", "values.yaml"),
+        (vec!["--check", values.as_str()], "", "values.yaml"),
+        (vec![], "root:x:0:0:root:/root:/bin/bash\n", "stdin"),
+    ] {
+        let out = run(&args, stdin);
+        assert_eq!(expect_exit(&out, 1, &format!("{args:?}")), "");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("{name} holds no Kubernetes object")),
+            "{err}"
+        );
+    }
+    dir.write(
+        "cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    );
+    let out = run(&[dir.str()], "");
+    assert!(expect_exit(&out, 0, "a directory with values.yaml").contains("replicaCount"));
+    // Still unreadable input is worded as such, with its line and column.
+    let out = run(&[], "a: [1\n");
+    assert!(stderr(&out).contains("line 2 column 1"), "{}", stderr(&out));
 }
 
 /// Any error result in a plain stream: exit 1 and nothing on stdout; a ResourceList

@@ -176,6 +176,82 @@ fn in_place_writes_nothing_on_an_error() {
     assert_eq!(expect(&out, 2, "--in-place without PATH"), "");
 }
 
+/// --in-place is all or nothing: when a later file cannot be written, the files before
+/// it are left as they were too, and no temporary file is left behind. The failure is
+/// made so that it holds for root too (CI runs as root): a file-size limit
+/// (`ulimit -f`, with SIGXFSZ ignored so the write fails with EFBIG) that the first,
+/// small file fits and the second, padded one does not.
+fn in_place_is_all_or_nothing() {
+    let dir = TempDir::new("e2e-files-atomic");
+    fs::create_dir_all(dir.path().join("p1")).expect("mkdir");
+    fs::create_dir_all(dir.path().join("p2")).expect("mkdir");
+    dir.write("p1/a.yaml", &format!("{CONFIG}---\n{DEPLOYMENT}"));
+    let padding = format!("# {}\n", "padding ".repeat(40)).repeat(8);
+    dir.write(
+        "p2/b-dep.yaml",
+        &format!(
+            "{padding}{}",
+            DEPLOYMENT.replace("name: web #", "name: other #")
+        ),
+    );
+    let before = dir.snapshot();
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 4; exec '{}' --in-place --name-suffix p1 p2",
+        BINARY
+    );
+    let out = Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(dir.path())
+        .output()
+        .expect("run sh");
+    assert_eq!(expect(&out, 1, "--in-place over the size limit"), "");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot write p2/b-dep.yaml"), "{stderr}");
+    assert_eq!(
+        dir.snapshot(),
+        before,
+        "every file as it was, no temporary left"
+    );
+    // Without the limit, both are written.
+    let out = run_in(dir.path(), &["--in-place", "--name-suffix", "p1", "p2"], "");
+    assert_eq!(
+        expect(&out, 0, "--in-place"),
+        "wrote p1/a.yaml\nwrote p2/b-dep.yaml\n"
+    );
+}
+
+/// --in-place writes the file a symbolic link points to and keeps the link, and keeps
+/// the file's mode and (run as root) its owner.
+#[cfg(unix)]
+fn in_place_follows_links_and_keeps_owner_and_mode() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let dir = TempDir::new("e2e-files-link");
+    fs::create_dir_all(dir.path().join("real")).expect("mkdir");
+    let real = dir.write("real/app.yaml", &format!("{CONFIG}---\n{DEPLOYMENT}"));
+    std::os::unix::fs::symlink("real/app.yaml", dir.path().join("link.yaml")).expect("symlink");
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o604)).expect("chmod");
+    let root = fs::metadata(&real).expect("stat").uid() == 0;
+    if root {
+        std::os::unix::fs::chown(&real, Some(65534), Some(65534)).expect("chown");
+    }
+    let out = run_in(dir.path(), &["--in-place", "link.yaml"], "");
+    assert_eq!(expect(&out, 0, "--in-place LINK"), "wrote link.yaml\n");
+    let link = fs::symlink_metadata(dir.path().join("link.yaml")).expect("lstat");
+    assert!(link.file_type().is_symlink(), "the link stays a link");
+    let text = fs::read_to_string(&real).expect("read");
+    hash_in(&text);
+    let meta = fs::metadata(&real).expect("stat");
+    assert_eq!(meta.permissions().mode() & 0o7777, 0o604, "mode kept");
+    if root {
+        assert_eq!((meta.uid(), meta.gid()), (65534, 65534), "owner kept");
+    }
+    let names: Vec<_> = fs::read_dir(dir.path().join("real"))
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, ["app.yaml"], "no temporary left");
+}
+
 fn a_directory_argument_is_read_as_a_stream() {
     let dir = package();
     let out = run_in(dir.path(), &["."], "");
@@ -374,6 +450,8 @@ fn main() -> std::process::ExitCode {
     common::harness::run(vec![
         trial!(in_place_rewrites_only_changed_files_across_a_directory),
         trial!(in_place_writes_nothing_on_an_error),
+        trial!(in_place_is_all_or_nothing),
+        trial!(in_place_follows_links_and_keeps_owner_and_mode),
         trial!(a_directory_argument_is_read_as_a_stream),
         trial!(json_arrays_and_concatenated_json_are_manifests),
         trial!(

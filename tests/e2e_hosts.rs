@@ -96,17 +96,13 @@ fn pre_commit() -> PathBuf {
     repo_root().join("target/tools/pre-commit/bin/pre-commit")
 }
 
-/// `pre-commit try-repo <this repository> config-hash-check --files FILE` in `dir`:
+/// `pre-commit try-repo <this repository> HOOK --files FILE` in `dir`:
 /// the hook as a user's `.pre-commit-config.yaml` runs it, built by pre-commit with
 /// cargo (`language: rust`). pre-commit's cache and cargo's build directory are kept
 /// under target/, so only the first run on a machine builds from scratch.
-fn run_hook(dir: &Path, file: &str) -> Output {
+fn run_hook(dir: &Path, hook: &str, file: &str) -> Output {
     Command::new(pre_commit())
-        .args([
-            "try-repo",
-            repo_root().to_str().unwrap(),
-            "config-hash-check",
-        ])
+        .args(["try-repo", repo_root().to_str().unwrap(), hook])
         .args(["--files", file])
         .current_dir(dir)
         .env(
@@ -128,7 +124,7 @@ fn pre_commit_hook_fails_on_a_stale_manifest_and_passes_once_stamped() {
     repo.write("app.yaml", MANIFESTS);
     git(repo.path(), &["add", "app.yaml"]);
 
-    let stale = run_hook(repo.path(), "app.yaml");
+    let stale = run_hook(repo.path(), "config-hash-check-files", "app.yaml");
     assert_eq!(stale.status.code(), Some(1), "{}", text(&stale));
     assert!(
         text(&stale).contains("out of date: Deployment web"),
@@ -141,18 +137,103 @@ fn pre_commit_hook_fails_on_a_stale_manifest_and_passes_once_stamped() {
             .args(["--in-place", "app.yaml"])
             .current_dir(repo.path()),
     );
-    let stamped = run_hook(repo.path(), "app.yaml");
+    let stamped = run_hook(repo.path(), "config-hash-check-files", "app.yaml");
     assert!(stamped.status.success(), "{}", text(&stamped));
     assert!(text(&stamped).contains("Passed"), "{}", text(&stamped));
 
     // A value a pod reads changes: the manifest is stale again.
     repo.edit("app.yaml", "value-of-log-level-1", "value-of-log-level-2");
-    let edited = run_hook(repo.path(), "app.yaml");
+    let edited = run_hook(repo.path(), "config-hash-check-files", "app.yaml");
     assert_eq!(edited.status.code(), Some(1), "{}", text(&edited));
     assert!(
         text(&edited).contains("out of date: Deployment web"),
         "{}",
         text(&edited)
+    );
+}
+
+/// The manifests of [`MANIFESTS`] in two files: the ConfigMap alone in one, as many
+/// repositories keep them, stamped and committed.
+fn split_package(label: &str) -> TempDir {
+    let repo = git_repo(label);
+    let (config, workloads) = MANIFESTS.split_once("---\n").expect("two parts");
+    fs::create_dir(repo.path().join("deploy")).expect("create deploy/");
+    repo.write("deploy/configmap.yaml", config);
+    repo.write("deploy/workloads.yaml", workloads);
+    common::run(
+        Command::new(BINARY)
+            .args(["--in-place", "deploy"])
+            .current_dir(repo.path()),
+    );
+    commit_all(repo.path(), "stamped");
+    repo
+}
+
+/// The hooks of `.pre-commit-hooks.yaml` run as pre-commit runs them, without
+/// pre-commit: `entry`, then `args`, then the changed files unless `pass_filenames` is
+/// false. A commit that changes only the ConfigMap leaves the Deployment in the other
+/// file stale: the default hook fails on it, the per-file hook cannot see it.
+fn pre_commit_default_hook_checks_the_package_not_only_the_changed_files() {
+    let hooks: Value = yaml_serde::from_str(
+        &fs::read_to_string(repo_root().join(".pre-commit-hooks.yaml")).expect("read hooks"),
+    )
+    .expect("the hooks are YAML");
+    let repo = split_package("hooks-package");
+    repo.edit(
+        "deploy/configmap.yaml",
+        "value-of-log-level-1",
+        "value-of-log-level-2",
+    );
+    let changed = "deploy/configmap.yaml";
+    let run_as_pre_commit = |id: &str| {
+        let hook = hooks
+            .as_sequence()
+            .expect("a list of hooks")
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap_or_else(|| panic!("hook {id}"));
+        let entry: Vec<&str> = hook["entry"].as_str().expect("entry").split(' ').collect();
+        assert_eq!(entry[0], "config-hash", "{id}");
+        let mut command = Command::new(BINARY);
+        command.args(&entry[1..]).current_dir(repo.path());
+        if let Some(args) = hook["args"].as_sequence() {
+            command.args(args.iter().map(|a| a.as_str().expect("an arg")));
+        }
+        if hook["pass_filenames"].as_bool() != Some(false) {
+            command.arg(changed);
+        }
+        command.output().expect("run the hook's command")
+    };
+    let out = run_as_pre_commit("config-hash-check");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(
+        text(&out).contains("out of date: Deployment web"),
+        "{}",
+        text(&out)
+    );
+    let out = run_as_pre_commit("config-hash-check-files");
+    assert!(
+        out.status.success(),
+        "the per-file hook sees no workload: {}",
+        text(&out)
+    );
+}
+
+/// The same with the real pre-commit, which builds the hook with cargo.
+fn pre_commit_hook_fails_when_only_the_config_map_changes() {
+    let repo = split_package("pre-commit-package");
+    repo.edit(
+        "deploy/configmap.yaml",
+        "value-of-log-level-1",
+        "value-of-log-level-2",
+    );
+    git(repo.path(), &["add", "--all"]);
+    let stale = run_hook(repo.path(), "config-hash-check", "deploy/configmap.yaml");
+    assert_eq!(stale.status.code(), Some(1), "{}", text(&stale));
+    assert!(
+        text(&stale).contains("out of date: Deployment web"),
+        "{}",
+        text(&stale)
     );
 }
 
@@ -241,6 +322,109 @@ fn action_script_shows_what_rolls_between_two_revisions_and_gates() {
     assert!(summary.contains("web"), "{summary}");
 
     // The working tree is left as it was: no worktree stays behind.
+    let worktrees =
+        String::from_utf8_lossy(&git(repo.path(), &["worktree", "list"]).stdout).into_owned();
+    assert_eq!(worktrees.lines().count(), 1, "{worktrees}");
+}
+
+/// The action's script with hostile or unusual inputs: the report reaches a stdout that
+/// is a file whole; a base that starts with `-`, a render command that fails and an
+/// `args` that holds a glob pattern are worded or passed as written; nothing is left in
+/// the temp directory but the JSON, and no worktree.
+fn action_script_is_safe_with_its_inputs() {
+    let repo = git_repo("action-inputs");
+    fs::create_dir(repo.path().join("deploy")).expect("create deploy/");
+    repo.write("deploy/app.yaml", MANIFESTS);
+    commit_all(repo.path(), "base");
+    repo.edit(
+        "deploy/app.yaml",
+        "value-of-log-level-1",
+        "value-of-log-level-2",
+    );
+    commit_all(repo.path(), "head");
+    let runner = TempDir::new("action-inputs-runner");
+    let script = repo_root().join("action/diff.sh");
+    let run = |env: &[(&str, &str)], shell: &str| {
+        Command::new("bash")
+            .args(["-c", shell, "bash", script.to_str().expect("UTF-8 path")])
+            .current_dir(repo.path())
+            .env("PATH", path_with_binary())
+            .env("RUNNER_TEMP", runner.path())
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env_remove("GITHUB_OUTPUT")
+            .env_remove("CONFIG_HASH_KEY")
+            .env_remove("CONFIG_HASH_KEY_FILE")
+            .envs(env.iter().copied())
+            .output()
+            .expect("run action/diff.sh")
+    };
+    let base = [("INPUT_BASE", "HEAD~1"), ("INPUT_PATH", "deploy")];
+
+    // No job summary, stdout a file written before and after the script: the report
+    // is all there, between the two.
+    let log = runner.path().join("log.txt");
+    let shell = format!(
+        "{{ echo before; bash \"$1\"; echo after; }} > '{}'",
+        log.display()
+    );
+    let out = run(&base, &shell);
+    assert!(out.status.success(), "{}", text(&out));
+    let log = fs::read_to_string(&log).expect("read the log");
+    assert!(
+        log.starts_with("before\n") && log.ends_with("after\n"),
+        "{log}"
+    );
+    assert!(
+        log.lines().nth(1)
+            == Some("### config-hash: 1 workload(s) roll, 0 added, 0 removed, 1 unchanged"),
+        "the report's head: {log}"
+    );
+    assert!(log.contains("LOG_LEVEL"), "{log}");
+
+    // A base that starts with `-` is not an option, and is refused as no commit.
+    let out = run(
+        &[("INPUT_BASE", "--orphan=x"), ("INPUT_PATH", "deploy")],
+        "bash \"$1\"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("INPUT_BASE '--orphan=x' is not a commit"),
+        "{}",
+        text(&out)
+    );
+
+    // A render command that fails says so.
+    let out = run(
+        &[("INPUT_BASE", "HEAD~1"), ("INPUT_RENDER", "false")],
+        "bash \"$1\"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("the render command failed"),
+        "{}",
+        text(&out)
+    );
+
+    // `args` is split, never glob-expanded: `[0]` stays `[0]` (an invalid --max-rolls,
+    // exit 2), though a file named 0 would match it (--max-rolls 0: the gate, exit 3).
+    repo.write("0", "");
+    let out = run(
+        &[
+            ("INPUT_BASE", "HEAD~1"),
+            ("INPUT_PATH", "deploy"),
+            ("INPUT_ARGS", "--max-rolls [0]"),
+        ],
+        "bash \"$1\"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+
+    // Each run removed its work directory and worktree.
+    let left: Vec<String> = fs::read_dir(runner.path())
+        .expect("list the temp dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("config-hash-diff."))
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "left in the temp dir");
     let worktrees =
         String::from_utf8_lossy(&git(repo.path(), &["worktree", "list"]).stdout).into_owned();
     assert_eq!(worktrees.lines().count(), 1, "{worktrees}");
@@ -344,9 +528,23 @@ fn main() -> std::process::ExitCode {
         )
         .slow(),
         trial!(
+            pre_commit_hook_fails_when_only_the_config_map_changes,
+            Need::File(
+                pre_commit(),
+                "pre-commit; run .ci/setup-pre-commit.sh".to_string()
+            ),
+            Need::tool("git"),
+            Need::tool("cargo")
+        ),
+        trial!(
+            pre_commit_default_hook_checks_the_package_not_only_the_changed_files,
+            Need::tool("git")
+        ),
+        trial!(
             action_script_shows_what_rolls_between_two_revisions_and_gates,
             Need::tool("git")
         ),
+        trial!(action_script_is_safe_with_its_inputs, Need::tool("git")),
         trial!(
             argocd_plugin_generates_stamped_manifests_for_the_example_application,
             Need::tool("kubectl")

@@ -352,6 +352,11 @@ pub struct ConfigFlags {
     /// env CONFIG_HASH_KEY. Never put the key in the functionConfig.
     #[arg(long, value_name = "FILE")]
     pub key_file: Option<PathBuf>,
+    /// The most all inputs together may hold (stdin, files, -c, the key file), in bytes
+    /// or with K, M or G: a larger input is refused before it is read whole [default:
+    /// 256M].
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::input::parse_size)]
+    pub max_input_size: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -364,8 +369,10 @@ pub struct RunArgs {
     /// Say on stderr where the input was read in bigger chunks than one item, and why.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false)]
     pub debug: bool,
-    /// Write the stamped files back to themselves (only those that change, atomically,
-    /// keeping their mode) instead of to stdout, and print each file written.
+    /// Write the stamped files back to themselves (only those that change) instead of to
+    /// stdout, and print each file written: all of them or none (each is written to a
+    /// temporary file beside it, and renamed over it once every one is written), keeping
+    /// each file's mode and owner; a symbolic link is followed and stays a link.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value_t = false, requires = "files", conflicts_with = "check")]
     pub in_place: bool,
     #[command(flatten)]
@@ -487,6 +494,10 @@ pub struct PruneArgs {
     pub namespace: Option<String>,
     #[command(flatten)]
     pub quiet: Quiet,
+    /// The most all inputs together may hold (RENDER, --live, -c), in bytes or with K,
+    /// M or G [default: 256M].
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::input::parse_size)]
+    pub max_input_size: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -11,8 +11,9 @@
 //! so output stays lossless whatever shape the input had.
 
 use std::fs;
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use config_hash::model::invocation::{KptStep, kptfile_text_step};
 use config_hash::yaml::breaks::UNICODE_BREAKS;
@@ -38,6 +39,11 @@ impl Source {
 pub struct Package {
     pub sources: Vec<Source>,
     joined: Joined,
+    /// Why the package is refused once it is known to read: a text named on the
+    /// command line (a FILE, or stdin) that holds no Kubernetes object at all. kubectl
+    /// and kustomize refuse such a file too; a file found in a directory is passed
+    /// through, as kpt does.
+    pub objectless: Option<String>,
 }
 
 impl AsRef<str> for Source {
@@ -52,7 +58,11 @@ impl Package {
         let joined = Joined::new(&sources).map_err(|e| match e {
             JoinError::NotAnObject { source, .. } => format!("{}: {e}", sources[source].name()),
         })?;
-        Ok(Package { sources, joined })
+        Ok(Package {
+            sources,
+            joined,
+            objectless: None,
+        })
     }
 
     /// The sources joined into one stream (`---` between them).
@@ -180,17 +190,177 @@ impl Package {
     }
 }
 
+/// How much all inputs of one run may hold together unless `--max-input-size` says
+/// otherwise: far above any real package (the API server stores objects of at most
+/// 1.5 MiB), far below what would exhaust a CI runner's memory.
+pub const DEFAULT_MAX_INPUT: u64 = 256 << 20;
+
+/// The flag that raises [`DEFAULT_MAX_INPUT`], named in the error.
+pub const MAX_INPUT_FLAG: &str = "--max-input-size";
+
+/// The limit and what the inputs read so far hold. Process-wide on purpose: one run is
+/// one process, and every input of it (stdin, files, `-c`, the key file, a Kptfile,
+/// `--live`) counts against the same total wherever it is read.
+static LIMIT: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT);
+static USED: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the limit for all inputs of this run together (`--max-input-size`).
+pub fn set_max_input_size(bytes: u64) {
+    LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// A size as `--max-input-size` takes it: bytes, or a number with K, M or G (KiB, MiB,
+/// GiB; `Ki`, `KiB`, `KB` and lower case read alike).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "ki" | "kb" | "kib" => 10,
+        "m" | "mi" | "mb" | "mib" => 20,
+        "g" | "gi" | "gb" | "gib" => 30,
+        _ => {
+            return Err(format!(
+                "{text:?}: the unit is one of K, M, G (or none, for bytes)"
+            ));
+        }
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| format!("{text:?} is not a size (bytes, or a number with K, M or G)"))
+}
+
+fn human(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
+/// What an input holds: manifests or configuration (text: a NUL byte is refused as soon
+/// as it is read, and it must be UTF-8), or a key (any bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Content {
+    Text,
+    Bytes,
+}
+
+/// Why [`read_limited`] stopped.
+#[derive(Debug)]
+pub enum Refused {
+    Io(std::io::Error),
+    /// More than the limit; nothing past it was read.
+    TooLarge,
+    /// A NUL byte at this offset; nothing past its chunk was read.
+    Nul(u64),
+}
+
+/// The most a key file may hold: HMAC-SHA256 hashes any key longer than 64 bytes to 32.
+const MAX_KEY: u64 = 64 << 10;
+
+/// How much is read (and checked for NUL) at a time: an endless stream of NULs
+/// (`/dev/zero`) stops after one chunk.
+const CHUNK: u64 = 1 << 20;
+
+/// Reads `reader` to its end, chunk by chunk, refusing more than `limit` bytes and, for
+/// text, a NUL byte as soon as its chunk is read. `capacity`: the expected size (a
+/// file's), so a file is read into one allocation of its size.
+pub fn read_limited(
+    mut reader: impl std::io::Read,
+    limit: u64,
+    content: Content,
+    capacity: u64,
+) -> Result<Vec<u8>, Refused> {
+    let mut out = Vec::with_capacity(usize::try_from(capacity.min(limit)).unwrap_or(0));
+    loop {
+        let start = out.len();
+        let room = limit
+            .saturating_add(1)
+            .saturating_sub(start as u64)
+            .min(CHUNK);
+        let n = (&mut reader)
+            .take(room)
+            .read_to_end(&mut out)
+            .map_err(Refused::Io)?;
+        if content == Content::Text {
+            if let Some(at) = memchr::memchr(0, &out[start..]) {
+                return Err(Refused::Nul((start + at) as u64));
+            }
+        }
+        if out.len() as u64 > limit {
+            return Err(Refused::TooLarge);
+        }
+        if n == 0 {
+            return Ok(out);
+        }
+    }
+}
+
+/// The one reader of every input of the binary: reads `reader` (named `name` in
+/// errors) within what is left of the run's limit, and counts it.
+pub fn read_input(
+    name: &str,
+    reader: impl std::io::Read,
+    content: Content,
+    capacity: u64,
+) -> Result<Vec<u8>, String> {
+    let limit = LIMIT.load(Ordering::Relaxed);
+    let left = limit.saturating_sub(USED.load(Ordering::Relaxed));
+    // A key is short: a key file of more is the wrong file (`/dev/zero`), whatever the
+    // limit on manifests.
+    let key_cap = content == Content::Bytes && left > MAX_KEY;
+    let left = if key_cap { MAX_KEY } else { left };
+    match read_limited(reader, left, content, capacity) {
+        Ok(bytes) => {
+            USED.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            Ok(bytes)
+        }
+        Err(Refused::Io(e)) => Err(format!("cannot read {name}: {e}")),
+        Err(Refused::TooLarge) if key_cap => Err(format!(
+            "{name} holds more than {}, which no key needs: is it the right file?",
+            human(MAX_KEY)
+        )),
+        Err(Refused::TooLarge) => Err(format!(
+            "{name} is too large: all inputs of a run together may hold {} ({MAX_INPUT_FLAG} raises the limit)",
+            human(limit)
+        )),
+        Err(Refused::Nul(at)) => Err(format!(
+            "{name} holds a NUL byte (at byte {at}): it is not YAML or JSON text"
+        )),
+    }
+}
+
+/// [`read_input`] for text: UTF-8 or refused, naming `name`.
+fn text_of(name: &str, bytes: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(bytes)
+        .map_err(|_| format!("{name} is not UTF-8 text (manifests are YAML or JSON)"))
+}
+
 pub fn read_stdin() -> Result<String, String> {
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
-    String::from_utf8(input)
-        .map_err(|_| "stdin is not UTF-8 text (manifests are YAML or JSON)".to_string())
+    let bytes = read_input("stdin", std::io::stdin().lock(), Content::Text, 0)?;
+    text_of("stdin", bytes)
+}
+
+/// Opens `path` for [`read_input`]: the file and its size.
+pub fn open(path: &Path) -> std::io::Result<(fs::File, u64)> {
+    let file = fs::File::open(path)?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    Ok((file, size))
+}
+
+/// A file's bytes (`content`), read within the run's limit; `name` words it in errors.
+pub fn read_path(path: &Path, name: &str, content: Content) -> Result<Vec<u8>, String> {
+    let (file, size) = open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    read_input(name, file, content, size)
 }
 
 pub fn read_file(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    let name = path.display().to_string();
+    text_of(&name, read_path(path, &name, Content::Text)?)
 }
 
 /// What the PATHs (or stdin, when there are none) hold: files as given, directories
@@ -222,7 +392,13 @@ pub fn read_sources(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Vec<Source>, 
 
 /// Reads PATHs (or stdin) as one package.
 pub fn read_package(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Package, String> {
-    let package = Package::new(read_sources(paths, skip)?)?;
+    package_of(read_sources(paths, skip)?, paths)
+}
+
+/// The package of `sources`, read from `paths` (none: stdin); refused when it holds
+/// nothing but blanks and comments.
+pub fn package_of(sources: Vec<Source>, paths: &[PathBuf]) -> Result<Package, String> {
+    let package = Package::new(sources)?;
     if is_blank(package.joined()) {
         return Err(if paths.is_empty() {
             "stdin holds no manifests (only whitespace or comments); did the command before the pipe fail?".to_string()
@@ -237,7 +413,53 @@ pub fn read_package(paths: &[PathBuf], skip: &[PathBuf]) -> Result<Package, Stri
             )
         });
     }
+    for source in &package.sources {
+        check_marks(source)?;
+    }
+    let mut package = package;
+    package.objectless = package
+        .sources
+        .iter()
+        .find(|s| s.path.as_ref().is_none_or(|p| paths.contains(p)) && holds_no_object(s))
+        .map(|s| {
+            format!(
+                "{} holds no Kubernetes object (no document has a kind or an apiVersion): \
+                 config-hash reads manifests, not other YAML or JSON (a chart's values, a config \
+                 file); is it the right file?",
+                s.name()
+            )
+        });
     Ok(package)
+}
+
+/// True when a text that is not blank holds no Kubernetes object at all: no `kind` and
+/// no `apiVersion` anywhere in it (a chart's values.yaml, /etc/passwd).
+fn holds_no_object(source: &Source) -> bool {
+    let has = |word: &str| memchr::memmem::find(source.text.as_bytes(), word.as_bytes()).is_some();
+    !has("kind") && !has("apiVersion") && !is_blank(&source.text)
+}
+
+/// Refuses a byte-order mark that starts a line past the start of a text (files that
+/// each begin with one, concatenated: `helm template` of such templates). kubectl,
+/// kustomize and kpt read it as the first character of the key after it, so
+/// `apiVersion` becomes another key and the object has no apiVersion: passed on, it
+/// would look right and fail to apply.
+fn check_marks(source: &Source) -> Result<(), String> {
+    let text = source.text.as_bytes();
+    for at in memchr::memmem::find_iter(text, "\u{feff}".as_bytes()) {
+        if at == 0 || !matches!(text[at - 1], b'\n' | b'\r') {
+            continue;
+        }
+        let line = 1 + text[..at].iter().filter(|&&b| b == b'\n').count();
+        return Err(format!(
+            "{}: line {line}: a byte-order mark (U+FEFF) starts the line, inside the stream: \
+             kubectl, kustomize and kpt read it as a character of what follows (a key \
+             `<U+FEFF>apiVersion` is not `apiVersion`, and the object has no apiVersion); remove it \
+             (it comes from joining files that each begin with one)",
+            source.name()
+        ));
+    }
+    Ok(())
 }
 
 /// The functionConfig of the kpt packages among `paths` (directories with a Kptfile
@@ -374,30 +596,105 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes `text` to `path` atomically: a temporary file in the same directory, given
-/// the original's permissions, then renamed over it. A reader (or an interrupted run)
-/// sees the old file or the new one, never half of one. No fsync: durability across a
-/// power loss is the file system's business, and syncing each file made rewriting a
-/// 10,000-file package take 17 s instead of 5 s here.
-pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
+/// Writes each `(path, text)` back, all or nothing: every text goes first to a
+/// temporary file beside the file it replaces (same directory, so the rename is atomic),
+/// given that file's mode and owner; only when every temporary is written are they
+/// renamed over their files. Any failure before the renames removes the temporaries and
+/// leaves every file as it was. A symbolic link is followed: the file it points to is
+/// written and the link stays a link. A reader (or an interrupted run) sees each file
+/// old or new, never half of one. No fsync: durability across a power loss is the file
+/// system's business, and syncing each file made rewriting a 10,000-file package take
+/// 17 s instead of 5 s here.
+pub fn write_all_or_nothing(files: &[(&Path, &str)]) -> Result<(), String> {
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::with_capacity(files.len());
+    let result = files.iter().try_for_each(|&(path, text)| {
+        let target = fs::canonicalize(path).map_err(|e| cannot_write(path, &e))?;
+        if let Some((_, other)) = staged.iter().find(|(t, _)| *t == target) {
+            return Err(format!(
+                "cannot write {}: it is the same file as {} (a link), which is written too",
+                path.display(),
+                other.display()
+            ));
+        }
+        let tmp = stage(&target, text).map_err(|e| cannot_write(path, &e))?;
+        staged.push((target, tmp));
+        Ok(())
+    });
+    let result = result.and_then(|()| {
+        for (at, ((target, tmp), &(path, _))) in staged.iter().zip(files).enumerate() {
+            if let Err(e) = fs::rename(tmp, target) {
+                // Only a file system that changed under the run fails here; the files
+                // renamed before stay written, and the run says which.
+                let written: Vec<String> = files[..at]
+                    .iter()
+                    .map(|(p, _)| p.display().to_string())
+                    .collect();
+                let done = if written.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (already written: {})", written.join(", "))
+                };
+                return Err(format!("{}{done}", cannot_write(path, &e)));
+            }
+        }
+        Ok(())
+    });
+    if result.is_err() {
+        for (_, tmp) in &staged {
+            let _ = fs::remove_file(tmp);
+        }
+    }
+    result
+}
+
+fn cannot_write(path: &Path, e: &std::io::Error) -> String {
+    format!("cannot write {}: {e}", path.display())
+}
+
+/// Writes `text` to a new temporary file beside `target` (a file, no link) with its mode
+/// and owner, and returns the temporary's path. The temporary is created new (never
+/// through something already at its name), and removed again when a step fails.
+fn stage(target: &Path, text: &str) -> std::io::Result<PathBuf> {
+    let meta = fs::metadata(target)?;
+    let dir = target.parent().unwrap_or(Path::new("/"));
+    let name = target
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.config-hash-{}.tmp", std::process::id()));
-    let result = (|| {
-        let permissions = fs::metadata(path)?.permissions();
-        fs::write(&tmp, text)?;
-        fs::set_permissions(&tmp, permissions)?;
-        fs::rename(&tmp, path)
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&tmp)?;
+    let written = (|| {
+        file.write_all(text.as_bytes())?;
+        keep_owner(&file, &meta)?;
+        file.set_permissions(meta.permissions())
     })();
-    result.map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        format!("cannot write {}: {e}", path.display())
-    })
+    match written {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// Gives `file` the owner and group of `meta` (a run as root must not make another
+/// user's file root's). Before the mode is set: changing the owner may clear set-id bits.
+#[cfg(unix)]
+fn keep_owner(file: &fs::File, meta: &fs::Metadata) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt as _;
+    let own = file.metadata()?;
+    if (own.uid(), own.gid()) == (meta.uid(), meta.gid()) {
+        return Ok(());
+    }
+    std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()))
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_: &fs::File, _: &fs::Metadata) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// The functionConfig a kpt package's Kptfile gives config-hash: the first pipeline
@@ -407,10 +704,9 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
 /// not run config-hash; an empty text when the step has no configuration.
 pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
     let kptfile = dir.join("Kptfile");
-    let text = match fs::read_to_string(&kptfile) {
-        Ok(t) => t,
+    let text = match fs::metadata(&kptfile) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", kptfile.display())),
+        _ => read_file(&kptfile)?,
     };
     match kptfile_text_step(&text).map_err(|e| format!("{}: {e}", kptfile.display()))? {
         None => Ok(None),
@@ -418,11 +714,10 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
         Some(KptStep::Map(config)) => Ok(Some((kptfile, config))),
         Some(KptStep::Path(path)) => {
             let file = dir.join(&path);
-            let config = fs::read_to_string(&file).map_err(|e| {
+            let config = read_file(&file).map_err(|e| {
                 format!(
-                    "{}: pipeline step configPath {path}: cannot read {}: {e}",
-                    kptfile.display(),
-                    file.display()
+                    "{}: pipeline step configPath {path}: {e}",
+                    kptfile.display()
                 )
             })?;
             Ok(Some((file, config)))
@@ -433,6 +728,60 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_stops_at_the_limit_and_at_the_first_nul() {
+        use std::io::Read as _;
+        let read = |bytes: &[u8], limit, content| read_limited(bytes, limit, content, 0);
+        assert_eq!(read(b"abc", 3, Content::Text).unwrap(), b"abc");
+        assert!(matches!(
+            read(b"abcd", 3, Content::Text),
+            Err(Refused::TooLarge)
+        ));
+        assert_eq!(read(b"", 0, Content::Text).unwrap(), b"");
+        assert!(matches!(
+            read(b"ab\0c", 9, Content::Text),
+            Err(Refused::Nul(2))
+        ));
+        assert_eq!(read(b"ab\0c", 9, Content::Bytes).unwrap(), b"ab\0c");
+        // An endless stream stops after one chunk (NUL) or at the limit.
+        let endless = std::io::repeat(0);
+        assert!(matches!(
+            read_limited(endless, u64::MAX, Content::Text, 0),
+            Err(Refused::Nul(0))
+        ));
+        let mut endless = std::io::repeat(b'a');
+        assert!(matches!(
+            read_limited(&mut endless, 3 * CHUNK + 5, Content::Text, 0),
+            Err(Refused::TooLarge)
+        ));
+        // A NUL past the first chunk, and nothing read past its chunk.
+        let mut text = vec![b'a'; CHUNK as usize + 10];
+        text[CHUNK as usize + 3] = 0;
+        text.extend(vec![b'b'; 3 * CHUNK as usize]);
+        let mut reader = &text[..];
+        assert!(matches!(
+            read_limited(&mut reader, u64::MAX, Content::Text, 0),
+            Err(Refused::Nul(n)) if n == CHUNK + 3
+        ));
+        assert!(
+            reader.bytes().count() >= CHUNK as usize,
+            "read on past the NUL's chunk"
+        );
+    }
+
+    #[test]
+    fn sizes_read_with_their_units() {
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("2K"), Ok(2048));
+        assert_eq!(parse_size("256Mi"), Ok(256 << 20));
+        assert_eq!(parse_size("1gib"), Ok(1 << 30));
+        for bad in ["", "M", "1T", "-1", "1.5M", "99999999999G"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+        assert_eq!(human(256 << 20), "256 MiB");
+        assert_eq!(human(1500), "1500 bytes");
+    }
 
     #[test]
     fn blank_is_only_whitespace_comments_and_markers() {

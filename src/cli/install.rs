@@ -301,6 +301,18 @@ fn install_helm_plugin(dir: &Path) -> Result<ExitCode, ExitCode> {
     link_self_to(&plugin.join("config-hash")).map_err(fail)?;
     let yaml = super::plugin::helm_plugin_yaml("${HELM_PLUGIN_DIR}/config-hash");
     let manifest = plugin.join("plugin.yaml");
+    // A link there is replaced, never written through: its target may be any file.
+    if manifest
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+    {
+        std::fs::remove_file(&manifest).map_err(|e| {
+            fail(format!(
+                "cannot replace the link {}: {e}",
+                manifest.display()
+            ))
+        })?;
+    }
     std::fs::write(&manifest, yaml)
         .map_err(|e| fail(format!("cannot write {}: {e}", manifest.display())))?;
     println!("{}", plugin.display());

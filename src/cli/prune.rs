@@ -27,6 +27,9 @@ fn read(path: &Path, stdin_taken: &mut bool) -> Result<Vec<(String, String)>, St
 }
 
 pub fn run(args: &PruneArgs) -> ExitCode {
+    if let Some(limit) = args.max_input_size {
+        input::set_max_input_size(limit);
+    }
     let mut stdin_taken = false;
     let mut render = Vec::new();
     for path in &args.render {

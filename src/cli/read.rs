@@ -43,8 +43,8 @@ pub fn read_key(key_file: Option<&Path>) -> Result<Option<HashKey>, String> {
         .or_else(|| std::env::var_os("CONFIG_HASH_KEY_FILE").map(PathBuf::from));
     let (bytes, from) = match file {
         Some(path) => {
-            let mut bytes = std::fs::read(&path)
-                .map_err(|e| format!("cannot read the key file {}: {e}", path.display()))?;
+            let name = format!("the key file {}", path.display());
+            let mut bytes = input::read_path(&path, &name, input::Content::Bytes)?;
             // `echo key > file` and most secret mounts end in a newline that is not key.
             if bytes.ends_with(b"\n") {
                 bytes.pop();
@@ -107,6 +107,9 @@ pub fn read_invocation(
     if let Some(chart) = input::charts(files).first() {
         return Err(hints::chart_source(chart, using));
     }
+    if let Some(limit) = args.max_input_size {
+        input::set_max_input_size(limit);
+    }
     let hash_key = read_key(args.key_file.as_deref()).map_err(fail)?;
     let mut invocation = Invocation {
         overrides: args.overrides(),
@@ -129,6 +132,8 @@ pub fn read_invocation(
     // kustomize runs a legacy exec plugin with one argument: its config file.
     let mut paths = files;
     let mut plugin = false;
+    // The one file, read once: as the plugin's config, or as the input.
+    let mut read_already = None;
     if let [one] = paths {
         if invocation.config_text.is_none() && !manifests && one.is_file() {
             let text = input::read_file(one).map_err(fail)?;
@@ -136,6 +141,11 @@ pub fn read_invocation(
                 invocation.config_text = Some(text);
                 paths = &[];
                 plugin = true;
+            } else {
+                read_already = Some(input::Source {
+                    path: Some(one.clone()),
+                    text,
+                });
             }
         }
     }
@@ -148,7 +158,11 @@ pub fn read_invocation(
         // A config file given as the only PATH at a terminal: -c forgotten.
         return Err(hints::config_given_as_manifests(&files[0]));
     }
-    let package = match input::read_package(paths, &skip) {
+    let read = match read_already {
+        Some(source) => input::package_of(vec![source], paths),
+        None => input::read_package(paths, &skip),
+    };
+    let package = match read {
         Ok(p) => p,
         // kustomize runs a generator with its config and nothing on stdin.
         Err(_) if plugin && paths.is_empty() && under_kustomize => {

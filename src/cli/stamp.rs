@@ -57,6 +57,9 @@ fn run_one_text(
         Ok(o) => o,
         Err(e) => return unreadable(package, &e),
     };
+    if let Some(e) = &package.objectless {
+        return fail(e);
+    }
     if args.debug {
         for why in &outcome.coarser {
             eprintln!("debug: {why}");
@@ -136,6 +139,9 @@ fn run_package(
         Ok(o) => o,
         Err(e) => return unreadable(package, &e),
     };
+    if let Some(e) = &package.objectless {
+        return fail(e);
+    }
     if outcome.resource_list {
         return fail(
             "a ResourceList is read alone (on stdin, or as the only file), not among other files",
@@ -171,11 +177,14 @@ fn run_package(
         return report.failure();
     }
     if args.in_place {
-        for (source, text) in &changed {
-            let Some(path) = &source.path else { continue };
-            if let Err(e) = input::write_atomically(path, text) {
-                return fail(e);
-            }
+        let files: Vec<(&std::path::Path, &str)> = changed
+            .iter()
+            .filter_map(|(source, text)| Some((source.path.as_deref()?, text.as_str())))
+            .collect();
+        if let Err(e) = input::write_all_or_nothing(&files) {
+            return fail(e);
+        }
+        for (path, _) in &files {
             println!("wrote {}", path.display());
         }
         if !report.quiet {

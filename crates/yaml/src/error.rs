@@ -91,6 +91,9 @@ pub enum ErrorKind {
     UndefinedAlias,
     /// An alias inside the collection its anchor names.
     RecursiveAlias,
+    /// An alias (`*name`) to an anchor of an earlier document: an anchor holds only in
+    /// its own document, and kubectl, kustomize and kpt refuse it ("unknown anchor").
+    AliasToAnotherDocument,
     /// A key that a mapping already has (the API server refuses duplicate fields).
     DuplicateKey,
     /// A work limit.
@@ -171,6 +174,9 @@ impl ErrorKind {
                 "did not find the expected ',' or '}'".into()
             }
             ErrorKind::UndefinedAlias => "alias names an anchor that is not defined".into(),
+            ErrorKind::AliasToAnotherDocument => {
+                "alias names an anchor of an earlier document, and an anchor holds only in its own document (kubectl, kustomize and kpt refuse it: \"unknown anchor\"); write the value out, or define the anchor in this document".into()
+            }
             ErrorKind::RecursiveAlias => {
                 "alias refers to a collection that contains it (a recursive alias); no Kubernetes reader accepts it".into()
             }
@@ -203,6 +209,8 @@ pub struct Error {
     column: usize,
     /// A duplicate key as written, when it is shown (see [`Error::message`]).
     key: Option<Box<str>>,
+    /// The alias (`*name`) an alias error is about.
+    alias: Option<Box<str>>,
 }
 
 impl Error {
@@ -213,7 +221,14 @@ impl Error {
             line,
             column,
             key: None,
+            alias: None,
         }
+    }
+
+    /// The error, naming the alias (`*name`) an alias error is about.
+    pub(crate) fn with_alias(mut self, alias: &str) -> Error {
+        self.alias = Some(alias.into());
+        self
     }
 
     /// The same error naming the duplicate key, as written.
@@ -228,14 +243,15 @@ impl Error {
     }
 
     /// What went wrong, for a message: [`ErrorKind::describe`], naming the key of a
-    /// duplicate key when it was written as a key (followed by its `:`). A key written
-    /// with no value is not named: it may be a value typed as a flow mapping, such as a
-    /// Secret's (`{hunter2, hunter2}`).
+    /// duplicate key when it was written as a key (followed by its `:`), and the alias an
+    /// alias error is about. A key written with no value is not named: it may be a value
+    /// typed as a flow mapping, such as a Secret's (`{hunter2, hunter2}`).
     pub fn message(&self) -> String {
-        match (&self.key, self.kind) {
-            (Some(key), ErrorKind::DuplicateKey) => format!(
+        match (&self.key, &self.alias, self.kind) {
+            (Some(key), _, ErrorKind::DuplicateKey) => format!(
                 "duplicate key {key} in a mapping (the API server rejects duplicate fields; keep one)"
             ),
+            (_, Some(alias), _) => format!("{alias}: {}", self.kind.describe()),
             _ => self.kind.describe(),
         }
     }

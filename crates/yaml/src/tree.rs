@@ -415,6 +415,12 @@ impl<'a> Builder<'a> {
                 at: start as usize,
             });
         };
+        if (target as usize) < self.doc_first {
+            return Err(RawError {
+                kind: ErrorKind::AliasToAnotherDocument,
+                at: start as usize,
+            });
+        }
         if size == 0 {
             return Err(RawError {
                 kind: ErrorKind::RecursiveAlias,
@@ -611,8 +617,21 @@ impl<'a> Tree<'a> {
     pub(crate) fn error_at(src: &str, ctx: Context, e: RawError) -> Error {
         let (line, column) = line_col_of(src, ctx.json(), e.at);
         let error = Error::new(e.kind, e.at, line + ctx.line_base(), column);
-        match written_key(src, e.at) {
-            Some(key) if e.kind == ErrorKind::DuplicateKey => error.with_key(key),
+        match e.kind {
+            ErrorKind::DuplicateKey => match written_key(src, e.at) {
+                Some(key) => error.with_key(key),
+                None => error,
+            },
+            ErrorKind::UndefinedAlias
+            | ErrorKind::RecursiveAlias
+            | ErrorKind::AliasToAnotherDocument => {
+                // `*name`: the name ends where a name's characters do.
+                let alias = &src[e.at..];
+                let end = alias[1..]
+                    .find(|c: char| c.is_whitespace() || ",[]{}".contains(c))
+                    .map_or(alias.len(), |n| n + 1);
+                error.with_alias(&alias[..end])
+            }
             _ => error,
         }
     }
