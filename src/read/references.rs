@@ -233,6 +233,16 @@ fn site_objects(
         if steps.first().is_some_and(absent) {
             return Vec::new();
         }
+        // Nor for a list none of whose items has the next field (most pods' volumes have
+        // none of most plugins).
+        if let [first, next, ..] = steps
+            && let Some(list) = tree.get(spec, first).filter(|&l| tree.is_seq(l))
+            && !tree
+                .items(list)
+                .any(|v| tree.is_seq(v) || tree.get(v, next).is_some())
+        {
+            return Vec::new();
+        }
         return walk(tree, spec, steps, spec_path.to_string())
             .into_iter()
             .map(|r| (r, None))
