@@ -9,16 +9,16 @@ fuzz_target!(|data: &[u8]| {
     let Ok(input) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(edges) = config_hash::graph(input, &config_hash::Invocation::default()) else {
+    let Ok(resolution) = config_hash::resolve(input, &config_hash::Invocation::default()) else {
         return;
     };
-    let json = graph::render_json(&edges);
+    let json = graph::to_text(|w| graph::write_json(&resolution, w));
     if let Err(e) = serde_json::from_str::<serde_json::Value>(&json) {
         panic!("graph JSON does not parse: {e}\n{json}");
     }
-    let table = graph::render_table(&edges);
+    let table = graph::to_text(|w| graph::write_table(&resolution, w));
     assert!(!table.is_empty(), "an empty table");
-    let dot = graph::render_dot(&edges);
+    let dot = graph::to_text(|w| graph::write_dot(&resolution, w));
     assert!(
         dot.starts_with("digraph") && dot.trim_end().ends_with('}'),
         "{dot}"
