@@ -9,7 +9,7 @@ use config_hash::model::findings::Severity;
 use config_hash::views::diff::{self, Gates, Side};
 
 use super::args;
-use super::exit::{EXIT_STALE, EXIT_USAGE, usage, write_stdout};
+use super::exit::{EXIT_STALE, EXIT_USAGE, stream_stdout, usage, write_stdout};
 use super::host::Host;
 use super::read::{Read, read_invocation, unreadable};
 use super::report::{Report, findings_on_stderr};
@@ -128,11 +128,11 @@ pub fn audit(format: args::AuditFormat, fail_on_any: bool, args: &args::ConfigAr
         };
     }
     let found = config_hash::views::audit::audit(&prepared.resolution);
-    let text = match format {
-        args::AuditFormat::Table => config_hash::views::audit::render_table(&found),
-        args::AuditFormat::Json => config_hash::views::audit::render_json(&found),
-    };
-    if let Err(code) = write_stdout(&text) {
+    let written = stream_stdout(|out| match format {
+        args::AuditFormat::Table => config_hash::views::audit::write_table(&found, out),
+        args::AuditFormat::Json => config_hash::views::audit::write_json(&found, out),
+    });
+    if let Err(code) = written {
         return code;
     }
     if fail_on_any && !found.untriggered.is_empty() {

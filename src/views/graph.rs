@@ -15,6 +15,7 @@ use crate::model::catalog::SourceKind;
 use crate::model::reference::Keys;
 use crate::model::resource::ResourceId;
 use crate::resolve::resolution::{ItemResolution, Resolution, Resolved};
+use crate::views::ResourceJson;
 use crate::yaml::scalar::double_quoted;
 
 pub use crate::model::reference::{Status, Via};
@@ -191,27 +192,6 @@ pub fn write_table(resolution: &Resolution, out: &mut impl Write) -> io::Result<
         out.write_all(b"(no workload reads a ConfigMap or Secret)\n")?;
     }
     Ok(())
-}
-
-/// apiVersion, kind, namespace and name, as every JSON view names an object.
-#[derive(Serialize)]
-pub(crate) struct ResourceJson<'r> {
-    #[serde(rename = "apiVersion")]
-    api_version: &'r str,
-    kind: &'r str,
-    name: &'r str,
-    namespace: Option<&'r str>,
-}
-
-impl<'r> ResourceJson<'r> {
-    pub(crate) fn of(r: &'r ResourceId) -> Self {
-        ResourceJson {
-            api_version: r.api_version(),
-            kind: r.kind(),
-            name: r.name(),
-            namespace: r.namespace(),
-        }
-    }
 }
 
 /// A node of the JSON graph; its fields in the order JSON objects were written in
@@ -441,16 +421,10 @@ pub fn write_dot(resolution: &Resolution, out: &mut impl Write) -> io::Result<()
     out.write_all(b"}\n")
 }
 
-/// What a writer wrote, as text: for tests and callers that want the whole of a view.
-pub fn to_text(write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> String {
-    let mut out = Vec::new();
-    write(&mut out).expect("writing to memory does not fail");
-    String::from_utf8(out).expect("views write UTF-8")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::views::to_text;
 
     fn resolve(src: &str) -> Resolution {
         crate::resolve(src, &crate::Invocation::default()).unwrap()
