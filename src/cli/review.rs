@@ -82,12 +82,12 @@ pub fn diff(
         },
     );
     let failures = d.gate_failures(gates);
-    let text = match format {
-        args::DiffFormat::Table => diff::render_table(&d, &failures),
-        args::DiffFormat::Markdown => diff::render_markdown(&d, &failures),
-        args::DiffFormat::Json => diff::render_json(&d, gates, &failures),
+    let written = match format {
+        args::DiffFormat::Table => write_stdout(&diff::render_table(&d, &failures)),
+        args::DiffFormat::Markdown => write_stdout(&diff::render_markdown(&d, &failures)),
+        args::DiffFormat::Json => stream_stdout(|out| diff::write_json(&d, gates, &failures, out)),
     };
-    if let Err(code) = write_stdout(&text) {
+    if let Err(code) = written {
         return code;
     }
     if failures.is_empty() {
