@@ -68,7 +68,29 @@ const HOSTILE_SCALE: usize = 10;
 struct Input {
     name: String,
     path: PathBuf,
-    args: &'static [&'static str],
+    args: Vec<String>,
+}
+
+/// The views, each on the block-YAML applications (stdin), so that a regression in a
+/// view (a copy of the input's strings, a value tree of the output) fails as one in
+/// stamping does: `graph --format json`, `audit`, and `diff` against the same
+/// applications with every ConfigMap changed (every workload rolls).
+const VIEWS: [(&str, &[&str]); 3] = [
+    ("graph-json", &["graph", "--format", "json"]),
+    ("audit", &["audit"]),
+    ("diff", &["diff", "--format", "json"]),
+];
+
+fn view_name(slug: &str) -> String {
+    format!("view-{slug}-{N}")
+}
+
+/// The inputs whose heap peak is gated too: the N = 1,000 shapes and the views.
+fn heap_gated() -> Vec<String> {
+    let mut names: Vec<String> = shapes::SHAPES.iter().map(shape_name).collect();
+    names.extend(VIEWS.iter().map(|(slug, _)| view_name(slug)));
+    names.sort_unstable();
+    names
 }
 
 fn main() -> ExitCode {
@@ -232,6 +254,7 @@ fn smoke(baseline_text: &str) {
                 .iter()
                 .map(hostile_name),
         )
+        .chain(VIEWS.iter().map(|(slug, _)| view_name(slug)))
         .collect();
     names.sort_unstable();
     let known: Vec<&String> = baseline.counts.keys().collect();
@@ -240,10 +263,8 @@ fn smoke(baseline_text: &str) {
         known,
         "the baseline names every input, and only those"
     );
-    let mut shapes: Vec<String> = shapes::SHAPES.iter().map(shape_name).collect();
-    shapes.sort_unstable();
     assert_eq!(
-        shapes.iter().collect::<Vec<_>>(),
+        heap_gated().iter().collect::<Vec<_>>(),
         baseline.heap.keys().collect::<Vec<_>>(),
         "the baseline has a heap peak for every N = {N} input, and only those"
     );
@@ -286,16 +307,32 @@ fn inputs(dir: &Path) -> Vec<Input> {
         .map(|shape| Input {
             name: shape_name(shape),
             path: shapes::write_shape(dir, N, shape),
-            args: shape.args,
+            args: shape.args.iter().map(|a| a.to_string()).collect(),
         })
         .collect();
+    let block = inputs[0].path.clone();
+    let before = dir.join(format!("deployments-{N}-before.txt"));
+    let text = fs::read_to_string(&block).expect("read bench input");
+    fs::write(&before, text.replace("LOG_LEVEL: info", "LOG_LEVEL: debug"))
+        .expect("write bench input");
+    for (slug, args) in VIEWS {
+        let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        if slug == "diff" {
+            args.extend([before.display().to_string(), "-".to_string()]);
+        }
+        inputs.push(Input {
+            name: view_name(slug),
+            path: block.clone(),
+            args,
+        });
+    }
     for h in shapes::hostile_objects(HOSTILE_SCALE) {
         let path = dir.join(format!("{}.txt", hostile_name(&h)));
         fs::write(&path, h.input()).expect("write hostile input");
         inputs.push(Input {
             name: hostile_name(&h),
             path,
-            args: &[],
+            args: Vec::new(),
         });
     }
     inputs
@@ -352,7 +389,7 @@ struct Measured {
 /// Counts every input and measures the heap peak of each N = 1,000 one, two runs at a
 /// time (neither figure depends on what else runs).
 fn count_all(inputs: &[Input]) -> Measured {
-    let shapes: Vec<String> = shapes::SHAPES.iter().map(shape_name).collect();
+    let shapes = heap_gated();
     let jobs: Vec<(&Input, bool)> = inputs
         .iter()
         .map(|i| (i, false))
@@ -388,13 +425,15 @@ fn count_all(inputs: &[Input]) -> Measured {
 
 /// Instructions the binary executes on one input; panics when it cannot count them.
 fn count(input: &Input) -> u64 {
-    callgrind::count(Path::new(BIN), input.args, &input.path)
+    let args: Vec<&str> = input.args.iter().map(String::as_str).collect();
+    callgrind::count(Path::new(BIN), &args, &input.path)
         .unwrap_or_else(|e| panic!("{}: {e}", input.name))
 }
 
 /// The heap peak of the binary on one input; panics when it cannot measure it.
 fn heap_peak(input: &Input) -> u64 {
-    dhat::heap_peak(Path::new(BIN), input.args, &input.path)
+    let args: Vec<&str> = input.args.iter().map(String::as_str).collect();
+    dhat::heap_peak(Path::new(BIN), &args, &input.path)
         .unwrap_or_else(|e| panic!("{}: {e}", input.name))
 }
 

@@ -19,7 +19,6 @@ use read::resource_list::ResourceList;
 use resolve::resolution;
 pub use run::conclude::{Outcome, Prepared};
 use run::pipeline::{self, prepare_input as prepare_for, strip_bom};
-use views::graph;
 
 /// Runs the function on a ResourceList (YAML or JSON) with its own functionConfig.
 pub fn run_resource_list(input: &str) -> Result<Outcome, InputError> {
@@ -75,9 +74,4 @@ pub fn resolve_run<'a>(
     invocation: &Invocation,
 ) -> Result<Prepared<'a>, InputError> {
     prepare_for(input, invocation, pipeline::Want::Resolution)
-}
-
-/// The dependency graph of a ResourceList or manifest stream: a view of [`resolve`].
-pub fn graph(input: &str, invocation: &Invocation) -> Result<Vec<graph::Edge>, InputError> {
-    resolve(input, invocation).map(|r| graph::edges(&r))
 }

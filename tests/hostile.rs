@@ -122,7 +122,7 @@ fn alias_fan_out_is_refused_naming_the_limit() {
     let err = within(30, move || run(input)).unwrap_err();
     assert!(err.contains("alias expansion limit"), "{err}");
     let err = within(30, move || {
-        config_hash::graph(&graph_input, &config_hash::Invocation::default()).map(|_| ())
+        config_hash::resolve(&graph_input, &config_hash::Invocation::default()).map(|_| ())
     })
     .unwrap_err()
     .to_string();

@@ -28,7 +28,7 @@ pub fn count(bin: &Path, args: &[&str], input: &Path) -> Result<u64, String> {
     let out_file = std::env::temp_dir().join(format!(
         "config-hash-callgrind-{}-{tag}-{}.out",
         std::process::id(),
-        args.join("")
+        args.join("").replace('/', "_")
     ));
     let run = Command::new("valgrind")
         .arg("--tool=callgrind")

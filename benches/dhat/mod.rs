@@ -19,7 +19,7 @@ pub fn heap_peak(bin: &Path, args: &[&str], input: &Path) -> Result<u64, String>
     let log = std::env::temp_dir().join(format!(
         "config-hash-dhat-{}-{tag}-{}.log",
         std::process::id(),
-        args.join("")
+        args.join("").replace('/', "_")
     ));
     let run = Command::new("valgrind")
         .arg("--tool=dhat")

@@ -21,7 +21,19 @@ pub fn usage(message: impl std::fmt::Display) -> ExitCode {
 }
 
 pub fn write_stdout(text: &str) -> Result<(), ExitCode> {
-    match io::stdout().lock().write_all(text.as_bytes()) {
+    written(io::stdout().lock().write_all(text.as_bytes()))
+}
+
+/// Writes a view to stdout as it is made, through a buffer.
+pub fn stream_stdout(
+    write: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'static>>) -> io::Result<()>,
+) -> Result<(), ExitCode> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    written(write(&mut out).and_then(|()| out.flush()))
+}
+
+fn written(result: io::Result<()>) -> Result<(), ExitCode> {
+    match result {
         Ok(()) => Ok(()),
         // A closed pipe (`| head`) is the reader's choice, not our failure.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(ExitCode::SUCCESS),

@@ -2,8 +2,10 @@
 
 use std::process::ExitCode;
 
+use config_hash::views::graph;
+
 use super::args;
-use super::exit::write_stdout;
+use super::exit::stream_stdout;
 use super::hints::Use;
 use super::read::{read_invocation, unreadable};
 
@@ -12,16 +14,16 @@ pub fn graph(format: args::GraphFormat, args: &args::ConfigArgs) -> ExitCode {
         Ok(read) => read,
         Err(code) => return code,
     };
-    let edges = match config_hash::graph(read.package.joined(), &read.invocation) {
-        Ok(edges) => edges,
+    let resolution = match config_hash::resolve(read.package.joined(), &read.invocation) {
+        Ok(r) => r,
         Err(e) => return unreadable(&read.package, &e),
     };
-    let text = match format {
-        args::GraphFormat::Table => config_hash::views::graph::render_table(&edges),
-        args::GraphFormat::Json => config_hash::views::graph::render_json(&edges),
-        args::GraphFormat::Dot => config_hash::views::graph::render_dot(&edges),
-    };
-    match write_stdout(&text) {
+    let written = stream_stdout(|out| match format {
+        args::GraphFormat::Table => graph::write_table(&resolution, out),
+        args::GraphFormat::Json => graph::write_json(&resolution, out),
+        args::GraphFormat::Dot => graph::write_dot(&resolution, out),
+    });
+    match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(code) => code,
     }

@@ -9,7 +9,7 @@ use config_hash::model::findings::Severity;
 use config_hash::views::diff::{self, Gates, Side};
 
 use super::args;
-use super::exit::{EXIT_STALE, EXIT_USAGE, usage, write_stdout};
+use super::exit::{EXIT_STALE, EXIT_USAGE, stream_stdout, usage, write_stdout};
 use super::hints::Use;
 use super::host::Host;
 use super::read::{Read, read_invocation, unreadable};
@@ -85,16 +85,17 @@ pub fn diff(
         },
     );
     let failures = d.gate_failures(gates);
-    let text = match format {
+    let written = match format {
         // -q: the table without the summary line it opens with.
-        args::DiffFormat::Table if quiet => {
-            without_summary(&diff::render_table(&d, &failures), "config-hash diff:")
-        }
-        args::DiffFormat::Table => diff::render_table(&d, &failures),
-        args::DiffFormat::Markdown => diff::render_markdown(&d, &failures),
-        args::DiffFormat::Json => diff::render_json(&d, gates, &failures),
+        args::DiffFormat::Table if quiet => write_stdout(&without_summary(
+            &diff::render_table(&d, &failures),
+            "config-hash diff:",
+        )),
+        args::DiffFormat::Table => write_stdout(&diff::render_table(&d, &failures)),
+        args::DiffFormat::Markdown => write_stdout(&diff::render_markdown(&d, &failures)),
+        args::DiffFormat::Json => stream_stdout(|out| diff::write_json(&d, gates, &failures, out)),
     };
-    if let Err(code) = write_stdout(&text) {
+    if let Err(code) = written {
         return code;
     }
     if failures.is_empty() {
@@ -140,16 +141,12 @@ pub fn audit(
         };
     }
     let found = config_hash::views::audit::audit(&prepared.resolution);
-    let text = match format {
+    let written = stream_stdout(|out| match format {
         // -q: the table without the summary line it closes with.
-        args::AuditFormat::Table if quiet => without_summary(
-            &config_hash::views::audit::render_table(&found),
-            "config-hash audit:",
-        ),
-        args::AuditFormat::Table => config_hash::views::audit::render_table(&found),
-        args::AuditFormat::Json => config_hash::views::audit::render_json(&found),
-    };
-    if let Err(code) = write_stdout(&text) {
+        args::AuditFormat::Table => config_hash::views::audit::write_table(&found, !quiet, out),
+        args::AuditFormat::Json => config_hash::views::audit::write_json(&found, out),
+    });
+    if let Err(code) = written {
         return code;
     }
     if fail_on_any && !found.untriggered.is_empty() {

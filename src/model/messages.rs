@@ -608,11 +608,11 @@ impl Status {
 
     /// `graph`'s status cell: the status, or the keys that are missing, and whether the
     /// content changes at runtime.
-    pub fn cell(&self, missing_keys: &std::collections::BTreeSet<String>, runtime: bool) -> String {
+    pub fn cell(&self, missing_keys: &std::collections::BTreeSet<&str>, runtime: bool) -> String {
         let mut out = if missing_keys.is_empty() {
             self.as_str().to_string()
         } else {
-            let ks: Vec<&str> = missing_keys.iter().map(String::as_str).collect();
+            let ks: Vec<&str> = missing_keys.iter().copied().collect();
             format!("missing keys: {}", ks.join(","))
         };
         if runtime {
@@ -1310,7 +1310,7 @@ mod tests {
 
     #[test]
     fn graph_status_cells_name_missing_keys_and_runtime_content() {
-        let keys: std::collections::BTreeSet<String> = ["b", "a"].map(String::from).into();
+        let keys: std::collections::BTreeSet<&str> = ["b", "a"].into();
         assert_eq!(
             Status::Found.cell(&keys, true),
             "missing keys: a,b (changes at runtime)"

@@ -308,7 +308,7 @@ fn finish_with_config_errors<'a>(
 #[cfg(test)]
 mod tests {
     use crate::model::findings::Severity;
-    use crate::{Invocation, graph, run};
+    use crate::{Invocation, run};
 
     const LIST: &str = "apiVersion: config.kubernetes.io/v1
 kind: ResourceList
@@ -482,8 +482,10 @@ items:
             "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}",
             "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: new}\n  spec: {template: {spec: {containers: [{name: c, envFrom: [{configMapRef: {name: cfg}}]}]}}}\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web}",
         );
-        let edges = graph(&added, &Invocation::default()).unwrap();
-        let new = edges.iter().find(|e| e.workload.name() == "new").unwrap();
+        let resolution = crate::resolve(&added, &Invocation::default()).unwrap();
+        let new = crate::views::graph::edges(&resolution)
+            .find(|e| e.workload.name() == "new")
+            .unwrap();
         assert!(
             rendered.contains(&format!("name: {}, annotations", new.name)),
             "{}",

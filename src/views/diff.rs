@@ -5,6 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
+use std::io;
+
+use serde::Serialize;
 
 use crate::model::resource::ResourceId;
 
@@ -13,6 +16,7 @@ use crate::model::reference::{Keys, SourceKey};
 use crate::model::result::KrmResult;
 use crate::resolve::resolution::{Read, Resolution};
 use crate::resolve::sources::SourceIndex;
+use crate::views::ResourceJson;
 
 /// One side of a diff: its resolution and the results of stamping it (only the AFTER
 /// side's are shown: they say what happens to what is applied).
@@ -760,80 +764,183 @@ fn markdown(d: &Diff, failures: &[GateFailure]) -> String {
     out
 }
 
-/// JSON, as docs/review.md documents it (`"version": 1`).
-pub fn render_json(d: &Diff, gates: Gates, failures: &[GateFailure]) -> String {
-    use serde_json::{Value, json};
-    let resource = |r: &ResourceId| {
-        json!({
-            "apiVersion": r.api_version(),
-            "kind": r.kind(),
-            "namespace": r.namespace(),
-            "name": r.name(),
+#[derive(Serialize)]
+struct FindingJson<'d> {
+    message: String,
+    severity: &'d str,
+}
+
+fn findings_json(list: &[KrmResult]) -> Vec<FindingJson<'_>> {
+    list.iter()
+        .map(|r| FindingJson {
+            message: r.message(),
+            severity: r.severity.as_str(),
         })
-    };
-    let findings = |list: &[KrmResult]| -> Vec<Value> {
-        list.iter()
-            .map(|r| json!({"severity": r.severity.as_str(), "message": r.message()}))
-            .collect()
-    };
-    let lone = |l: &Lone| {
-        json!({
-            "workload": resource(&l.workload),
-            "reads": l.reads.iter().map(|(k, n)| json!({"kind": k.as_str(), "name": n})).collect::<Vec<_>>(),
-            "findings": findings(&l.findings),
-        })
-    };
-    let rolls: Vec<Value> = d
-        .rolls
+        .collect()
+}
+
+#[derive(Serialize)]
+struct ReadJson<'d> {
+    kind: &'static str,
+    name: &'d str,
+}
+
+#[derive(Serialize)]
+struct LoneJson<'d> {
+    findings: Vec<FindingJson<'d>>,
+    reads: Vec<ReadJson<'d>>,
+    workload: ResourceJson<'d>,
+}
+
+impl<'d> LoneJson<'d> {
+    fn of(l: &'d Lone) -> Self {
+        LoneJson {
+            findings: findings_json(&l.findings),
+            reads: l
+                .reads
+                .iter()
+                .map(|(k, n)| ReadJson {
+                    kind: k.as_str(),
+                    name: n,
+                })
+                .collect(),
+            workload: ResourceJson::of(&l.workload),
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SourceJson<'d> {
+    change: &'static str,
+    keys: &'d [String],
+    kind: &'static str,
+    name: &'d str,
+    name_before: Option<&'d str>,
+    namespace: Option<&'d str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RollJson<'d> {
+    findings: Vec<FindingJson<'d>>,
+    name_before: Option<&'d str>,
+    protected: bool,
+    sources: Vec<SourceJson<'d>>,
+    workload: ResourceJson<'d>,
+}
+
+impl<'d> RollJson<'d> {
+    fn of(r: &'d Roll) -> Self {
+        RollJson {
+            findings: findings_json(&r.findings),
+            name_before: r.name_before.as_deref(),
+            protected: r.protected,
+            sources: r
+                .sources
+                .iter()
+                .map(|c| SourceJson {
+                    change: c.change.as_json(),
+                    keys: &c.keys,
+                    kind: c.kind.as_str(),
+                    name: &c.name,
+                    name_before: c.name_before.as_deref(),
+                    namespace: c.namespace.as_deref(),
+                })
+                .collect(),
+            workload: ResourceJson::of(&r.workload),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct RenamedJson<'d> {
+    after: &'d str,
+    before: &'d str,
+    kind: &'d str,
+    namespace: Option<&'d str>,
+}
+
+#[derive(Serialize)]
+struct FailureJson<'d> {
+    gate: &'static str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workloads: Option<Vec<ResourceJson<'d>>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GatesJson<'d> {
+    allow_protected: bool,
+    failures: Vec<FailureJson<'d>>,
+    max_rolls: Option<usize>,
+}
+
+/// A list written as its items are made.
+struct Each<I>(std::cell::Cell<Option<I>>);
+
+impl<I: Iterator<Item = T>, T: Serialize> Serialize for Each<I> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.take().into_iter().flatten())
+    }
+}
+
+fn each<I: Iterator>(items: I) -> Each<I> {
+    Each(std::cell::Cell::new(Some(items)))
+}
+
+/// JSON, as docs/review.md documents it (`"version": 1`), each workload's record made as
+/// it is written.
+pub fn write_json(
+    d: &Diff,
+    gates: Gates,
+    failures: &[GateFailure],
+    out: &mut impl io::Write,
+) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct DiffJson<A, Rm, Rn, Ro, G> {
+        added: A,
+        gates: G,
+        removed: Rm,
+        renamed: Rn,
+        rolls: Ro,
+        unchanged: usize,
+        version: u32,
+    }
+    let failures = failures
         .iter()
-        .map(|r| {
-            json!({
-                "workload": resource(&r.workload),
-                "nameBefore": r.name_before,
-                "protected": r.protected,
-                "sources": r.sources.iter().map(|c| json!({
-                    "kind": c.kind.as_str(),
-                    "namespace": c.namespace,
-                    "name": c.name,
-                    "nameBefore": c.name_before,
-                    "change": c.change.as_json(),
-                    "keys": c.keys,
-                })).collect::<Vec<_>>(),
-                "findings": findings(&r.findings),
-            })
+        .map(|f| FailureJson {
+            gate: f.id(),
+            message: f.message(),
+            workloads: match f {
+                GateFailure::Protected { workloads } => {
+                    Some(workloads.iter().map(ResourceJson::of).collect())
+                }
+                GateFailure::TooManyRolls { .. } => None,
+            },
         })
         .collect();
-    let failures: Vec<Value> = failures
-        .iter()
-        .map(|f| {
-            let mut v = json!({"gate": f.id(), "message": f.message()});
-            if let GateFailure::Protected { workloads } = f {
-                v["workloads"] = workloads.iter().map(resource).collect();
-            }
-            v
-        })
-        .collect();
-    let value = json!({
-        "version": 1,
-        "rolls": rolls,
-        "added": d.added.iter().map(lone).collect::<Vec<_>>(),
-        "removed": d.removed.iter().map(lone).collect::<Vec<_>>(),
-        "renamed": d.renamed.iter().map(|r| json!({
-            "kind": r.kind,
-            "namespace": r.namespace,
-            "before": r.before,
-            "after": r.after,
-        })).collect::<Vec<_>>(),
-        "unchanged": d.unchanged,
-        "gates": {
-            "maxRolls": gates.max_rolls,
-            "allowProtected": gates.allow_protected,
-            "failures": failures,
+    let value = DiffJson {
+        added: each(d.added.iter().map(LoneJson::of)),
+        gates: GatesJson {
+            allow_protected: gates.allow_protected,
+            failures,
+            max_rolls: gates.max_rolls,
         },
-    });
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    text.push('\n');
-    text
+        removed: each(d.removed.iter().map(LoneJson::of)),
+        renamed: each(d.renamed.iter().map(|r| RenamedJson {
+            after: &r.after,
+            before: &r.before,
+            kind: &r.kind,
+            namespace: r.namespace.as_deref(),
+        })),
+        rolls: each(d.rolls.iter().map(RollJson::of)),
+        unchanged: d.unchanged,
+        version: 1,
+    };
+    serde_json::to_writer_pretty(&mut *out, &value)?;
+    out.write_all(b"\n")
 }
 
 #[cfg(test)]
