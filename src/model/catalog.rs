@@ -379,6 +379,14 @@ pub const CLUSTER_SCOPED: &[&str] = &[
     "PriorityLevelConfiguration",
 ];
 
+/// Secret types Kubernetes finds by exact name: a bootstrap token is looked up as
+/// `bootstrap-token-<id>` in `kube-system`, and a service account token Secret is bound
+/// to its ServiceAccount by name. A hashed name would break them, so they never get one.
+pub const NAMED_BY_KUBERNETES: &[&str] = &[
+    "bootstrap.kubernetes.io/token",
+    "kubernetes.io/service-account-token",
+];
+
 /// The key an env var's `configMapKeyRef` or `secretKeyRef` names to ask for the hash of
 /// the whole object instead of one key (the `__data` convention).
 pub const WHOLE_OBJECT_KEY: &str = "__data";
