@@ -64,6 +64,7 @@ fn write(finding: &Finding, f: &mut String, resource: Option<&ResourceId>) -> fm
         | Unhashable { .. }
         | EmptyBaseName
         | SuffixedNameTooLong { .. }
+        | NameTaken { .. }
         | CannotRename { .. }
         | Renamed { .. }
         | Generated { .. }
@@ -444,6 +445,14 @@ fn renaming(finding: &Finding, f: &mut String, id: &ResourceId) -> fmt::Result {
             f,
             "{id}: the suffixed name {new_name:?} would be {} characters, over Kubernetes' limit of {MAX_NAME_LEN}; shorten the name or set {NAME_SUFFIX}: \"false\"",
             new_name.len(),
+        ),
+        NameTaken {
+            new_name,
+            taker,
+            holder,
+        } => write!(
+            f,
+            "{id}: not renamed: {kind} {taker:?} would get the suffixed name {new_name:?}, which is already the name or base name of {kind} {holder:?} in the input, so two objects would answer to one name and a later run could not tell them apart; rename one of them or set {NAME_SUFFIX}: \"false\" on one"
         ),
         CannotRename {
             error,
@@ -1115,6 +1124,15 @@ mod tests {
                     new_name: format!("{}-5h2k8m4b9d", "c".repeat(250)),
                 },
                 "ConfigMap shop/web-cfg: the suffixed name \"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc-5h2k8m4b9d\" would be 261 characters, over Kubernetes' limit of 253; shorten the name or set config-hash.dev/name-suffix: \"false\"",
+            ),
+            (
+                cm.clone(),
+                Finding::NameTaken {
+                    new_name: "cm-h29d89cmmt".into(),
+                    taker: "cm".into(),
+                    holder: "cm-h29d89cmmt".into(),
+                },
+                "ConfigMap shop/web-cfg: not renamed: ConfigMap \"cm\" would get the suffixed name \"cm-h29d89cmmt\", which is already the name or base name of ConfigMap \"cm-h29d89cmmt\" in the input, so two objects would answer to one name and a later run could not tell them apart; rename one of them or set config-hash.dev/name-suffix: \"false\" on one",
             ),
             (
                 cm.clone(),

@@ -2,6 +2,8 @@
 //! content and rename decisions; between the passes, the renames and the index of every
 //! source under its final name.
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 
 use crate::model::catalog::{Catalog, SourceKind};
@@ -115,6 +117,7 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
             results.append(lookalikes);
         }
     }
+    refuse_taken_names(&mut pass1);
     let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
     let mut generated = 0usize;
     for p in &mut pass1 {
@@ -181,6 +184,77 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
         duplicates,
         generated,
         busy,
+    }
+}
+
+/// Refuses each rename whose new name is already another object's name or base name
+/// (same kind and namespace), and that other object's rename too: `cm` would take the
+/// name of an object written `cm-bdg947hgcc`, and the output would hold two objects a
+/// later run could not tell apart. Refused, both keep their names, and a run on the
+/// output refuses them again.
+fn refuse_taken_names(pass1: &mut [Pass1]) {
+    fn all(p: &Pass1) -> &[SourceSeen] {
+        match p {
+            Pass1::Parsed { sources, .. } => sources,
+            Pass1::Unparsed => &[],
+        }
+    }
+    let renaming = |s: &SourceSeen| matches!(s.decision, Decision::Rename(_));
+    if !pass1.iter().flat_map(all).any(renaming) {
+        return;
+    }
+    let seen: Vec<&SourceSeen> = pass1.iter().flat_map(all).collect();
+    // Every name and base name -> the first two objects (in input order) holding it, so
+    // "another object" is one look-up whichever of them asks.
+    let mut holders: HashMap<SourceKey, (usize, Option<usize>)> = HashMap::new();
+    let mut hold = |key: SourceKey, i: usize| {
+        let slot = holders.entry(key).or_insert((i, None));
+        if slot.0 != i && slot.1.is_none() {
+            slot.1 = Some(i);
+        }
+    };
+    for (i, s) in seen.iter().enumerate() {
+        let id = &s.entry.id;
+        hold(SourceKey::new(s.kind, id.namespace(), id.name()), i);
+        if let Decision::Rename(r) = &s.decision {
+            hold(SourceKey::new(s.kind, id.namespace(), &r.base), i);
+        }
+    }
+    let mut refused: HashMap<usize, KrmResult> = HashMap::new();
+    for (i, s) in seen.iter().enumerate() {
+        let Decision::Rename(r) = &s.decision else {
+            continue;
+        };
+        let key = SourceKey::new(s.kind, s.entry.id.namespace(), &r.new_name);
+        let Some(&(first, second)) = holders.get(&key) else {
+            continue;
+        };
+        let Some(other) = (if first == i { second } else { Some(first) }) else {
+            continue;
+        };
+        // Both: the holder's base name would find the taker's references, or its
+        // name the taker's.
+        let (taker, holder) = (s.entry.id.name(), seen[other].entry.id.name());
+        for (at, shown) in [(i, *s), (other, seen[other])] {
+            if !matches!(shown.decision, Decision::Rename(_)) || refused.contains_key(&at) {
+                continue;
+            }
+            let finding = Finding::NameTaken {
+                new_name: r.new_name.clone(),
+                taker: taker.to_string(),
+                holder: holder.to_string(),
+            };
+            refused.insert(at, shown.entry.result(finding).at_field("metadata.name"));
+        }
+    }
+    let seen = pass1.iter_mut().flat_map(|p| match p {
+        Pass1::Parsed { sources, .. } => &mut sources[..],
+        Pass1::Unparsed => &mut [],
+    });
+    for (i, s) in seen.enumerate() {
+        if let Some(result) = refused.remove(&i) {
+            s.decision = Decision::Refused(Box::new(result));
+        }
     }
 }
 
