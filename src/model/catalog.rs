@@ -387,6 +387,18 @@ pub const NAMED_BY_KUBERNETES: &[&str] = &[
     "kubernetes.io/service-account-token",
 ];
 
+/// Objects Kubernetes publishes in every namespace itself, never in a render: the
+/// cluster's CA bundle (`kube-root-ca.crt`, which every projected service account token
+/// volume mounts). A reference to one is not missing, and hashes nothing (its content is
+/// the cluster's, not the render's).
+pub const PUBLISHED_BY_CLUSTER: &[(SourceKind, &str)] =
+    &[(SourceKind::ConfigMap, "kube-root-ca.crt")];
+
+/// Whether the cluster publishes an object of this kind and name in every namespace.
+pub fn published_by_cluster(kind: SourceKind, name: &str) -> bool {
+    PUBLISHED_BY_CLUSTER.contains(&(kind, name))
+}
+
 /// The key an env var's `configMapKeyRef` or `secretKeyRef` names to ask for the hash of
 /// the whole object instead of one key (the `__data` convention).
 pub const WHOLE_OBJECT_KEY: &str = "__data";

@@ -587,6 +587,7 @@ impl Status {
             Status::Missing => "missing",
             Status::OptionalAbsent => "absent (optional)",
             Status::Ignored => "ignored",
+            Status::Cluster => "from the cluster",
         }
     }
 
@@ -594,6 +595,7 @@ impl Status {
     pub fn as_json(&self) -> &'static str {
         match self {
             Status::OptionalAbsent => "optional-absent",
+            Status::Cluster => "cluster",
             other => other.as_str(),
         }
     }
@@ -1320,5 +1322,7 @@ mod tests {
             "absent (optional)"
         );
         assert_eq!(Status::OptionalAbsent.as_json(), "optional-absent");
+        assert_eq!(Status::Cluster.as_json(), "cluster");
+        assert_eq!(Status::Cluster.as_str(), "from the cluster");
     }
 }

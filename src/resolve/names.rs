@@ -2,7 +2,7 @@
 //! Secret, a Role's `resourceNames`, a user-declared field) find, resolved as a pod's
 //! references are but never hashed.
 
-use crate::model::catalog::{Catalog, Form};
+use crate::model::catalog::{self, Catalog, Form};
 use crate::model::reference::{Keys, Status, Via};
 use crate::model::resource::ResourceId;
 use crate::read::references;
@@ -37,7 +37,11 @@ pub fn resolve_names(
         let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));
         out.push(Resolved {
             kind: r.kind,
-            status: Status::of(found.entry.map(|s| s.ignored), false),
+            status: Status::of_named(
+                found.entry.map(|s| s.ignored),
+                false,
+                catalog::published_by_cluster(r.kind, &found.name),
+            ),
             name: found.name,
             namespace,
             field: r.field,

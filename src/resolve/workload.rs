@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::model::catalog::SourceKind;
-use crate::model::catalog::{Catalog, WorkloadKind, annotations};
+use crate::model::catalog::{self, Catalog, WorkloadKind, annotations};
 use crate::model::config::{Config, Granularity, OnMissing};
 use crate::model::findings::Severity;
 use crate::model::findings::{Finding, Missing};
@@ -322,7 +322,8 @@ impl Resolving<'_, '_> {
             }
             _ => found.name.clone(),
         };
-        let status = Status::of(found.entry.map(|s| s.ignored), r.optional);
+        let published = catalog::published_by_cluster(r.kind, &found.name);
+        let status = Status::of_named(found.entry.map(|s| s.ignored), r.optional, published);
         let missing_keys = missing_keys(r, &found, &status);
         let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));
         self.out.record(|| Resolved {
@@ -343,7 +344,8 @@ impl Resolving<'_, '_> {
                 .filter(|k| r.keys.covers(k))
                 .collect(),
         });
-        if status == Status::Ignored {
+        // Ignored, or the cluster's own: nothing to say, nothing the render holds to hash.
+        if matches!(status, Status::Ignored | Status::Cluster) {
             return;
         }
         let at = Lookup {
@@ -1389,6 +1391,27 @@ mod tests {
             reloader_keys_written(&tree, item),
             ["secret.reloader.stakater.com/reload"]
         );
+    }
+
+    /// `kube-root-ca.crt` is the cluster's: there when the input lacks it, never hashed;
+    /// a render that holds one is read as any object.
+    #[test]
+    fn the_ca_bundle_the_cluster_publishes_is_not_missing_and_not_hashed() {
+        let pod = "{containers: [{name: app, envFrom: [{configMapRef: {name: kube-root-ca.crt}}, {secretRef: {name: kube-root-ca.crt}}]}]}";
+        let out = resolve(&web(pod));
+        assert_eq!(
+            statuses(&out),
+            [
+                ("kube-root-ca.crt", Status::Cluster),
+                ("kube-root-ca.crt", Status::Missing)
+            ]
+        );
+        assert_eq!(missing(&out).len(), 1);
+        assert_eq!(out.reads.len(), 1);
+        assert_eq!(out.reads[0].kind, SourceKind::Secret);
+        let out = resolve(&(web(pod) + &cm("kube-root-ca.crt", "data: {ca.crt: x}")));
+        assert_eq!(statuses(&out)[0], ("kube-root-ca.crt", Status::Found));
+        assert_eq!(out.reads.len(), 2);
     }
 
     #[test]

@@ -271,7 +271,7 @@ pub fn render_dot(edges: &[Edge]) -> String {
         let s = source_text(e);
         let style = match e.status {
             Status::Missing => " color=red fontcolor=red style=dashed",
-            Status::OptionalAbsent | Status::Ignored => " style=dotted",
+            Status::OptionalAbsent | Status::Ignored | Status::Cluster => " style=dotted",
             Status::Found => "",
         };
         let runtime = if e.runtime { " color=blue" } else { "" };
