@@ -50,8 +50,8 @@ pub struct Context<'c> {
 
 /// Resolves every reference of a workload's pod template: the `__data` env vars (whose
 /// objects it resolves in `data`), the pod spec's references, and the annotations that
-/// list extra dependencies. Field paths are worded as they read in the output
-/// (`output_field`: where env mode inserts the hash ahead of them).
+/// list extra dependencies. Field paths number an env entry among the user's entries
+/// (`user_field`: config-hash's own hash entry not counted).
 #[allow(clippy::too_many_arguments)]
 pub fn resolve_workload(
     tree: &Tree<'_>,
@@ -61,14 +61,14 @@ pub fn resolve_workload(
     pod: PodTemplate,
     ctx: &Context<'_>,
     data: &mut DataRefs,
-    output_field: &dyn Fn(&str) -> Option<String>,
+    user_field: &dyn Fn(&str) -> Option<String>,
 ) -> WorkloadResolution {
     let mut w = Resolving {
         tree,
         item,
         id,
         ctx,
-        output_field,
+        user_field,
         out: WorkloadResolution::new(ctx.record),
         reads: Reads::new(),
     };
@@ -106,8 +106,8 @@ struct Resolving<'a, 't> {
     item: NodeId,
     id: &'a ResourceId,
     ctx: &'a Context<'a>,
-    /// A field path as it reads in the output, when that differs.
-    output_field: &'a dyn Fn(&str) -> Option<String>,
+    /// A field path with its env entry numbered among the user's, when that differs.
+    user_field: &'a dyn Fn(&str) -> Option<String>,
     out: WorkloadResolution,
     reads: Reads,
 }
@@ -115,7 +115,7 @@ struct Resolving<'a, 't> {
 /// Where one reference of the pod spec or the annotations was looked up, and what it
 /// found there.
 struct Lookup<'r> {
-    /// Its field, as it reads in the output.
+    /// Its field, an env entry numbered among the user's entries.
     field: String,
     /// The namespace it names, else the workload's.
     namespace: Option<String>,
@@ -304,8 +304,9 @@ impl Resolving<'_, '_> {
     /// One reference of the pod spec or the annotations: what it finds, what is said
     /// when that is not there, and what the pod reads through it.
     fn reference(&mut self, r: &Reference, sub_paths: &SubPathsOf<'_>) {
-        // Results describe the output: a reference after an inserted env hash moved down.
-        let field = (self.output_field)(&r.field).unwrap_or_else(|| r.field.clone());
+        // An env entry is numbered among the user's entries: config-hash's own hash
+        // entry does not count, so a run on the output says the same.
+        let field = (self.user_field)(&r.field).unwrap_or_else(|| r.field.clone());
         let namespace = r
             .namespace
             .clone()
@@ -1415,7 +1416,7 @@ mod tests {
     }
 
     #[test]
-    fn fields_are_worded_as_they_read_in_the_output() {
+    fn fields_are_worded_through_user_field() {
         let pod = format!(
             "{{containers: [{{name: app, env: [{}, {}]}}]}}",
             env("A", "configMapKeyRef", "gone", "a"),
