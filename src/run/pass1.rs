@@ -230,11 +230,15 @@ fn refuse_taken_names(pass1: &mut [Pass1]) {
             let taker = seen[t];
             let Some(r) = renaming(taker) else { continue };
             let (taker_id, holder_id) = (&taker.entry.id, &s.entry.id);
-            if t == i
-                || taker.kind != s.kind
+            // One name: the object itself (its name is its new name already), or a
+            // duplicate (said elsewhere).
+            if taker_id.name() == holder_id.name() {
+                continue;
+            }
+            // Equal hashes of different names.
+            if taker.kind != s.kind
                 || taker_id.namespace() != holder_id.namespace()
                 || r.new_name != name
-                || taker_id.name() == holder_id.name()
             {
                 continue;
             }
@@ -404,7 +408,19 @@ mod tests {
                 ", annotations: {config-hash.dev/base-name: cm}",
             )
             + &object("ConfigMap", "d", "cm", "")
-            + &object("ConfigMap", "d", "cm", "");
+            + &object("ConfigMap", "d", "cm", "")
+            + &object(
+                "ConfigMap",
+                "e",
+                "cm-h29d89cmmt",
+                ", annotations: {config-hash.dev/base-name: cm}",
+            )
+            + &object(
+                "ConfigMap",
+                "e",
+                "cm-h29d89cmmt",
+                ", annotations: {config-hash.dev/base-name: cm}",
+            );
         assert!(refused(&apart).is_empty());
     }
 
