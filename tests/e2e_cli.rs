@@ -841,6 +841,29 @@ fn graph_finds_what_a_cluster_role_names_in_any_namespace() {
     }
 }
 
+/// A Secret whose content cannot be read (invalid base64) fails `graph` as it fails
+/// `--check`: exit 1 with the error, rather than a graph that shows it found.
+#[test]
+fn graph_fails_on_a_source_it_cannot_read_as_check_does() {
+    let input = "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: '!!!'}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, envFrom: [{secretRef: {name: s}}]}]}}}\n";
+    for args in [&["--check"][..], &["graph"], &["graph", "--format", "json"]] {
+        let output = run(args, input);
+        let out = expect_exit(&output, 1, &args.join(" "));
+        assert!(out.is_empty(), "{args:?}: {out}");
+        let err = stderr(&output);
+        assert!(
+            err.contains("Secret s: data.a is not valid base64"),
+            "{args:?}: {err}"
+        );
+    }
+    let readable = input.replace("'!!!'", "YQ==");
+    let table = expect_exit(&run(&["graph"], &readable), 0, "graph");
+    assert!(
+        table.contains("Secret s") && table.contains("found"),
+        "{table}"
+    );
+}
+
 #[test]
 fn graph_shows_missing_references() {
     let table = expect_exit(&run(&["graph"], MISSING), 0, "graph");

@@ -2,26 +2,40 @@
 
 use std::process::ExitCode;
 
+use config_hash::model::findings::Finding;
 use config_hash::views::graph;
 
 use super::args;
 use super::exit::stream_stdout;
 use super::hints::Use;
+use super::host::Host;
 use super::read::{read_invocation, unreadable};
+use super::report::findings_on_stderr;
 
 pub fn graph(format: args::GraphFormat, args: &args::ConfigArgs) -> ExitCode {
     let read = match read_invocation(&args.files, &args.flags, false, Use::View("graph")) {
         Ok(read) => read,
         Err(code) => return code,
     };
-    let resolution = match config_hash::resolve(read.package.joined(), &read.invocation) {
-        Ok(r) => r,
+    let mut resolved = match config_hash::resolve_run(read.package.joined(), &read.invocation) {
+        Ok(resolved) => resolved,
         Err(e) => return unreadable(&read.package, &e),
     };
+    // A source whose content cannot be read would show as found: graph fails as
+    // `--check` does, with the error.
+    resolved
+        .results
+        .retain(|r| matches!(*r.finding, Finding::Content(_)));
+    if !resolved.results.is_empty() {
+        resolved.exit_code = 1;
+        findings_on_stderr(&mut resolved, &read.package, Host::detect(false));
+        return ExitCode::FAILURE;
+    }
+    let resolution = &resolved.resolution;
     let written = stream_stdout(|out| match format {
-        args::GraphFormat::Table => graph::write_table(&resolution, out),
-        args::GraphFormat::Json => graph::write_json(&resolution, out),
-        args::GraphFormat::Dot => graph::write_dot(&resolution, out),
+        args::GraphFormat::Table => graph::write_table(resolution, out),
+        args::GraphFormat::Json => graph::write_json(resolution, out),
+        args::GraphFormat::Dot => graph::write_dot(resolution, out),
     });
     match written {
         Ok(()) => ExitCode::SUCCESS,

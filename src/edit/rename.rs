@@ -316,16 +316,16 @@ pub fn warn_unknown_mentions(
             hits.push((render(path), text.to_string(), new.to_string()));
         }
     });
-    // Results describe the output: a field after an inserted env hash moved down.
-    let shifted = if hits.is_empty() {
+    // An env entry is numbered among the user's entries, as in every finding.
+    let positions = if hits.is_empty() {
         None
     } else {
-        crate::read::env_shift::shifted_fields_of(tree, item, config, catalog)
+        crate::read::env_shift::user_positions_of(tree, item, config, catalog)
     };
     for (field, text, new) in hits {
-        let field = shifted
+        let field = positions
             .as_ref()
-            .and_then(|s| s.output_field(&field))
+            .and_then(|s| s.user_field(&field))
             .unwrap_or(field);
         results.push(
             KrmResult::new(Finding::OldName {

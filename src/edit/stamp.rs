@@ -13,7 +13,7 @@ use crate::model::reference::SourceKey;
 use crate::model::resource::{ResourceId, flag, is_local_config};
 use crate::model::result::KrmResult;
 use crate::read::data_refs::{DataRefs, DataStamp};
-use crate::read::env_shift::{env_indices, env_lists, own, shifted_env_lists};
+use crate::read::env_shift::{env_indices, own, user_positions};
 use crate::read::references::{self};
 use crate::resolve::resolution::{Note, Read, WorkloadResolution};
 use crate::resolve::sources::SourceIndex;
@@ -122,11 +122,11 @@ pub fn stamp_item(
 
     // Resolve.
     let spec_path = kind.spec_field();
-    let shifted = shifted_env_lists(tree, pod.spec, &spec_path, env_lists(kind, config), config);
+    let positions = user_positions(tree, pod.spec, &spec_path, config);
     let mut data = DataRefs::find(tree, pod.spec, pod.template, &spec_path);
     let mut resolution =
         workload::resolve_workload(tree, item, id, kind, pod, ctx, &mut data, &|field| {
-            shifted.output_field(field)
+            positions.user_field(field)
         });
     out.counts.missing += resolution.missing;
     let reads = &resolution.reads;

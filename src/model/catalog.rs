@@ -379,6 +379,26 @@ pub const CLUSTER_SCOPED: &[&str] = &[
     "PriorityLevelConfiguration",
 ];
 
+/// Secret types Kubernetes finds by exact name: a bootstrap token is looked up as
+/// `bootstrap-token-<id>` in `kube-system`, and a service account token Secret is bound
+/// to its ServiceAccount by name. A hashed name would break them, so they never get one.
+pub const NAMED_BY_KUBERNETES: &[&str] = &[
+    "bootstrap.kubernetes.io/token",
+    "kubernetes.io/service-account-token",
+];
+
+/// Objects Kubernetes publishes in every namespace itself, never in a render: the
+/// cluster's CA bundle (`kube-root-ca.crt`, which every projected service account token
+/// volume mounts). A reference to one is not missing, and hashes nothing (its content is
+/// the cluster's, not the render's).
+pub const PUBLISHED_BY_CLUSTER: &[(SourceKind, &str)] =
+    &[(SourceKind::ConfigMap, "kube-root-ca.crt")];
+
+/// Whether the cluster publishes an object of this kind and name in every namespace.
+pub fn published_by_cluster(kind: SourceKind, name: &str) -> bool {
+    PUBLISHED_BY_CLUSTER.contains(&(kind, name))
+}
+
 /// The key an env var's `configMapKeyRef` or `secretKeyRef` names to ask for the hash of
 /// the whole object instead of one key (the `__data` convention).
 pub const WHOLE_OBJECT_KEY: &str = "__data";
@@ -594,8 +614,8 @@ const POD_SITES: &[(&str, SourceKind, &str, bool)] = &[
     ("imagePullSecrets/name", SourceKind::Secret, ALL, false),
     ("volumes/csi/nodePublishSecretRef/name", SourceKind::Secret, ALL, false),
     // The credentials of in-tree volume plugins (k8s.io/api core/v1: ISCSIVolumeSource,
-    // FlexVolumeSource, CephFSVolumeSource, RBDVolumeSource, ScaleIOVolumeSource and
-    // StorageOSVolumeSource `secretRef`, a LocalObjectReference; AzureFileVolumeSource
+    // FlexVolumeSource, CephFSVolumeSource, RBDVolumeSource, ScaleIOVolumeSource,
+    // StorageOSVolumeSource and CinderVolumeSource `secretRef`, a LocalObjectReference; AzureFileVolumeSource
     // `secretName`): the kubelet reads them to mount the volume, the pod never sees them.
     ("volumes/iscsi/secretRef/name", SourceKind::Secret, ALL, false),
     ("volumes/flexVolume/secretRef/name", SourceKind::Secret, ALL, false),
@@ -603,6 +623,7 @@ const POD_SITES: &[(&str, SourceKind, &str, bool)] = &[
     ("volumes/rbd/secretRef/name", SourceKind::Secret, ALL, false),
     ("volumes/scaleIO/secretRef/name", SourceKind::Secret, ALL, false),
     ("volumes/storageos/secretRef/name", SourceKind::Secret, ALL, false),
+    ("volumes/cinder/secretRef/name", SourceKind::Secret, ALL, false),
     ("volumes/azureFile/secretName", SourceKind::Secret, ALL, false),
     ("volumes/csi/volumeAttributes/secretProviderClass", SourceKind::SecretProviderClass, ALL, true),
 ];
@@ -641,7 +662,33 @@ const NAME_SITES: &[(&str, &str, &str, &str, SourceKind, Form, Scoped)] = &[
     ("storage.k8s.io", "StorageClass", "parameters/adminSecretName", "adminSecretNamespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
     ("storage.k8s.io", "StorageClass", "parameters/userSecretName", "userSecretNamespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
     ("storage.k8s.io", "StorageClass", "parameters/secretRef", "secretNamespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    // Not in kustomize's table: the CSI external-provisioner's Secret parameters, each
+    // with its namespace parameter (a template such as `${pvc.name}` names nothing here).
+    ("storage.k8s.io", "StorageClass", "parameters/csi.storage.k8s.io\\/provisioner-secret-name", "csi.storage.k8s.io/provisioner-secret-namespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    ("storage.k8s.io", "StorageClass", "parameters/csi.storage.k8s.io\\/controller-publish-secret-name", "csi.storage.k8s.io/controller-publish-secret-namespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    ("storage.k8s.io", "StorageClass", "parameters/csi.storage.k8s.io\\/node-stage-secret-name", "csi.storage.k8s.io/node-stage-secret-namespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    ("storage.k8s.io", "StorageClass", "parameters/csi.storage.k8s.io\\/node-publish-secret-name", "csi.storage.k8s.io/node-publish-secret-namespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    ("storage.k8s.io", "StorageClass", "parameters/csi.storage.k8s.io\\/controller-expand-secret-name", "csi.storage.k8s.io/controller-expand-secret-namespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    ("storage.k8s.io", "StorageClass", "parameters/csi.storage.k8s.io\\/node-expand-secret-name", "csi.storage.k8s.io/node-expand-secret-namespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
     (CORE, "PersistentVolume", "spec/azureFile/secretName", "secretNamespace", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    // Not in kustomize's table: a PersistentVolume's Secrets (k8s.io/api core/v1
+    // CSIPersistentVolumeSource's five `*SecretRef`, and the `secretRef` of the in-tree
+    // ISCSI, CephFS, RBD, ScaleIO, StorageOS, Flex and Cinder persistent volume sources), each
+    // `{name, namespace}`. Without a namespace the kubelet looks in the namespace of the
+    // pod that mounts it, which the volume does not say: any namespace, as for other
+    // cluster-scoped referrers.
+    (CORE, "PersistentVolume", "spec/csi/controllerPublishSecretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/csi/nodeStageSecretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/csi/nodePublishSecretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/csi/controllerExpandSecretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/csi/nodeExpandSecretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/iscsi/secretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/cephfs/secretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/rbd/secretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/scaleIO/secretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/storageos/secretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/flexVolume/secretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
+    (CORE, "PersistentVolume", "spec/cinder/secretRef", "", SourceKind::Secret, Form::Name, Scoped::Cluster),
     (CORE, "Node", "spec/configSource/configMap", "", SourceKind::ConfigMap, Form::Name, Scoped::Cluster),
 ];
 

@@ -231,6 +231,14 @@ pub enum Finding {
     EmptyBaseName,
     /// The suffixed name is too long.
     SuffixedNameTooLong { new_name: String },
+    /// One object (named `taker`) would get the suffixed name `new_name`, which is
+    /// already the name or base name of another of its kind and namespace (`holder`):
+    /// neither is renamed.
+    NameTaken {
+        new_name: String,
+        taker: String,
+        holder: String,
+    },
     /// The object could not be renamed losslessly.
     CannotRename {
         error: Unwritable,
@@ -299,6 +307,7 @@ impl Finding {
             | Unhashable { .. }
             | EmptyBaseName
             | SuffixedNameTooLong { .. }
+            | NameTaken { .. }
             | CannotRename { .. }
             | Config(_)
             | Internal(_) => Severity::Error,

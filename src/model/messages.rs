@@ -64,6 +64,7 @@ fn write(finding: &Finding, f: &mut String, resource: Option<&ResourceId>) -> fm
         | Unhashable { .. }
         | EmptyBaseName
         | SuffixedNameTooLong { .. }
+        | NameTaken { .. }
         | CannotRename { .. }
         | Renamed { .. }
         | Generated { .. }
@@ -462,6 +463,14 @@ fn renaming(finding: &Finding, f: &mut String, id: &ResourceId) -> fmt::Result {
             "{id}: the suffixed name {new_name:?} would be {} characters, over Kubernetes' limit of {MAX_NAME_LEN}; shorten the name or set {NAME_SUFFIX}: \"false\"",
             new_name.len(),
         ),
+        NameTaken {
+            new_name,
+            taker,
+            holder,
+        } => write!(
+            f,
+            "{id}: not renamed: {kind} {taker:?} would get the suffixed name {new_name:?}, which is already the name or base name of {kind} {holder:?} in the input, so two objects would answer to one name and a later run could not tell them apart; rename one of them or set {NAME_SUFFIX}: \"false\" on one"
+        ),
         CannotRename {
             error,
             line,
@@ -595,6 +604,7 @@ impl Status {
             Status::Missing => "missing",
             Status::OptionalAbsent => "absent (optional)",
             Status::Ignored => "ignored",
+            Status::Cluster => "from the cluster",
         }
     }
 
@@ -602,6 +612,7 @@ impl Status {
     pub fn as_json(&self) -> &'static str {
         match self {
             Status::OptionalAbsent => "optional-absent",
+            Status::Cluster => "cluster",
             other => other.as_str(),
         }
     }
@@ -1136,6 +1147,15 @@ mod tests {
             ),
             (
                 cm.clone(),
+                Finding::NameTaken {
+                    new_name: "cm-h29d89cmmt".into(),
+                    taker: "cm".into(),
+                    holder: "cm-h29d89cmmt".into(),
+                },
+                "ConfigMap shop/web-cfg: not renamed: ConfigMap \"cm\" would get the suffixed name \"cm-h29d89cmmt\", which is already the name or base name of ConfigMap \"cm-h29d89cmmt\" in the input, so two objects would answer to one name and a later run could not tell them apart; rename one of them or set config-hash.dev/name-suffix: \"false\" on one",
+            ),
+            (
+                cm.clone(),
                 Finding::CannotRename {
                     error: Unwritable::ThroughAlias,
                     line: 2,
@@ -1320,5 +1340,7 @@ mod tests {
             "absent (optional)"
         );
         assert_eq!(Status::OptionalAbsent.as_json(), "optional-absent");
+        assert_eq!(Status::Cluster.as_json(), "cluster");
+        assert_eq!(Status::Cluster.as_str(), "from the cluster");
     }
 }

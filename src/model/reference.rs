@@ -52,13 +52,23 @@ pub enum Status {
     OptionalAbsent,
     /// Marked `config-hash.dev/ignore` (or Reloader's ignore).
     Ignored,
+    /// Not in the input, and published by the cluster itself in every namespace
+    /// (`kube-root-ca.crt`): there, and not hashed.
+    Cluster,
 }
 
 impl Status {
     /// The status of a reference to an object: `ignored` is whether it is marked so,
     /// `None` when it is not in the input.
     pub fn of(ignored: Option<bool>, optional: bool) -> Status {
+        Status::of_named(ignored, optional, false)
+    }
+
+    /// [`Status::of`] for an object the cluster may publish (`published`: its kind and
+    /// name are one the cluster publishes in every namespace).
+    pub fn of_named(ignored: Option<bool>, optional: bool, published: bool) -> Status {
         match ignored {
+            None if published => Status::Cluster,
             Some(true) => Status::Ignored,
             Some(false) => Status::Found,
             None if optional => Status::OptionalAbsent,

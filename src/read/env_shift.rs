@@ -1,13 +1,13 @@
-//! Where env mode's hash entry goes and what it moves: the container lists that get it,
-//! and the field paths of the user's own env entries as they read in the output, where
-//! the inserted entry has moved each one down by one. Results describe the output, so
-//! a second run words them the same.
+//! Where env mode's hash entry goes, and the field paths of the user's own env entries:
+//! a finding names an entry by its place among the user's entries, not counting the
+//! hash entry config-hash inserts or keeps (so the first run and a run on its output
+//! word it alike, as the user's file numbers it).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
-use crate::model::catalog::{CONTAINER_LISTS, Catalog, Restart, WorkloadKind, annotations};
+use crate::model::catalog::{CONTAINER_LISTS, Catalog};
 use crate::model::config::Config;
-use crate::model::resource::{ResourceId, flag};
+use crate::model::resource::ResourceId;
 use crate::read::references;
 use crate::yaml::{NodeId, Tree};
 
@@ -18,17 +18,18 @@ pub fn own(tree: &Tree<'_>, map: NodeId, key: &str) -> Option<NodeId> {
         .map(|(_, v)| v)
 }
 
-/// The field paths (`...containers[0].env`) of env lists where env mode will add the
-/// hash as the first entry, moving every existing entry down by one.
-pub fn shifted_env_lists(
+/// Where the hash entries config-hash owns sit in the env lists of a pod spec (the
+/// containers' and init containers', where it ever writes one): the entries named
+/// `config.env_name`, whatever the mode (one left by an earlier run in env mode is still
+/// config-hash's).
+pub fn user_positions(
     tree: &Tree<'_>,
     spec: NodeId,
     spec_path: &str,
-    lists: &[&str],
     config: &Config,
-) -> Shifted {
-    let mut out = HashSet::new();
-    for list in lists {
+) -> UserPositions {
+    let mut owned = HashMap::new();
+    for list in &CONTAINER_LISTS[..2] {
         let Some(seq) = own(tree, spec, list) else {
             continue;
         };
@@ -36,78 +37,54 @@ pub fn shifted_env_lists(
             let Some(env) = own(tree, c, "env") else {
                 continue;
             };
-            if tree.is_seq(env)
-                && !tree.is_alias(env)
-                && env_indices(tree, env, &config.env_name).is_empty()
-            {
-                out.insert(format!("{spec_path}.{list}[{i}].env"));
+            if !tree.is_seq(env) {
+                continue;
+            }
+            let at = env_indices(tree, env, &config.env_name);
+            if !at.is_empty() {
+                owned.insert(format!("{spec_path}.{list}[{i}].env"), at);
             }
         }
     }
-    Shifted(out)
+    UserPositions(owned)
 }
 
-/// For messages about the fields of one item: where env mode will insert the hash ahead
-/// of them in a workload's env list (`None`: nothing moves). Results describe the
-/// output, so a second run must word them the same.
-pub fn shifted_fields_of(
+/// For messages about the fields of one item: the user's positions in a workload's env
+/// lists (`None`: not a workload, or nothing there is config-hash's).
+pub fn user_positions_of(
     tree: &Tree<'_>,
     item: NodeId,
     config: &Config,
     catalog: &Catalog,
-) -> Option<Shifted> {
+) -> Option<UserPositions> {
     let id = ResourceId::of(tree, item);
     let kind = catalog.workload(id.api_version(), id.kind())?;
-    let lists = env_lists(kind, config);
-    if lists.is_empty() || flag(tree, item, annotations::SKIP) {
-        return None;
-    }
     let spec = tree.get(
         tree.get_path(item, &references::path_strs(&kind.template))?,
         "spec",
     )?;
-    let spec_path = kind.spec_field();
-    // Only a workload that reads something gets the hash.
-    if references::find(tree, spec, &spec_path, &catalog.pod_sites).is_empty() {
-        return None;
-    }
-    Some(shifted_env_lists(tree, spec, &spec_path, lists, config))
+    let positions = user_positions(tree, spec, &kind.spec_field(), config);
+    (!positions.0.is_empty()).then_some(positions)
 }
 
-/// The container lists where stamping inserts the env var: containers and init
-/// containers in env mode; regular containers only for a kind restarted in place
-/// through the downward API (whatever the mode); none otherwise.
-pub fn env_lists(kind: &WorkloadKind, config: &Config) -> &'static [&'static str] {
-    if !kind.env_allowed {
-        &[]
-    } else if kind.restart == Restart::DownwardApi {
-        &CONTAINER_LISTS[..1]
-    } else if config.writes_env() {
-        &CONTAINER_LISTS[..2]
-    } else {
-        &[]
-    }
-}
+/// The env lists (by field path) that hold config-hash's entries, and where.
+pub struct UserPositions(HashMap<String, Vec<usize>>);
 
-/// The env lists (by field path) that gain the hash as their first entry.
-pub struct Shifted(HashSet<String>);
-
-impl Shifted {
-    /// A field's path as it reads in the output, when the hash entry moves it (`None`:
-    /// it does not move). One look-up per `[` of the path, so many fields of one item
-    /// cost no more than reading their paths.
-    pub fn output_field(&self, field: &str) -> Option<String> {
+impl UserPositions {
+    /// A field's path with its env entry numbered among the user's entries, when
+    /// config-hash's entries come before it (`None`: it reads as it is). One look-up per
+    /// `[` of the path, so many fields of one item cost no more than reading their paths.
+    pub fn user_field(&self, field: &str) -> Option<String> {
         if self.0.is_empty() {
             return None;
         }
         field.match_indices('[').find_map(|(at, _)| {
-            let list = &field[..at];
-            if !self.0.contains(list) {
-                return None;
-            }
+            let owned = self.0.get(&field[..at])?;
             let (idx, tail) = field[at + 1..].split_once(']')?;
             let idx: usize = idx.parse().ok()?;
-            Some(format!("{list}[{}]{tail}", idx + 1))
+            let before = owned.iter().take_while(|&&o| o < idx).count();
+            (before > 0 && !owned.contains(&idx))
+                .then(|| format!("{}[{}]{tail}", &field[..at], idx - before))
         })
     }
 }
@@ -120,4 +97,46 @@ pub fn env_indices(tree: &Tree<'_>, seq: NodeId, name: &str) -> Vec<usize> {
         .filter(|&(_, i)| tree.get(i, "name").and_then(|n| tree.str(n)) == Some(name))
         .map(|(idx, _)| idx)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An env entry is numbered among the user's entries: config-hash's entries before
+    /// it do not count, wherever they stand; fields elsewhere read as written.
+    #[test]
+    fn env_entries_are_numbered_among_the_users_entries() {
+        let positions = |spec: &str| {
+            let tree = crate::yaml::parse(spec).unwrap();
+            let root = tree.documents()[0].root();
+            user_positions(&tree, root, "spec", &Config::default())
+        };
+        let fresh = positions(
+            "containers: [{name: a, env: [{name: A}, {name: B}]}]
+",
+        );
+        assert_eq!(fresh.user_field("spec.containers[0].env[1].value"), None);
+        let stamped = positions(
+            "containers:\n- {name: a, env: [{name: A}, {name: CONFIG_HASH}, {name: B}, {name: CONFIG_HASH}, {name: C}]}\ninitContainers:\n- {name: i, env: [{name: CONFIG_HASH}, {name: D}]}\n",
+        );
+        let field = |f: &str| stamped.user_field(f);
+        assert_eq!(field("spec.containers[0].env[0].value"), None);
+        assert_eq!(
+            field("spec.containers[0].env[2].valueFrom").as_deref(),
+            Some("spec.containers[0].env[1].valueFrom")
+        );
+        assert_eq!(
+            field("spec.containers[0].env[4].value").as_deref(),
+            Some("spec.containers[0].env[2].value")
+        );
+        // config-hash's own entry is not renumbered.
+        assert_eq!(field("spec.containers[0].env[1].value"), None);
+        assert_eq!(
+            field("spec.initContainers[0].env[1].value").as_deref(),
+            Some("spec.initContainers[0].env[0].value")
+        );
+        assert_eq!(field("spec.containers[1].env[2].value"), None);
+        assert_eq!(field("spec.volumes[2].configMap"), None);
+    }
 }

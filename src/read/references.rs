@@ -212,6 +212,29 @@ pub fn find_all(
     find_sites(tree, spec, spec_path, sites, false)
 }
 
+/// The references in the pod spec that give the pod no content (an image pull Secret,
+/// a volume plugin's credentials): names renaming rewrites and `graph` shows.
+pub fn find_unseen(
+    tree: &Tree<'_>,
+    spec: NodeId,
+    spec_path: &str,
+    sites: &[PodSite],
+) -> Vec<Reference> {
+    let mut out = Vec::new();
+    for site in sites.iter().filter(|s| !s.visible) {
+        for (reached, container) in site_objects(tree, spec, spec_path, site) {
+            out.extend(reference(
+                tree,
+                site,
+                reached.node,
+                reached.field,
+                container,
+            ));
+        }
+    }
+    out
+}
+
 /// The reference objects (the mappings that hold the name) of one pod-spec site, with
 /// the container they belong to.
 fn site_objects(
@@ -723,7 +746,7 @@ mod tests {
     /// renamed and kept (find_all), never hashed (find).
     #[test]
     fn volume_plugin_credentials_are_names_the_pod_does_not_see() {
-        let src = "containers: [{name: app}]\nvolumes:\n- {name: a, iscsi: {secretRef: {name: s1}}}\n- {name: b, flexVolume: {secretRef: {name: s2}}}\n- {name: c, cephfs: {secretRef: {name: s3}}}\n- {name: d, rbd: {secretRef: {name: s4}}}\n- {name: e, scaleIO: {secretRef: {name: s5}}}\n- {name: f, storageos: {secretRef: {name: s6}}}\n- {name: g, azureFile: {secretName: s7}}\n";
+        let src = "containers: [{name: app}]\nvolumes:\n- {name: a, iscsi: {secretRef: {name: s1}}}\n- {name: b, flexVolume: {secretRef: {name: s2}}}\n- {name: c, cephfs: {secretRef: {name: s3}}}\n- {name: d, rbd: {secretRef: {name: s4}}}\n- {name: e, scaleIO: {secretRef: {name: s5}}}\n- {name: f, storageos: {secretRef: {name: s6}}}\n- {name: g, azureFile: {secretName: s7}}\n- {name: h, cinder: {secretRef: {name: s8}}}\n";
         let tree = crate::yaml::parse(src).unwrap();
         let sites = Catalog::builtin().pod_sites;
         let root = tree.documents()[0].root();
@@ -739,11 +762,26 @@ mod tests {
             ("s4", "spec.volumes[3].rbd.secretRef"),
             ("s5", "spec.volumes[4].scaleIO.secretRef"),
             ("s6", "spec.volumes[5].storageos.secretRef"),
+            ("s8", "spec.volumes[7].cinder.secretRef"),
             ("s7", "spec.volumes[6].azureFile"),
         ]
         .map(|(n, f)| (n.to_string(), f.to_string()))
         .into();
         assert_eq!(all, want);
+        // Every one is a name the pod does not see, which graph shows as a name.
+        let unseen: Vec<String> = find_unseen(&tree, root, "spec", &sites)
+            .into_iter()
+            .map(|r| r.name)
+            .collect();
+        assert_eq!(unseen, ["s1", "s2", "s3", "s4", "s5", "s6", "s8", "s7"]);
+        let src = "containers: [{name: app, envFrom: [{secretRef: {name: env}}]}]\nimagePullSecrets: [{name: pull}]\n";
+        let tree = crate::yaml::parse(src).unwrap();
+        let root = tree.documents()[0].root();
+        let unseen: Vec<String> = find_unseen(&tree, root, "spec", &sites)
+            .into_iter()
+            .map(|r| r.name)
+            .collect();
+        assert_eq!(unseen, ["pull"]);
     }
 
     /// A name field holding a list or a mapping is reported by its path; a string name,

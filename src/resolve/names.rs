@@ -2,7 +2,7 @@
 //! Secret, a Role's `resourceNames`, a user-declared field) find, resolved as a pod's
 //! references are but never hashed.
 
-use crate::model::catalog::{Catalog, Form};
+use crate::model::catalog::{self, Catalog, Form, WorkloadKind};
 use crate::model::reference::{Keys, Status, Via};
 use crate::model::resource::ResourceId;
 use crate::read::references;
@@ -28,6 +28,11 @@ pub fn resolve_names(
             (Form::MaybeNamespaced, Some((ns, n))) => (Some(ns.to_string()), n),
             _ => (r.namespace.clone(), text),
         };
+        // A template its reader fills in (a StorageClass's `${pvc.name}`): no object's
+        // name, since `$` is in none.
+        if name.contains("${") || namespace.as_deref().is_some_and(|ns| ns.contains("${")) {
+            continue;
+        }
         let found = if r.any_namespace {
             resolver.find_any(r.kind, name)
         } else {
@@ -37,7 +42,11 @@ pub fn resolve_names(
         let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));
         out.push(Resolved {
             kind: r.kind,
-            status: Status::of(found.entry.map(|s| s.ignored), false),
+            status: Status::of_named(
+                found.entry.map(|s| s.ignored),
+                false,
+                catalog::published_by_cluster(r.kind, &found.name),
+            ),
             name: found.name,
             namespace,
             field: r.field,
@@ -61,6 +70,50 @@ pub fn resolve_names(
         r.status != Status::Missing || !found.iter().any(|(f, n)| *f == r.field && *n == r.name)
     });
     out
+}
+
+/// The names a workload's pod spec gives that show the pod no content (an image pull
+/// Secret, a volume plugin's credentials): resolved in its namespace, as names.
+pub fn resolve_pod_names(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    kind: &WorkloadKind,
+    catalog: &Catalog,
+    resolver: Resolver<'_>,
+) -> Vec<Resolved> {
+    let Some(spec) = tree
+        .get_path(item, &references::path_strs(&kind.template))
+        .and_then(|t| tree.get(t, "spec"))
+    else {
+        return Vec::new();
+    };
+    let spec_path = kind.spec_field();
+    references::find_unseen(tree, spec, &spec_path, &catalog.pod_sites)
+        .into_iter()
+        .map(|r| {
+            let found = resolver.find(r.kind, id.namespace(), &r.name);
+            let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));
+            Resolved {
+                kind: r.kind,
+                status: Status::of_named(
+                    found.entry.map(|s| s.ignored),
+                    r.optional,
+                    catalog::published_by_cluster(r.kind, &found.name),
+                ),
+                name: found.name,
+                namespace: found.namespace,
+                field: r.field,
+                keys: Keys::All,
+                optional: r.optional,
+                missing_keys: Vec::new(),
+                via: Via::Name,
+                producer,
+                runtime,
+                ignored_keys: Vec::new(),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use crate::model::catalog::SourceKind;
-use crate::model::catalog::annotations;
+use crate::model::catalog::{self, annotations};
 use crate::model::config::Config;
 use crate::model::findings::Finding;
 use crate::model::go_value::{self, GoValue};
@@ -353,7 +353,7 @@ pub fn decide(
             opted_in,
         };
     }
-    if !opted_in {
+    if !opted_in || named_by_kubernetes(tree, item, kind) {
         return Decision::Keep;
     }
     let refuse = |finding: Finding| {
@@ -407,6 +407,16 @@ pub fn decide(
         return refuse(Finding::SuffixedNameTooLong { new_name });
     }
     Decision::Rename(Box::new(Renaming { base, new_name }))
+}
+
+/// A Secret of a type Kubernetes finds by exact name (a bootstrap token, a service
+/// account token): renaming it would break it, so it keeps its name, asked or not.
+fn named_by_kubernetes(tree: &Tree<'_>, item: NodeId, kind: SourceKind) -> bool {
+    kind == SourceKind::Secret
+        && tree
+            .get(item, "type")
+            .and_then(|t| tree.str(t))
+            .is_some_and(|t| catalog::NAMED_BY_KUBERNETES.contains(&t))
 }
 
 /// The suffix kustomize's name hash gives the object's content (what `--name-suffix`

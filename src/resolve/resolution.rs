@@ -27,7 +27,8 @@ pub struct Resolved {
     pub name: String,
     /// The namespace it is looked up in.
     pub namespace: Option<String>,
-    /// The field that holds the reference, as it reads in the output.
+    /// The field that holds the reference (an env entry numbered among the user's
+    /// entries, config-hash's own not counted).
     pub field: String,
     pub keys: Keys,
     pub optional: bool,

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use crate::model::catalog::SourceKind;
-use crate::model::catalog::{Catalog, WorkloadKind, annotations};
+use crate::model::catalog::{self, Catalog, WorkloadKind, annotations};
 use crate::model::config::{Config, Granularity, OnMissing};
 use crate::model::findings::Severity;
 use crate::model::findings::{Finding, Missing};
@@ -51,8 +51,8 @@ pub struct Context<'c> {
 
 /// Resolves every reference of a workload's pod template: the `__data` env vars (whose
 /// objects it resolves in `data`), the pod spec's references, and the annotations that
-/// list extra dependencies. Field paths are worded as they read in the output
-/// (`output_field`: where env mode inserts the hash ahead of them).
+/// list extra dependencies. Field paths number an env entry among the user's entries
+/// (`user_field`: config-hash's own hash entry not counted).
 #[allow(clippy::too_many_arguments)]
 pub fn resolve_workload(
     tree: &Tree<'_>,
@@ -62,14 +62,14 @@ pub fn resolve_workload(
     pod: PodTemplate,
     ctx: &Context<'_>,
     data: &mut DataRefs,
-    output_field: &dyn Fn(&str) -> Option<String>,
+    user_field: &dyn Fn(&str) -> Option<String>,
 ) -> WorkloadResolution {
     let mut w = Resolving {
         tree,
         item,
         id,
         ctx,
-        output_field,
+        user_field,
         out: WorkloadResolution::new(ctx.record),
         reads: Reads::new(),
         missing_at: HashMap::default(),
@@ -108,8 +108,8 @@ struct Resolving<'a, 't> {
     item: NodeId,
     id: &'a ResourceId,
     ctx: &'a Context<'a>,
-    /// A field path as it reads in the output, when that differs.
-    output_field: &'a dyn Fn(&str) -> Option<String>,
+    /// A field path with its env entry numbered among the user's, when that differs.
+    user_field: &'a dyn Fn(&str) -> Option<String>,
     out: WorkloadResolution,
     reads: Reads,
     /// Where in `out.notes` the finding about each missing object is, by
@@ -152,7 +152,7 @@ impl std::hash::Hasher for Prehashed {
 /// Where one reference of the pod spec or the annotations was looked up, and what it
 /// found there.
 struct Lookup<'r> {
-    /// Its field, as it reads in the output.
+    /// Its field, an env entry numbered among the user's entries.
     field: String,
     /// The namespace it names, else the workload's.
     namespace: Option<String>,
@@ -341,8 +341,9 @@ impl Resolving<'_, '_> {
     /// One reference of the pod spec or the annotations: what it finds, what is said
     /// when that is not there, and what the pod reads through it.
     fn reference(&mut self, r: &Reference, sub_paths: &SubPathsOf<'_>) {
-        // Results describe the output: a reference after an inserted env hash moved down.
-        let field = (self.output_field)(&r.field).unwrap_or_else(|| r.field.clone());
+        // An env entry is numbered among the user's entries: config-hash's own hash
+        // entry does not count, so a run on the output says the same.
+        let field = (self.user_field)(&r.field).unwrap_or_else(|| r.field.clone());
         let namespace = r
             .namespace
             .clone()
@@ -359,7 +360,8 @@ impl Resolving<'_, '_> {
             }
             _ => found.name.clone(),
         };
-        let status = Status::of(found.entry.map(|s| s.ignored), r.optional);
+        let published = catalog::published_by_cluster(r.kind, &found.name);
+        let status = Status::of_named(found.entry.map(|s| s.ignored), r.optional, published);
         let missing_keys = missing_keys(r, &found, &status);
         let (producer, runtime) = found.entry.map_or((None, false), |s| s.made_by(r.kind));
         self.out.record(|| Resolved {
@@ -380,7 +382,8 @@ impl Resolving<'_, '_> {
                 .filter(|k| r.keys.covers(k))
                 .collect(),
         });
-        if status == Status::Ignored {
+        // Ignored, or the cluster's own: nothing to say, nothing the render holds to hash.
+        if matches!(status, Status::Ignored | Status::Cluster) {
             return;
         }
         let at = Lookup {
@@ -1464,8 +1467,29 @@ mod tests {
         );
     }
 
+    /// `kube-root-ca.crt` is the cluster's: there when the input lacks it, never hashed;
+    /// a render that holds one is read as any object.
     #[test]
-    fn fields_are_worded_as_they_read_in_the_output() {
+    fn the_ca_bundle_the_cluster_publishes_is_not_missing_and_not_hashed() {
+        let pod = "{containers: [{name: app, envFrom: [{configMapRef: {name: kube-root-ca.crt}}, {secretRef: {name: kube-root-ca.crt}}]}]}";
+        let out = resolve(&web(pod));
+        assert_eq!(
+            statuses(&out),
+            [
+                ("kube-root-ca.crt", Status::Cluster),
+                ("kube-root-ca.crt", Status::Missing)
+            ]
+        );
+        assert_eq!(missing(&out).len(), 1);
+        assert_eq!(out.reads.len(), 1);
+        assert_eq!(out.reads[0].kind, SourceKind::Secret);
+        let out = resolve(&(web(pod) + &cm("kube-root-ca.crt", "data: {ca.crt: x}")));
+        assert_eq!(statuses(&out)[0], ("kube-root-ca.crt", Status::Found));
+        assert_eq!(out.reads.len(), 2);
+    }
+
+    #[test]
+    fn fields_are_worded_through_user_field() {
         let pod = format!(
             "{{containers: [{{name: app, env: [{}, {}]}}]}}",
             env("A", "configMapKeyRef", "gone", "a"),

@@ -2,6 +2,9 @@
 //! content and rename decisions; between the passes, the renames and the index of every
 //! source under its final name.
 
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+
 use rayon::prelude::*;
 
 use crate::model::catalog::{Catalog, SourceKind};
@@ -115,6 +118,7 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
             results.append(lookalikes);
         }
     }
+    refuse_taken_names(&mut pass1);
     let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
     let mut generated = 0usize;
     for p in &mut pass1 {
@@ -181,6 +185,86 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
         duplicates,
         generated,
         busy,
+    }
+}
+
+/// Refuses each rename whose new name is already another object's name or base name
+/// (same kind and namespace), and that other object's rename too: `cm` would take the
+/// name of an object written `cm-bdg947hgcc`, and the output would hold two objects a
+/// later run could not tell apart. Refused, both keep their names, and a run on the
+/// output refuses them again. Two objects of one name are a duplicate, said elsewhere.
+fn refuse_taken_names(pass1: &mut [Pass1]) {
+    fn all(p: &Pass1) -> &[SourceSeen] {
+        match p {
+            Pass1::Parsed { sources, .. } => sources,
+            Pass1::Unparsed => &[],
+        }
+    }
+    fn renaming(s: &SourceSeen) -> Option<&Renaming> {
+        match &s.decision {
+            Decision::Rename(r) => Some(r),
+            _ => None,
+        }
+    }
+    if !pass1.iter().flat_map(all).any(|s| renaming(s).is_some()) {
+        return;
+    }
+    let seen: Vec<&SourceSeen> = pass1.iter().flat_map(all).collect();
+    // The new names by their hash only (this runs when every object is renamed, where
+    // memory peaks): a hit is checked against the objects themselves.
+    let state = std::hash::RandomState::new();
+    let hash = |s: &SourceSeen, name: &str| state.hash_one((s.kind, s.entry.id.namespace(), name));
+    let mut targets: HashMap<u64, usize> = HashMap::new();
+    for (i, s) in seen.iter().enumerate() {
+        if let Some(r) = renaming(s) {
+            targets.entry(hash(s, &r.new_name)).or_insert(i);
+        }
+    }
+    let mut refused: HashMap<usize, KrmResult> = HashMap::new();
+    for (i, s) in seen.iter().enumerate() {
+        let names = std::iter::once(s.entry.id.name()).chain(renaming(s).map(|r| r.base.as_str()));
+        for name in names {
+            let Some(&t) = targets.get(&hash(s, name)) else {
+                continue;
+            };
+            let taker = seen[t];
+            let Some(r) = renaming(taker) else { continue };
+            let (taker_id, holder_id) = (&taker.entry.id, &s.entry.id);
+            // One name: the object itself (its name is its new name already), or a
+            // duplicate (said elsewhere).
+            if taker_id.name() == holder_id.name() {
+                continue;
+            }
+            // Equal hashes of different names.
+            if taker.kind != s.kind
+                || taker_id.namespace() != holder_id.namespace()
+                || r.new_name != name
+            {
+                continue;
+            }
+            // Both: the holder's base name would find the taker's references, or its
+            // name the taker's.
+            for (at, shown) in [(t, taker), (i, *s)] {
+                if renaming(shown).is_none() || refused.contains_key(&at) {
+                    continue;
+                }
+                let finding = Finding::NameTaken {
+                    new_name: r.new_name.clone(),
+                    taker: taker_id.name().to_string(),
+                    holder: holder_id.name().to_string(),
+                };
+                refused.insert(at, shown.entry.result(finding).at_field("metadata.name"));
+            }
+        }
+    }
+    let seen = pass1.iter_mut().flat_map(|p| match p {
+        Pass1::Parsed { sources, .. } => &mut sources[..],
+        Pass1::Unparsed => &mut [],
+    });
+    for (i, s) in seen.enumerate() {
+        if let Some(result) = refused.remove(&i) {
+            s.decision = Decision::Refused(Box::new(result));
+        }
     }
 }
 
@@ -252,6 +336,93 @@ pub(crate) fn first_pass(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Which objects of `input` (one chunk, every object opted in unless it says
+    /// otherwise) are refused a hashed name, by name.
+    fn refused(input: &str) -> Vec<String> {
+        let config = crate::model::config::Config {
+            name_suffix: true,
+            ..Default::default()
+        };
+        let catalog = crate::model::catalog::Catalog::builtin();
+        let tree = crate::yaml::parse(input).unwrap();
+        let items: Vec<NodeId> = tree.documents().iter().map(|d| d.root()).collect();
+        let mut pass1 = vec![first_pass(&tree, &items, &config, &catalog, true, false)];
+        refuse_taken_names(&mut pass1);
+        let Pass1::Parsed { sources, .. } = &pass1[0] else {
+            panic!("parsed")
+        };
+        sources
+            .iter()
+            .filter(|s| matches!(s.decision, Decision::Refused(_)))
+            .map(|s| s.entry.id.name().to_string())
+            .collect()
+    }
+
+    fn object(kind: &str, namespace: &str, name: &str, extra: &str) -> String {
+        format!(
+            "---\napiVersion: v1\nkind: {kind}\nmetadata: {{name: {name}, namespace: {namespace}{extra}}}\ndata: {{a: '1'}}\n"
+        )
+    }
+
+    /// `cm` with this content is named `cm-h29d89cmmt`.
+    #[test]
+    fn a_hashed_name_another_object_holds_is_refused_on_both() {
+        let taken = object("ConfigMap", "a", "cm", "")
+            + &object("ConfigMap", "a", "cm-h29d89cmmt", "").replace("'1'", "'2'");
+        assert_eq!(refused(&taken), ["cm", "cm-h29d89cmmt"]);
+        // As a base name (an earlier run's output).
+        let base = object(
+            "ConfigMap",
+            "a",
+            "cm-h29d89cmmt",
+            ", annotations: {config-hash.dev/base-name: cm}",
+        ) + &object(
+            "ConfigMap",
+            "a",
+            "cm-h29d89cmmt-6gtghh96k8",
+            ", annotations: {config-hash.dev/base-name: cm-h29d89cmmt}",
+        )
+        .replace("'1'", "'2'");
+        assert_eq!(
+            refused(&base),
+            ["cm-h29d89cmmt", "cm-h29d89cmmt-6gtghh96k8"]
+        );
+        // A holder that keeps its name anyway: only the taker is refused.
+        let kept = object("ConfigMap", "a", "cm", "")
+            + &object(
+                "ConfigMap",
+                "a",
+                "cm-h29d89cmmt",
+                ", annotations: {config-hash.dev/name-suffix: 'false'}",
+            );
+        assert_eq!(refused(&kept), ["cm"]);
+        // Another namespace, another kind, the object's own name, a duplicate: no clash.
+        let apart = object("ConfigMap", "a", "cm", "")
+            + &object("ConfigMap", "b", "cm-h29d89cmmt", "")
+            + &object("Secret", "a", "cm-h29d89cmmt", "")
+            + &object(
+                "ConfigMap",
+                "c",
+                "cm-h29d89cmmt",
+                ", annotations: {config-hash.dev/base-name: cm}",
+            )
+            + &object("ConfigMap", "d", "cm", "")
+            + &object("ConfigMap", "d", "cm", "")
+            + &object(
+                "ConfigMap",
+                "e",
+                "cm-h29d89cmmt",
+                ", annotations: {config-hash.dev/base-name: cm}",
+            )
+            + &object(
+                "ConfigMap",
+                "e",
+                "cm-h29d89cmmt",
+                ", annotations: {config-hash.dev/base-name: cm}",
+            );
+        assert!(refused(&apart).is_empty());
+    }
 
     #[test]
     fn pass_two_reads_again_only_chunks_it_may_edit() {

@@ -222,6 +222,9 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
     }
     if let Some(kind) = catalog.workload(id.api_version(), id.kind()) {
         if shared.record {
+            report.names.extend(names::resolve_pod_names(
+                tree, item, &id, kind, catalog, resolver,
+            ));
             report.marks = Some(Box::new(crate::resolve::rollout::marks(
                 tree,
                 item,

@@ -372,7 +372,7 @@ pub fn write_dot(resolution: &Resolution, out: &mut impl Write) -> io::Result<()
         nodes.entry(s.clone()).or_insert_with(|| {
             let style = match e.status {
                 Status::Missing => " color=red fontcolor=red style=dashed",
-                Status::OptionalAbsent | Status::Ignored => " style=dotted",
+                Status::OptionalAbsent | Status::Ignored | Status::Cluster => " style=dotted",
                 Status::Found => "",
             };
             let runtime = if e.runtime { " color=blue" } else { "" };
