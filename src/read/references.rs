@@ -199,7 +199,7 @@ pub fn find_annotations<'s>(
 /// Every reference whose content the pod sees, in the pod spec at `spec` (whose field
 /// path is `spec_path`).
 pub fn find(tree: &Tree<'_>, spec: NodeId, spec_path: &str, sites: &[PodSite]) -> Vec<Reference> {
-    find_sites(tree, spec, spec_path, sites, true)
+    find_sites(tree, spec, spec_path, sites, |s| s.visible)
 }
 
 /// Every reference in the pod spec, including those that give the pod no content.
@@ -209,7 +209,7 @@ pub fn find_all(
     spec_path: &str,
     sites: &[PodSite],
 ) -> Vec<Reference> {
-    find_sites(tree, spec, spec_path, sites, false)
+    find_sites(tree, spec, spec_path, sites, |_| true)
 }
 
 /// The references in the pod spec that give the pod no content (an image pull Secret,
@@ -220,19 +220,7 @@ pub fn find_unseen(
     spec_path: &str,
     sites: &[PodSite],
 ) -> Vec<Reference> {
-    let mut out = Vec::new();
-    for site in sites.iter().filter(|s| !s.visible) {
-        for (reached, container) in site_objects(tree, spec, spec_path, site) {
-            out.extend(reference(
-                tree,
-                site,
-                reached.node,
-                reached.field,
-                container,
-            ));
-        }
-    }
-    out
+    find_sites(tree, spec, spec_path, sites, |s| !s.visible)
 }
 
 /// The reference objects (the mappings that hold the name) of one pod-spec site, with
@@ -300,16 +288,16 @@ fn site_objects(
 }
 
 /// Every ConfigMap/Secret reference in the pod spec at `spec` (whose field path is
-/// `spec_path`), in document order per site.
+/// `spec_path`) at the sites `wanted` keeps, in document order per site.
 fn find_sites(
     tree: &Tree<'_>,
     spec: NodeId,
     spec_path: &str,
     sites: &[PodSite],
-    visible_only: bool,
+    wanted: impl Fn(&PodSite) -> bool,
 ) -> Vec<Reference> {
     let mut out = Vec::new();
-    for site in sites.iter().filter(|s| s.visible || !visible_only) {
+    for site in sites.iter().filter(|s| wanted(s)) {
         for (reached, container) in site_objects(tree, spec, spec_path, site) {
             out.extend(reference(
                 tree,
