@@ -336,3 +336,39 @@ pub fn application(s: &mut String, i: usize) {
         )),
     );
 }
+
+/// N Deployments that all read one ConfigMap through `envFrom`, the ConfigMap first with
+/// `LOG_LEVEL: {level}`: the shape that makes a view's edges as many as its workloads
+/// while the input stays small (about 370 bytes per Deployment).
+pub fn one_configmap(n: usize, level: &str) -> String {
+    let mut s = String::with_capacity(n * 380 + 200);
+    s.push_str("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+    let _ = write!(
+        s,
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: shared\n  data:\n    LOG_LEVEL: {level}\n    OTHER: x\n"
+    );
+    for i in 0..n {
+        let _ = write!(
+            s,
+            r#"- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: app-{i:06}
+    labels:
+      app.kubernetes.io/name: app-{i:06}
+      tier: backend
+  spec:
+    replicas: 3
+    template:
+      spec:
+        containers:
+        - name: server
+          image: registry.example.com/app-{i:06}:1.0.0
+          envFrom:
+          - configMapRef:
+              name: shared
+"#
+        );
+    }
+    s
+}
