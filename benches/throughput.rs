@@ -577,7 +577,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
 /// all read one ConfigMap, both binaries alternately where the reference has the
 /// command. `--check` reads the stamped output (unstamped input exits 3); `diff` reads
 /// the input with every ConfigMap changed as before and the input as after, and its
-/// RSS is over both.
+/// RSS and its wall time are over both (stamping each of its two inputs once).
 fn commands(
     dir: &Path,
     sizes: &[usize],
@@ -588,7 +588,7 @@ fn commands(
     let ref_name = reference.map_or("-", |r| r.label.as_str());
     println!();
     println!(
-        "Every command, this binary and {ref_name} (ref, where it has the command), {pairs} pairs each; wall min / median, peak RSS the highest; RSS / input over what the command reads, wall / stamp over stamping's median wall on the same input:"
+        "Every command, this binary and {ref_name} (ref, where it has the command), {pairs} pairs each; wall min / median, peak RSS the highest; RSS / input over what the command reads, wall / stamp over stamping's median wall on what the command reads (twice for diff's two inputs):"
     );
     println!();
     println!(
@@ -627,19 +627,19 @@ fn commands(
             for &(name, command) in COMMANDS {
                 let mut args: Vec<&str> = command.to_vec();
                 let before_arg = before.display().to_string();
-                let (read, mb) = match name {
-                    "--check" => (&stamped, size(&stamped)),
+                let (read, mb, inputs) = match name {
+                    "--check" => (&stamped, size(&stamped), 1.0),
                     _ if command.first() == Some(&"diff") => {
                         args.extend([before_arg.as_str(), "-"]);
-                        (&input, size(&input) + size(&before))
+                        (&input, size(&input) + size(&before), 2.0)
                     }
-                    _ => (&input, size(&input)),
+                    _ => (&input, size(&input), 1.0),
                 };
                 let theirs = reference.filter(|r| has_command(&r.bin, &args, read));
                 let p = Pairs::measure(read, &args, theirs, pairs);
                 let rss = peak_mb(&p.this).expect("a run");
                 let wall = median(walls(&p.this)).expect("a run");
-                let stamp = *stamp_wall.get_or_insert(wall);
+                let stamp = *stamp_wall.get_or_insert(wall) * inputs;
                 findings
                     .commands
                     .push((n, shape, name, rss / mb, wall / stamp));
