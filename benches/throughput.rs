@@ -635,6 +635,11 @@ fn commands(
                     }
                     _ => (&input, size(&input), 1.0),
                 };
+                // Past the default input limit (256 MiB: the applications at
+                // N = 100,000), as a user with such an input runs it.
+                if mb > 200.0 {
+                    args.extend(["--max-input-size", "4G"]);
+                }
                 let theirs = reference.filter(|r| has_command(&r.bin, &args, read));
                 let p = Pairs::measure(read, &args, theirs, pairs);
                 let rss = peak_mb(&p.this).expect("a run");
