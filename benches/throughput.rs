@@ -613,6 +613,7 @@ fn commands(
             fs::write(&before, before_text).expect("write bench input");
             let stamped = input.with_extension("stamped.txt");
             let out = Command::new(BIN)
+                .args(["--max-input-size", "4G"])
                 .stdin(File::open(&input).expect("open input"))
                 .output()
                 .expect("run config-hash");
