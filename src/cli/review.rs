@@ -25,6 +25,13 @@ fn read_side(path: &Path, flags: &args::ConfigFlags) -> Result<Read, ExitCode> {
     read_invocation(&files, flags, true, Use::View("diff"))
 }
 
+/// What `diff` keeps of a side once it is resolved.
+struct Resolved {
+    resolution: config_hash::resolve::resolution::Resolution,
+    results: Vec<config_hash::model::result::KrmResult>,
+    exit_code: i32,
+}
+
 /// `config-hash diff BEFORE AFTER`.
 pub fn diff(
     before: &Path,
@@ -47,10 +54,17 @@ pub fn diff(
         bad_flag: !a.invocation.overrides.problems().is_empty(),
         warned: 0,
     };
+    // Of BEFORE, diff reads only what resolved and the results: its text and its edits
+    // go before AFTER is resolved, so that the peak holds one input's run, not two.
     let pb = match config_hash::resolve_run(b.package.joined(), &b.invocation) {
-        Ok(p) => p,
+        Ok(p) => Resolved {
+            resolution: p.resolution,
+            results: p.results,
+            exit_code: p.exit_code,
+        },
         Err(e) => return unreadable(&b.package, &e),
     };
+    drop(b);
     let mut pa = match config_hash::resolve_run(a.package.joined(), &a.invocation) {
         Ok(p) => p,
         Err(e) => return unreadable(&a.package, &e),
