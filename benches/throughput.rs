@@ -10,6 +10,7 @@
 //! - `--runs K`: pairs per input (default [`PAIRS`]).
 //! - `hostile`: only the hostile shapes.
 //! - `commands`: only the commands table (every command on two input shapes).
+//! - `rapidyaml`: only the comparison with rapidyaml's parse.
 //! - `inputs`: write the inputs of every shape at the sizes given and print their paths
 //!   (to profile by hand), nothing else.
 //!
@@ -152,6 +153,7 @@ fn main() {
             !a.starts_with('-')
                 && a != "hostile"
                 && a != "commands"
+                && a != "rapidyaml"
                 && a != "inputs"
                 && !(i > 0 && ["--ref", "--runs"].contains(&args[i - 1].as_str()))
         })
@@ -197,6 +199,11 @@ fn main() {
     let mut findings = Findings::default();
     if args.iter().any(|a| a == "hostile") {
         hostile(&out_dir, reference.as_ref(), pairs, &mut findings);
+        targets(&findings, reference.as_ref(), &sizes);
+        return;
+    }
+    if args.iter().any(|a| a == "rapidyaml") {
+        rapidyaml(&out_dir, &sizes, reference.as_ref(), pairs, &mut findings);
         targets(&findings, reference.as_ref(), &sizes);
         return;
     }
