@@ -32,6 +32,16 @@ struct Resolved {
     exit_code: i32,
 }
 
+impl Resolved {
+    fn of(p: config_hash::Prepared<'_>) -> Self {
+        Resolved {
+            resolution: p.resolution,
+            results: p.results,
+            exit_code: p.exit_code,
+        }
+    }
+}
+
 /// `config-hash diff BEFORE AFTER`.
 pub fn diff(
     before: &Path,
@@ -54,14 +64,10 @@ pub fn diff(
         bad_flag: !a.invocation.overrides.problems().is_empty(),
         warned: 0,
     };
-    // Of BEFORE, diff reads only what resolved and the results: its text and its edits
-    // go before AFTER is resolved, so that the peak holds one input's run, not two.
+    // Of each side, diff reads only what resolved and the results: its text and its
+    // edits go as soon as it is resolved, so that the peak holds one input's run, not two.
     let pb = match config_hash::resolve_run(b.package.joined(), &b.invocation) {
-        Ok(p) => Resolved {
-            resolution: p.resolution,
-            results: p.results,
-            exit_code: p.exit_code,
-        },
+        Ok(p) => Resolved::of(p),
         Err(e) => return unreadable(&b.package, &e),
     };
     drop(b);
@@ -75,6 +81,8 @@ pub fn diff(
     if pa.exit_code != 0 {
         return report.failure();
     }
+    let pa = Resolved::of(pa);
+    drop(a);
     // BEFORE is what is there now: an error in it (a reference that was missing) is
     // no reason not to review the fix.
     if pb.exit_code != 0 {
