@@ -25,7 +25,6 @@ use crate::yaml::{Kind, NodeId, Style, Tree};
 type Key = Box<str>;
 
 fn key(kind: SourceKind, ns: Option<&str>, name: &str) -> String {
-    use std::fmt::Write as _;
     let mut k = String::with_capacity(name.len() + ns.map_or(0, str::len) + 8);
     k.push(match kind {
         SourceKind::ConfigMap => 'c',
@@ -34,12 +33,23 @@ fn key(kind: SourceKind, ns: Option<&str>, name: &str) -> String {
     });
     match ns {
         Some(ns) => {
-            let _ = write!(k, "{}:{ns}", ns.len());
+            // The length in decimal, without `fmt`: every reference a rename pass
+            // reads builds keys, and `write!` was most of their cost.
+            push_decimal(&mut k, ns.len());
+            k.push(':');
+            k.push_str(ns);
         }
         None => k.push('-'),
     }
     k.push_str(name);
     k
+}
+
+fn push_decimal(k: &mut String, n: usize) {
+    if n >= 10 {
+        push_decimal(k, n / 10);
+    }
+    k.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// Which names a reference may use for each renamed object, and its final name.
@@ -217,8 +227,12 @@ impl Renames {
     /// The final name of the object last renamed from `old` (its base or its name) in
     /// namespace `ns`, of either kind: what the old-name warning looks for.
     pub fn renamed_from(&self, ns: Option<&str>, old: &str) -> Option<&str> {
-        let of = |kind| self.names.get(key(kind, ns, old).as_str()).copied();
-        let i = match (of(SourceKind::ConfigMap), of(SourceKind::Secret)) {
+        // One key for both kinds: it differs only in its first character, the kind's.
+        let mut k = key(SourceKind::ConfigMap, ns, old);
+        let config_map = self.names.get(k.as_str()).copied();
+        k.replace_range(..1, "s");
+        let secret = self.names.get(k.as_str()).copied();
+        let i = match (config_map, secret) {
             (Some(a), Some(b)) => a.max(b),
             (a, b) => a.or(b)?,
         };
@@ -560,6 +574,24 @@ mod tests {
     use super::*;
     use crate::model::resource::ResourceId;
 
+    /// A key writes the namespace's length in decimal before it, so that no two
+    /// (namespace, name) pairs share a key, at every number of digits.
+    #[test]
+    fn keys_prefix_the_namespace_with_its_length() {
+        for len in [0, 1, 9, 10, 11, 99, 100, 253, 1000] {
+            let ns = "n".repeat(len);
+            assert_eq!(
+                key(SourceKind::Secret, Some(&ns), "x"),
+                format!("s{len}:{ns}x")
+            );
+        }
+        assert_eq!(key(SourceKind::ConfigMap, None, "x"), "c-x");
+        assert_ne!(
+            key(SourceKind::ConfigMap, Some("a1"), "0:b"),
+            key(SourceKind::ConfigMap, Some("a"), "10:b")
+        );
+    }
+
     /// The content's suffix is kustomize's (its own test vectors), whatever the object is
     /// named; content kustomize cannot hash has none.
     #[test]
@@ -790,6 +822,22 @@ mod tests {
         assert!(!r.renamed_after_build(r.resolve(cm, ns.as_deref(), "own").expect("resolves")));
         assert_eq!(r.renamed_from(ns.as_deref(), "gen"), None);
         assert_eq!(r.renamed_from(ns.as_deref(), "own"), Some("own-2b4m8f9gh7"));
+    }
+
+    /// The old-name warning looks among both kinds, in the namespace asked about, and
+    /// takes the object renamed last when a ConfigMap and a Secret share the old name.
+    #[test]
+    fn an_old_name_is_found_among_config_maps_and_secrets_of_its_namespace() {
+        let (cm, secret) = (SourceKind::ConfigMap, SourceKind::Secret);
+        let mut r = Renames::default();
+        r.add(secret, Some("a"), "db", "db", "db-2b4m8f9gh7");
+        r.add(cm, Some("a"), "app", "app", "app-5t7tcg6b9h");
+        assert_eq!(r.renamed_from(Some("a"), "db"), Some("db-2b4m8f9gh7"));
+        assert_eq!(r.renamed_from(Some("a"), "app"), Some("app-5t7tcg6b9h"));
+        assert_eq!(r.renamed_from(Some("b"), "db"), None);
+        assert_eq!(r.renamed_from(None, "db"), None);
+        r.add(cm, Some("a"), "db", "db", "db-7c9fk8d5m2");
+        assert_eq!(r.renamed_from(Some("a"), "db"), Some("db-7c9fk8d5m2"));
     }
 
     /// The name `decide` gives `body` (top-level fields of `kind` `app`): for an object
