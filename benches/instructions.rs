@@ -313,8 +313,7 @@ fn inputs(dir: &Path) -> Vec<Input> {
     let block = inputs[0].path.clone();
     let before = dir.join(format!("deployments-{N}-before.txt"));
     let text = fs::read_to_string(&block).expect("read bench input");
-    fs::write(&before, text.replace("LOG_LEVEL: info", "LOG_LEVEL: debug"))
-        .expect("write bench input");
+    fs::write(&before, shapes::every_config_map_changed(&text)).expect("write bench input");
     for (slug, args) in VIEWS {
         let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         if slug == "diff" {

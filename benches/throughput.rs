@@ -611,7 +611,7 @@ fn commands(
             (
                 "applications",
                 block.clone(),
-                text.replace("LOG_LEVEL: info", "LOG_LEVEL: debug"),
+                shapes::every_config_map_changed(&text),
             ),
             ("one ConfigMap", one, shapes::one_configmap(n, "debug")),
         ];

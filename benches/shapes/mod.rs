@@ -337,6 +337,12 @@ pub fn application(s: &mut String, i: usize) {
     );
 }
 
+/// The applications as they were before every ConfigMap changed (`LOG_LEVEL: debug`
+/// where the input has `info`): `diff`'s BEFORE, so that every workload rolls.
+pub fn every_config_map_changed(block: &str) -> String {
+    block.replace("LOG_LEVEL: info", "LOG_LEVEL: debug")
+}
+
 /// N Deployments that all read one ConfigMap through `envFrom`, the ConfigMap first with
 /// `LOG_LEVEL: {level}`: the shape that makes a view's edges as many as its workloads
 /// while the input stays small (about 370 bytes per Deployment).
