@@ -30,17 +30,46 @@ impl std::error::Error for OverlapError {}
 struct Edit {
     start: usize,
     end: usize,
-    text: String,
+    /// Where the text it writes lies in its set's `texts`.
+    text: Span,
     order: usize,
     /// After `text`, the caller writes more when the output is written (see
     /// [`Splices::replace_then_fill`]).
     fill: bool,
 }
 
+/// A range of a set's `texts`.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    at: usize,
+    len: usize,
+}
+
+impl Span {
+    fn of(self, texts: &str) -> &str {
+        &texts[self.at..self.at + self.len]
+    }
+}
+
+/// Appends `text` to `texts`, returning where it lies.
+fn keep(texts: &mut String, text: &str) -> Span {
+    let at = texts.len();
+    texts.push_str(text);
+    Span {
+        at,
+        len: text.len(),
+    }
+}
+
 /// A set of pending edits.
+///
+/// The texts the edits write lie end to end in one string rather than one allocation
+/// each: a large input holds an edit or two per workload until its output is written,
+/// and a string each cost its allocator overhead and spare room on top of its bytes.
 #[derive(Debug, Default, Clone)]
 pub struct Splices {
     edits: Vec<Edit>,
+    texts: String,
 }
 
 impl Splices {
@@ -55,19 +84,20 @@ impl Splices {
     }
 
     /// Replaces `start..end` with `text`.
-    pub(crate) fn replace(&mut self, start: usize, end: usize, text: impl Into<String>) {
-        self.push(start, end, text.into(), false);
+    pub(crate) fn replace(&mut self, start: usize, end: usize, text: impl AsRef<str>) {
+        self.push(start, end, text.as_ref(), false);
     }
 
     /// Replaces `start..end` with `text` followed by what the writer of the output fills
     /// in: text too large to hold (a result per item of a large input) is rendered only
     /// as it is written. At most one such edit is meant to be made.
-    pub(crate) fn replace_then_fill(&mut self, start: usize, end: usize, text: impl Into<String>) {
-        self.push(start, end, text.into(), true);
+    pub(crate) fn replace_then_fill(&mut self, start: usize, end: usize, text: impl AsRef<str>) {
+        self.push(start, end, text.as_ref(), true);
     }
 
-    fn push(&mut self, start: usize, end: usize, text: String, fill: bool) {
+    fn push(&mut self, start: usize, end: usize, text: &str, fill: bool) {
         let order = self.edits.len();
+        let text = keep(&mut self.texts, text);
         self.edits.push(Edit {
             start,
             end: end.max(start),
@@ -78,7 +108,7 @@ impl Splices {
     }
 
     /// Inserts `text` at `at`; several inserts at one point keep the order they were made.
-    pub(crate) fn insert(&mut self, at: usize, text: impl Into<String>) {
+    pub(crate) fn insert(&mut self, at: usize, text: impl AsRef<str>) {
         self.replace(at, at, text);
     }
 
@@ -97,10 +127,11 @@ impl Splices {
         // scratch buffer a stable sort of every edit of a large input takes.
         self.edits
             .sort_unstable_by_key(|e| (e.start, e.end, e.order));
+        let texts = &self.texts;
         self.edits.dedup_by(|b, a| {
             a.end > a.start
                 && (a.start, a.end) == (b.start, b.end)
-                && a.text == b.text
+                && a.text.of(texts) == b.text.of(texts)
                 && !a.fill
                 && !b.fill
         });
@@ -115,21 +146,22 @@ impl Splices {
         Edits {
             edits: copy
                 .edits
-                .into_iter()
-                .map(|e| (e.start, e.end, e.text))
+                .iter()
+                .map(|e| (e.start, e.end, e.text.of(&copy.texts).to_string()))
                 .collect(),
         }
     }
 
     pub(crate) fn delete(&mut self, start: usize, end: usize) {
-        self.replace(start, end, String::new());
+        self.replace(start, end, "");
     }
 
     /// Moves every edit into `other`, for callers that collect edits per resource and
     /// keep only those of resources that succeeded.
     pub fn append_to(self, other: &mut Splices) {
-        for e in self.edits {
-            other.push(e.start, e.end, e.text, e.fill);
+        other.texts.reserve(self.texts.len());
+        for e in &self.edits {
+            other.push(e.start, e.end, e.text.of(&self.texts), e.fill);
         }
     }
 
@@ -154,7 +186,7 @@ impl Splices {
         let mut kept = Vec::with_capacity(self.edits.len());
         for e in std::mem::take(&mut self.edits) {
             if within_a_replaced_range(&replaced, e.start, e.end) {
-                dropped.push(e.text);
+                dropped.push(e.text.of(&self.texts).to_string());
             } else {
                 kept.push(e);
             }
@@ -205,7 +237,10 @@ impl Splices {
                 });
             }
         }
-        Ok(Checked { edits: self.edits })
+        Ok(Checked {
+            edits: self.edits,
+            texts: self.texts,
+        })
     }
 }
 
@@ -213,6 +248,7 @@ impl Splices {
 #[derive(Debug, Default, Clone)]
 pub struct Checked {
     edits: Vec<Edit>,
+    texts: String,
 }
 
 impl Checked {
@@ -227,7 +263,7 @@ impl Checked {
         std::iter::from_fn(move || {
             if let Some(e) = pending.take() {
                 fill = e.fill;
-                return Some(Piece::Text(&e.text));
+                return Some(Piece::Text(e.text.of(&self.texts)));
             }
             if std::mem::take(&mut fill) {
                 return Some(Piece::Fill);
@@ -260,9 +296,12 @@ impl Checked {
     /// ([`crate::breaks::lone_cr_as_lf`]), writing the line breaks `original` uses
     /// where each goes.
     pub fn restore_breaks(&mut self, original: &str) {
+        let mut texts = String::with_capacity(self.texts.len());
         for e in &mut self.edits {
-            e.text = restore_breaks(original, e.start, &e.text);
+            let text = restore_breaks(original, e.start, e.text.of(&self.texts));
+            e.text = keep(&mut texts, &text);
         }
+        self.texts = texts;
     }
 
     /// `text`, to be filled in where an edit asked for it, with the line breaks
@@ -277,7 +316,7 @@ impl Checked {
 
     /// The edited text; `fill` appends what goes where an edit asked for it.
     pub fn apply(&self, src: &str, fill: &mut dyn FnMut(&mut String)) -> String {
-        let extra: usize = self.edits.iter().map(|e| e.text.len()).sum();
+        let extra: usize = self.edits.iter().map(|e| e.text.len).sum();
         let mut out = String::with_capacity(src.len() + extra);
         for piece in self.pieces(src) {
             match piece {
