@@ -181,7 +181,11 @@ fn attempt<'a>(
     if generated > 0 {
         results.push(KrmResult::new(Finding::Generated { count: generated }));
     }
-    results.extend(stamping.results());
+    // Stamping's results are one per workload: the few before them go in front, so a
+    // large input's results are not copied into a second vector at the peak.
+    let mut all = stamping.results();
+    all.splice(0..0, results);
+    let results = all;
     let mut prepared = crate::run::conclude::conclude(
         Concluding {
             body,
