@@ -1045,8 +1045,18 @@ impl<'a> Tree<'a> {
         let map = self.resolve(map);
         let mut has_merge = false;
         for (k, v) in self.own_entries(map) {
-            // A merge key reads as `<<`: only such a key is looked at again (this runs
-            // for every key of every lookup).
+            // Most keys are plain, untagged and unescaped: their text is their value, so
+            // they are compared where they lie (this runs for every key of every lookup).
+            let n = self.node(k);
+            if n.info & (KIND_MASK | HAS_PROPS | DECODED) == K_PLAIN {
+                let text = self.src.get(n.start as usize..n.end as usize).unwrap_or("");
+                if text == key {
+                    return Some(v);
+                }
+                has_merge |= text == "<<";
+                continue;
+            }
+            // A merge key reads as `<<`: only such a key is looked at again.
             match self.str(k) {
                 Some("<<") if self.is_merge_key(k) => has_merge = true,
                 Some(s) if s == key => return Some(v),
@@ -1360,6 +1370,34 @@ mod tests {
             (t.entries(top).len(), t.get(top, "k0").is_some())
         });
         assert_eq!(n, (17, true));
+    }
+
+    #[test]
+    fn get_finds_a_key_however_it_is_written() {
+        // Plain keys are compared where they lie; every other spelling through its value.
+        let t = parse(
+            "plain: 1\n'single': 2\n\"dou\\x62le\": 3\n!!str tagged: 4\n&k anchored: 5\n? |\n  block\n: 6\n\"<<\": 7\nm: {<<: {x: 8}}\nt: {!!merge <<: {y: 9}}\nq: {\"<<\": {z: 10}}\n?\n: 11\n",
+        );
+        let root = t.documents()[0].root();
+        let value = |map: NodeId, k: &str| t.get(map, k).and_then(|v| t.str(v));
+        assert_eq!(value(root, "plain"), Some("1"));
+        assert_eq!(value(root, "single"), Some("2"));
+        assert_eq!(value(root, "double"), Some("3"));
+        assert_eq!(value(root, "tagged"), Some("4"));
+        assert_eq!(value(root, "anchored"), Some("5"));
+        assert_eq!(value(root, "block\n"), Some("6"));
+        assert_eq!(value(root, "<<"), Some("7"), "a quoted << is a plain key");
+        assert_eq!(value(root, ""), Some("11"), "an empty plain key");
+        assert_eq!(value(root, "plai"), None);
+        assert_eq!(value(root, "plainer"), None);
+        for (map, key, want) in [
+            ("m", "x", Some("8")),
+            ("t", "y", Some("9")),
+            ("q", "z", None),
+        ] {
+            let map = t.get(root, map).unwrap();
+            assert_eq!(value(map, key), want, "{key}");
+        }
     }
 
     #[test]
