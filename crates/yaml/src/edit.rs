@@ -613,7 +613,7 @@ impl<'t, 'a> Editor<'t, 'a> {
             }
             (NewValue::Plain(s), false) => {
                 self.splices
-                    .replace(vn.span.start(), vn.span.end(), key_text(s).into_owned());
+                    .replace(vn.span.start(), vn.span.end(), &*key_text(s));
                 return Ok(());
             }
             _ => {}
