@@ -369,29 +369,33 @@ fn write(
     };
     apply(ed, template, spec, config, stamp.kind, hash, &data)?;
     out.counts.stamped += 1;
-    let covered = reads
-        .iter()
-        .map(|r| Covered {
-            kind: r.kind,
-            name: r.shown.clone(),
-            absent: !r.present,
-            made_by: index
-                .get(&r.key())
-                .and_then(|s| s.producer.as_ref())
-                .filter(|p| p.id.kind() != r.kind.as_str())
-                .map(|p| MadeBy {
-                    kind: p.id.kind().to_string(),
-                    name: p.id.name().to_string(),
-                }),
-        })
-        .collect();
-    let written = Written {
-        annotation: stamp.annotation.then(|| config.annotation_key.clone()),
-        env: stamp.env.then(|| config.env_name.clone()),
-        downward: stamp.in_place,
-    };
-    out.notes
-        .push(stamp.about(Finding::Stamped { written, covered }));
+    // A view reads the resolution, not what stamping says per workload: a large input's
+    // one info result per workload is not held for it.
+    if !ctx.record {
+        let covered = reads
+            .iter()
+            .map(|r| Covered {
+                kind: r.kind,
+                name: r.shown.clone(),
+                absent: !r.present,
+                made_by: index
+                    .get(&r.key())
+                    .and_then(|s| s.producer.as_ref())
+                    .filter(|p| p.id.kind() != r.kind.as_str())
+                    .map(|p| MadeBy {
+                        kind: p.id.kind().to_string(),
+                        name: p.id.name().to_string(),
+                    }),
+            })
+            .collect();
+        let written = Written {
+            annotation: stamp.annotation.then(|| config.annotation_key.clone()),
+            env: stamp.env.then(|| config.env_name.clone()),
+            downward: stamp.in_place,
+        };
+        out.notes
+            .push(stamp.about(Finding::Stamped { written, covered }));
+    }
     if stamp.in_place {
         out.notes.push(stamp.about(Finding::InPlace {
             annotation: config.annotation_key.clone(),

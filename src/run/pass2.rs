@@ -95,7 +95,8 @@ impl Gathered {
         self.mentions.append(&mut r.mentions);
         let id = r.id.take();
         let edited = !r.splices.is_empty();
-        if edited {
+        // Views write no output: the edits are not kept for them.
+        if edited && self.resolution.is_none() {
             r.splices.append_to(&mut self.item_edits);
         }
         let mut workload = None;

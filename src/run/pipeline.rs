@@ -342,6 +342,37 @@ items:
     }
 
     #[test]
+    fn a_view_keeps_the_resolution_but_neither_edits_nor_a_result_per_workload() {
+        use crate::model::findings::Finding;
+        let stamped = |results: &[crate::model::result::KrmResult]| {
+            results
+                .iter()
+                .filter(|r| matches!(*r.finding, Finding::Stamped { .. }))
+                .count()
+        };
+        let run = crate::prepare(LIST, &Invocation::default()).unwrap();
+        assert_eq!(stamped(&run.results), 1);
+        let view = crate::resolve_run(LIST, &Invocation::default()).unwrap();
+        assert_eq!(stamped(&view.results), 0, "{:?}", view.results);
+        assert_eq!(view.exit_code, 0);
+        let workload = view
+            .resolution
+            .items
+            .iter()
+            .find_map(|i| i.workload.as_ref());
+        assert!(
+            workload.is_some_and(|w| w.stamp.is_some()),
+            "{:?}",
+            view.resolution
+        );
+        // What it would write is the input as it is, with its results only.
+        let mut text = Vec::new();
+        view.write_to(&mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.starts_with(LIST.trim_end()), "{text}");
+    }
+
+    #[test]
     fn renames_rewrites_and_stamps_in_one_pass_per_chunk() {
         let out = read_apart(LIST);
         let at = out
