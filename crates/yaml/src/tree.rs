@@ -1045,16 +1045,28 @@ impl<'a> Tree<'a> {
         let map = self.resolve(map);
         let mut has_merge = false;
         for (k, v) in self.own_entries(map) {
-            // Most keys are plain, untagged and unescaped: their text is their value, so
-            // they are compared where they lie (this runs for every key of every lookup).
+            // Most keys are plain or quoted, untagged and unescaped: their text (inside any
+            // quotes) is their value, so they are compared where they lie (this runs for
+            // every key of every lookup).
             let n = self.node(k);
-            if n.info & (KIND_MASK | HAS_PROPS | DECODED) == K_PLAIN {
-                let text = self.src.get(n.start as usize..n.end as usize).unwrap_or("");
-                if text == key {
-                    return Some(v);
+            let (start, end) = (n.start as usize, n.end as usize);
+            match n.info & (KIND_MASK | HAS_PROPS | DECODED) {
+                K_PLAIN => {
+                    let text = self.src.get(start..end).unwrap_or("");
+                    if text == key {
+                        return Some(v);
+                    }
+                    has_merge |= text == "<<";
+                    continue;
                 }
-                has_merge |= text == "<<";
-                continue;
+                // JSON's keys: quoted, and never a merge key.
+                K_SINGLE | K_DOUBLE if end >= start + 2 => {
+                    if self.src.get(start + 1..end - 1) == Some(key) {
+                        return Some(v);
+                    }
+                    continue;
+                }
+                _ => {}
             }
             // A merge key reads as `<<`: only such a key is looked at again.
             match self.str(k) {
