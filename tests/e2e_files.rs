@@ -444,6 +444,36 @@ fn in_place_follows_links_and_keeps_owner_and_mode() {
     assert_eq!(names, ["app.yaml"], "no temporary left");
 }
 
+/// Two paths to one file (a link beside its target) are refused before anything is
+/// written, naming both paths as given: not the temporary one of them was staged to.
+#[cfg(unix)]
+fn in_place_refuses_two_paths_to_one_file_naming_both() {
+    let dir = TempDir::new("e2e-files-twice");
+    fs::create_dir_all(dir.path().join("real")).expect("mkdir");
+    dir.write("config.yml", CONFIG);
+    dir.write("real/app.yaml", DEPLOYMENT);
+    std::os::unix::fs::symlink("real/app.yaml", dir.path().join("link.yaml")).expect("symlink");
+    let before = layout(dir.path());
+    let out = run_in(
+        dir.path(),
+        &["--in-place", "config.yml", "real/app.yaml", "link.yaml"],
+        "",
+    );
+    assert_eq!(expect(&out, 1, "--in-place FILE LINK-TO-FILE"), "");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "cannot write link.yaml: it is the same file as real/app.yaml (a link), which is written too"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        layout(dir.path()),
+        before,
+        "nothing written, no temporary left"
+    );
+}
+
 fn a_directory_argument_is_read_as_a_stream() {
     let dir = package();
     let out = run_in(dir.path(), &["."], "");
@@ -644,6 +674,7 @@ fn main() -> std::process::ExitCode {
         trial!(in_place_writes_nothing_on_an_error),
         trial!(in_place_is_all_or_nothing),
         trial!(in_place_follows_links_and_keeps_owner_and_mode),
+        trial!(in_place_refuses_two_paths_to_one_file_naming_both),
         trial!(in_place_holds_over_random_layouts),
         trial!(a_directory_argument_is_read_as_a_stream),
         trial!(json_arrays_and_concatenated_json_are_manifests),

@@ -609,11 +609,13 @@ pub fn write_all_or_nothing(files: &[(&Path, &str)]) -> Result<(), String> {
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::with_capacity(files.len());
     let result = files.iter().try_for_each(|&(path, text)| {
         let target = fs::canonicalize(path).map_err(|e| cannot_write(path, &e))?;
-        if let Some((_, other)) = staged.iter().find(|(t, _)| *t == target) {
+        // Staged in the order of `files`: the path given for the same file, not its
+        // temporary.
+        if let Some(at) = staged.iter().position(|(t, _)| *t == target) {
             return Err(format!(
                 "cannot write {}: it is the same file as {} (a link), which is written too",
                 path.display(),
-                other.display()
+                files[at].0.display()
             ));
         }
         let tmp = stage(&target, text).map_err(|e| cannot_write(path, &e))?;
