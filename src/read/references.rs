@@ -97,20 +97,18 @@ fn walk_into(
 /// Appends a list index to a field path, `[i]`, without the formatting machinery (this
 /// runs for every list item a walk enters).
 fn push_index(field: &mut String, i: usize) {
-    let mut digits = [0u8; 20];
-    let mut n = i;
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
     field.push('[');
-    field.extend(digits[at..].iter().map(|&d| char::from(d)));
+    push_decimal(field, i);
     field.push(']');
+}
+
+/// Appends `n` in decimal, without the formatting machinery: field paths and rename
+/// keys write numbers on hot paths, where `write!` was most of their cost.
+pub fn push_decimal(out: &mut String, n: usize) {
+    if n >= 10 {
+        push_decimal(out, n / 10);
+    }
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// Appends a key to a field path: `.key`, or `[key]` for a key holding `.` or `/` (an

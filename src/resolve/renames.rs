@@ -17,6 +17,7 @@ use crate::model::name_hash::{
 };
 use crate::model::resource::{ResourceId, annotation, flag};
 use crate::model::result::KrmResult;
+use crate::read::references::push_decimal;
 use crate::yaml::{Kind, NodeId, Style, Tree};
 
 /// Kind, namespace and name as one string, so that a key is one allocation (a large
@@ -26,15 +27,10 @@ type Key = Box<str>;
 
 fn key(kind: SourceKind, ns: Option<&str>, name: &str) -> String {
     let mut k = String::with_capacity(name.len() + ns.map_or(0, str::len) + 8);
-    k.push(match kind {
-        SourceKind::ConfigMap => 'c',
-        SourceKind::Secret => 's',
-        SourceKind::SecretProviderClass => 'p',
-    });
+    k.push(kind_letter(kind));
     match ns {
         Some(ns) => {
-            // The length in decimal, without `fmt`: every reference a rename pass
-            // reads builds keys, and `write!` was most of their cost.
+            // Every reference a rename pass reads builds keys: no `write!` here.
             push_decimal(&mut k, ns.len());
             k.push(':');
             k.push_str(ns);
@@ -45,11 +41,13 @@ fn key(kind: SourceKind, ns: Option<&str>, name: &str) -> String {
     k
 }
 
-fn push_decimal(k: &mut String, n: usize) {
-    if n >= 10 {
-        push_decimal(k, n / 10);
+/// A key's first character: the only part of it that names the kind.
+fn kind_letter(kind: SourceKind) -> char {
+    match kind {
+        SourceKind::ConfigMap => 'c',
+        SourceKind::Secret => 's',
+        SourceKind::SecretProviderClass => 'p',
     }
-    k.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// Which names a reference may use for each renamed object, and its final name.
@@ -230,7 +228,10 @@ impl Renames {
         // One key for both kinds: it differs only in its first character, the kind's.
         let mut k = key(SourceKind::ConfigMap, ns, old);
         let config_map = self.names.get(k.as_str()).copied();
-        k.replace_range(..1, "s");
+        k.replace_range(
+            ..1,
+            kind_letter(SourceKind::Secret).encode_utf8(&mut [0; 4]),
+        );
         let secret = self.names.get(k.as_str()).copied();
         let i = match (config_map, secret) {
             (Some(a), Some(b)) => a.max(b),
