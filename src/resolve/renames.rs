@@ -59,6 +59,10 @@ pub struct Renames {
     names: HashMap<Key, u32>,
     /// Base names, to recognise any earlier suffixed name `base-xxxxxxxxxx`.
     bases: HashMap<Key, u32>,
+    /// The lengths of the names in `names` (a bit per length, the last for every length
+    /// from 255 up): the old-name warning asks about every string of every object, and
+    /// most strings have a length no renamed object's name has, ruled out without a key.
+    name_lengths: [u64; 4],
     /// Objects in the input, which are never taken for an earlier suffixed name.
     existing: HashSet<Key>,
     /// Names a later object took over in `names` (one namespace, one kind): what the
@@ -225,6 +229,9 @@ impl Renames {
     /// The final name of the object last renamed from `old` (its base or its name) in
     /// namespace `ns`, of either kind: what the old-name warning looks for.
     pub fn renamed_from(&self, ns: Option<&str>, old: &str) -> Option<&str> {
+        if !self.may_be_a_name(old) {
+            return None;
+        }
         // One key for both kinds: it differs only in its first character, the kind's.
         let mut k = key(SourceKind::ConfigMap, ns, old);
         let config_map = self.names.get(k.as_str()).copied();
@@ -246,6 +253,18 @@ impl Renames {
 
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
+    }
+
+    /// Where `name_lengths` keeps the bit for a name of `len` bytes.
+    fn length_bit(len: usize) -> (usize, u64) {
+        let len = len.min(255);
+        (len / 64, 1 << (len % 64))
+    }
+
+    /// Whether some name in `names` has the length of `name`.
+    fn may_be_a_name(&self, name: &str) -> bool {
+        let (word, bit) = Self::length_bit(name.len());
+        self.name_lengths[word] & bit != 0
     }
 
     /// Records a ConfigMap or Secret of the input (needed only when something is
@@ -285,6 +304,10 @@ impl Renames {
         let i = u32::try_from(self.finals.len()).unwrap_or(u32::MAX);
         self.finals.push(new_name.to_string());
         let base_key: Key = key(kind, ns, base).into_boxed_str();
+        for n in [base, name] {
+            let (word, bit) = Self::length_bit(n.len());
+            self.name_lengths[word] |= bit;
+        }
         for k in [base_key.clone(), key(kind, ns, name).into_boxed_str()] {
             match self.names.entry(k) {
                 Entry::Vacant(e) => {
@@ -839,6 +862,27 @@ mod tests {
         assert_eq!(r.renamed_from(None, "db"), None);
         r.add(cm, Some("a"), "db", "db", "db-7c9fk8d5m2");
         assert_eq!(r.renamed_from(Some("a"), "db"), Some("db-7c9fk8d5m2"));
+    }
+
+    /// The old-name warning rules out a string by its length before any look-up: a
+    /// name of every length is still found, its own name and its base alike, at the
+    /// edges of the length table and past its end (every length from 255 up shares a
+    /// bit).
+    #[test]
+    fn an_old_name_of_any_length_is_found() {
+        let cm = SourceKind::ConfigMap;
+        let mut r = Renames::default();
+        for len in [1, 63, 64, 127, 128, 254, 255, 256, 300] {
+            let name = "n".repeat(len);
+            let base = format!("b{}", "m".repeat(len));
+            r.add(cm, None, &name, &base, "new");
+            assert_eq!(r.renamed_from(None, &name), Some("new"), "{len}");
+            assert_eq!(r.renamed_from(None, &base), Some("new"), "{len}");
+        }
+        // Same lengths, other names; and lengths no name has.
+        for len in [1, 64, 255, 301, 2, 62, 65, 253] {
+            assert_eq!(r.renamed_from(None, &"x".repeat(len)), None, "{len}");
+        }
     }
 
     /// The name `decide` gives `body` (top-level fields of `kind` `app`): for an object
