@@ -18,7 +18,7 @@ use crate::read::{self, chunks::Chunk};
 use crate::resolve::renames::{self, Decision, Renames, Renaming};
 use crate::resolve::sources::{self, SourceEntry, SourceIndex};
 use crate::run::frame::{Frame, Stop};
-use crate::yaml::{Context, NodeId, Tree};
+use crate::yaml::{Context, NodeId, Splices, Tree};
 
 /// A ConfigMap or Secret as pass 1 saw it.
 pub(crate) struct SourceSeen {
@@ -26,6 +26,34 @@ pub(crate) struct SourceSeen {
     /// Boxed, to move into the index as it is.
     entry: Box<SourceEntry>,
     decision: Decision,
+    /// Its own rename, made here when it is renamed (see [`Work::Settled`]).
+    own: Option<Box<OwnRename>>,
+}
+
+/// A renamed ConfigMap's or Secret's edits to itself, made in pass 1, where its
+/// new name is known: what pass 2 would report for it, when its chunk holds nothing
+/// else for pass 2 to read.
+pub(crate) struct OwnRename {
+    /// As written (see [`written_id`]).
+    pub(crate) id: ResourceId,
+    pub(crate) placed: Option<String>,
+    /// In the chunk's offsets; or the error result when it cannot be renamed.
+    pub(crate) edits: Result<Splices, Box<KrmResult>>,
+}
+
+/// What pass 2 does with a chunk.
+pub(crate) enum Work {
+    /// Nothing, unless objects are renamed (then it reads the chunk for references and
+    /// old names).
+    Idle,
+    /// Reads it: it holds a workload or a kind with name-reference sites, or pass 1 did
+    /// not parse it.
+    Read,
+    /// Reports what pass 1 made, without reading the chunk: it holds only ConfigMaps
+    /// and Secrets that pass 2 would rename and otherwise leave alone (a renamed object
+    /// is not asked about old names; a Secret never is), and nothing that refers to
+    /// anything. Two of every three objects of a renamed application are such.
+    Settled(Vec<OwnRename>),
 }
 
 /// What pass 1 learned of one chunk. Kept to 32 bytes (one per chunk, all held until
@@ -44,6 +72,9 @@ pub(crate) enum Pass1 {
         /// Pass 2 has work here even without renames: a workload, or a kind with
         /// name-reference sites (whether or not it is also a source).
         busy: bool,
+        /// Every object here is a renamed ConfigMap or Secret, with its own rename in
+        /// `sources`, or a Secret kept: see [`Work::Settled`].
+        settled: bool,
     },
 }
 
@@ -100,8 +131,8 @@ pub(crate) struct Indexed {
     pub(crate) duplicates: Vec<KrmResult>,
     /// Objects kustomize's generators made, which keep their names here.
     pub(crate) generated: usize,
-    /// Per chunk: pass 2 has work there even without renames.
-    pub(crate) busy: Vec<bool>,
+    /// Per chunk: what pass 2 does with it.
+    pub(crate) work: Vec<Work>,
 }
 
 /// Between the passes: decides the renames, then indexes every source under its final
@@ -121,11 +152,21 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
     refuse_taken_names(&mut pass1);
     let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
     let mut generated = 0usize;
-    for p in &mut pass1 {
-        let Pass1::Parsed { sources, .. } = p else {
+    // Per renamed key, the chunk that renames it. Pass 2 renames each object after the
+    // last of its key (two objects of one key are duplicates, said elsewhere): such
+    // chunks are read again rather than settled. By hash only, as equal hashes of
+    // different keys only send a chunk to be read.
+    let state = std::hash::RandomState::new();
+    let mut renamed_in: HashMap<u64, usize> = HashMap::new();
+    let mut unsettled = Vec::new();
+    for (chunk, p) in pass1.iter_mut().enumerate() {
+        let Pass1::Parsed {
+            sources, settled, ..
+        } = p
+        else {
             continue;
         };
-        for s in sources {
+        for s in sources.iter_mut() {
             let id = &s.entry.id;
             // Taken, not copied: nothing after this reads a decision.
             match std::mem::replace(&mut s.decision, Decision::Keep) {
@@ -137,12 +178,25 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
                     generated += usize::from(opted_in);
                     renames.add_after_build(s.kind, id.namespace(), id.name(), &name_after_build);
                 }
-                Decision::Refused(r) => results.push(*r),
+                Decision::Refused(r) => {
+                    // Refused since pass 1 (its name is taken): its own rename goes.
+                    *settled = false;
+                    results.push(*r);
+                }
                 Decision::Rename(r) => {
+                    let key = state.hash_one((s.kind, id.namespace(), id.name()));
+                    if let Some(other) = renamed_in.insert(key, chunk) {
+                        unsettled.extend([other, chunk]);
+                    }
                     renames.add(s.kind, id.namespace(), id.name(), &r.base, &r.new_name);
                     renamed_list.push((SourceKey::new(s.kind, id.namespace(), id.name()), *r));
                 }
             }
+        }
+    }
+    for chunk in unsettled {
+        if let Pass1::Parsed { settled, .. } = &mut pass1[chunk] {
+            *settled = false;
         }
     }
     // Existing objects matter only to renaming (never taken for an earlier suffixed name).
@@ -157,13 +211,21 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
     }
     let mut index = SourceIndex::default();
     let mut duplicates = Vec::new();
-    let mut busy = Vec::with_capacity(pass1.len());
+    let mut work = Vec::with_capacity(pass1.len());
     for p in pass1 {
-        busy.push(p.busy());
+        let settled = matches!(p, Pass1::Parsed { settled: true, .. });
+        work.push(match p.busy() {
+            true => Work::Read,
+            false if settled => Work::Settled(Vec::new()),
+            false => Work::Idle,
+        });
         match p {
             Pass1::Unparsed => {}
             Pass1::Parsed { sources, .. } => {
-                for s in sources {
+                for mut s in sources {
+                    if let (Some(Work::Settled(own)), Some(o)) = (work.last_mut(), s.own.take()) {
+                        own.push(*o);
+                    }
                     let id = &s.entry.id;
                     let name = renames
                         .final_name(s.kind, id.namespace(), id.name())
@@ -184,7 +246,7 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
         results,
         duplicates,
         generated,
-        busy,
+        work,
     }
 }
 
@@ -281,6 +343,7 @@ pub(crate) fn first_pass(
     let mut sources = Vec::new();
     let mut lookalikes = Vec::new();
     let mut busy = false;
+    let mut settled = true;
     for &item in items {
         if stream && crate::model::config::looks_like_function_config(tree, item) {
             lookalikes.push(KrmResult::new(Finding::ConfigAmongManifests).about(tree, item));
@@ -292,45 +355,102 @@ pub(crate) fn first_pass(
         // Whatever else it is (a catalog may declare any kind a workload).
         busy |= catalog.workload(id.api_version(), id.kind()).is_some()
             || catalog.has_name_sites(id.api_version(), id.kind());
-        if let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) {
-            let decision = renames::decide(tree, item, &id, kind, config);
-            let mut entry = Box::new(SourceEntry::read(tree, item, id, kind));
-            if views {
-                entry.hashed_name = sources::hashed_name(tree, item, entry.id.name());
+        let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
+            // Anything else may mention an old name, or make a source.
+            settled = false;
+            read_producers(tree, item, &id, catalog, views, &mut sources);
+            continue;
+        };
+        let decision = renames::decide(tree, item, &id, kind, config);
+        let own = match (&decision, kind) {
+            (Decision::Rename(r), SourceKind::ConfigMap | SourceKind::Secret) => {
+                Some(Box::new(own_rename(tree, item, &id, r, config)))
             }
-            sources.push(SourceSeen {
-                kind,
-                entry,
-                decision,
-            });
-        } else if catalog
-            .producers_for(id.api_version(), id.kind())
-            .next()
-            .is_some()
-        {
-            for p in catalog.producers_for(id.api_version(), id.kind()) {
-                for made in crate::read::produced::read(tree, item, &id, p) {
-                    let kind = made.kind;
-                    let mut entry =
-                        Box::new(SourceEntry::produced(tree, item, &id, made, p.runtime));
-                    if views {
-                        entry.hashed_name = sources::hashed_name(tree, item, entry.id.name());
-                    }
-                    sources.push(SourceSeen {
-                        kind,
-                        entry,
-                        decision: Decision::Keep,
-                    });
-                }
+            (Decision::Keep, SourceKind::Secret) => None,
+            _ => {
+                settled = false;
+                None
             }
+        };
+        let mut entry = Box::new(SourceEntry::read(tree, item, id, kind));
+        if views {
+            entry.hashed_name = sources::hashed_name(tree, item, entry.id.name());
         }
+        sources.push(SourceSeen {
+            kind,
+            entry,
+            decision,
+            own,
+        });
     }
     // Most chunks hold one item: no spare capacity for the whole run.
     Pass1::Parsed {
         sources: sources.into_boxed_slice(),
         lookalikes: (!lookalikes.is_empty()).then(|| Box::new(lookalikes)),
         busy,
+        settled: settled && !busy,
     }
+}
+
+/// The ConfigMaps and Secrets that producers make of the item (a SecretProviderClass'
+/// Secrets).
+fn read_producers(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    catalog: &Catalog,
+    views: bool,
+    sources: &mut Vec<SourceSeen>,
+) {
+    for p in catalog.producers_for(id.api_version(), id.kind()) {
+        for made in crate::read::produced::read(tree, item, id, p) {
+            let kind = made.kind;
+            let mut entry = Box::new(SourceEntry::produced(tree, item, id, made, p.runtime));
+            if views {
+                entry.hashed_name = sources::hashed_name(tree, item, entry.id.name());
+            }
+            sources.push(SourceSeen {
+                kind,
+                entry,
+                decision: Decision::Keep,
+                own: None,
+            });
+        }
+    }
+}
+
+/// The renamed object's edits to itself (see [`OwnRename`]).
+fn own_rename(
+    tree: &Tree<'_>,
+    item: NodeId,
+    id: &ResourceId,
+    r: &Renaming,
+    config: &Config,
+) -> OwnRename {
+    let edits = crate::edit::rename::rename_object(tree, item, id, &r.base, &r.new_name, config);
+    let (id, placed) = written_id(tree, item, id.clone(), config);
+    OwnRename { id, placed, edits }
+}
+
+/// The item's id as written (results, graph and `--check` name it so), given the id
+/// it has where it is placed; and the namespace it was placed in when written without
+/// one.
+pub(crate) fn written_id(
+    tree: &Tree<'_>,
+    item: NodeId,
+    placed: ResourceId,
+    config: &Config,
+) -> (ResourceId, Option<String>) {
+    // Read again only when it may have been placed.
+    if config.namespace.is_none() {
+        return (placed, None);
+    }
+    let written = ResourceId::of(tree, item);
+    let ns = match written.namespace() {
+        None => placed.namespace().map(str::to_string),
+        Some(_) => None,
+    };
+    (written, ns)
 }
 
 #[cfg(test)]
@@ -422,6 +542,71 @@ mod tests {
                 ", annotations: {config-hash.dev/base-name: cm}",
             );
         assert!(refused(&apart).is_empty());
+    }
+
+    /// What pass 2 does with each chunk (one text each), every object opted in to
+    /// renaming unless it says otherwise.
+    fn work(chunks: &[String]) -> Vec<&'static str> {
+        let config = crate::model::config::Config {
+            name_suffix: true,
+            ..Default::default()
+        };
+        let catalog = crate::model::catalog::Catalog::builtin();
+        let trees: Vec<Tree<'_>> = chunks
+            .iter()
+            .map(|c| crate::yaml::parse(c).unwrap())
+            .collect();
+        let pass1 = trees
+            .iter()
+            .map(|tree| {
+                let items: Vec<NodeId> = tree.documents().iter().map(|d| d.root()).collect();
+                first_pass(tree, &items, &config, &catalog, true, false)
+            })
+            .collect();
+        let work = index_sources(pass1).work;
+        work.iter()
+            .map(|w| match w {
+                Work::Idle => "idle",
+                Work::Read => "read",
+                Work::Settled(_) => "settled",
+            })
+            .collect()
+    }
+
+    /// A chunk is settled (pass 2 takes pass 1's renames and does not parse it again)
+    /// only when pass 2 would do nothing else there: each object a ConfigMap or Secret
+    /// renamed, or a Secret kept; and only while the rename stands.
+    #[test]
+    fn a_chunk_settles_only_when_pass_two_would_just_rename_it() {
+        let cm = |name: &str| object("ConfigMap", "a", name, "");
+        let keep = ", annotations: {config-hash.dev/name-suffix: 'false'}";
+        let generated = ", annotations: {internal.config.kubernetes.io/needsHashSuffix: enabled}";
+        let deployment = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: []}}}\n";
+        let service = "---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n";
+        let chunks = [
+            cm("one"),
+            object("Secret", "a", "s", "") + &object("Secret", "a", "kept", keep),
+            // May mention an old name.
+            object("ConfigMap", "a", "kept", keep),
+            cm("two") + service,
+            object("ConfigMap", "a", "gen", generated),
+            // Refers to objects.
+            cm("three") + deployment,
+            deployment.to_string(),
+            // Renamed twice (a duplicate): pass 2 renames both after the last.
+            cm("twice"),
+            cm("twice").replace("'1'", "'2'"),
+            // Refused between the passes: `cm` takes the name `cm-h29d89cmmt` holds.
+            cm("cm"),
+            cm("cm-h29d89cmmt").replace("'1'", "'2'"),
+        ];
+        assert_eq!(
+            work(&chunks),
+            [
+                "settled", "settled", "idle", "idle", "idle", "read", "read", "idle", "idle",
+                "idle", "idle"
+            ]
+        );
     }
 
     #[test]

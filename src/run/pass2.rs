@@ -17,6 +17,7 @@ use crate::resolve::resolution::{self, ItemResolution, Resolution, Resolved};
 use crate::resolve::sources::{Resolver, SourceIndex};
 use crate::resolve::workload;
 use crate::run::frame::{Frame, Stop};
+use crate::run::pass1::{OwnRename, Work};
 use crate::yaml::{Context, NodeId, Piece, Splices, Tree};
 
 /// What pass 2 yields for one item.
@@ -148,32 +149,33 @@ pub(crate) struct Shared<'c> {
     pub(crate) ids: bool,
 }
 
-/// Pass 2 over every chunk that has work (`busy`, per chunk; every chunk when objects
-/// are renamed, for references and stale mentions), in batches, each batch's reports
-/// gathered in input order before the next starts.
+/// Pass 2 over every chunk that has work (see [`Work`]; every chunk but the settled
+/// when objects are renamed, for references and stale mentions), in batches, each
+/// batch's reports gathered in input order before the next starts.
 pub(crate) fn run(
     body: &str,
     ctx: Context,
     frame: &Frame<'_>,
     chunks: &[Chunk],
-    busy: &[bool],
+    work: Vec<Work>,
     shared: &Shared<'_>,
     mut gathered: Gathered,
 ) -> Result<Gathered, Stop> {
     let everything = !shared.renames.is_empty();
-    for (chunks, busy) in chunks.chunks(BATCH).zip(busy.chunks(BATCH)) {
+    let mut work = work.into_iter();
+    for chunks in chunks.chunks(BATCH) {
+        let work: Vec<Work> = work.by_ref().take(chunks.len()).collect();
         let reports: Vec<Vec<ItemReport>> = chunks
             .par_iter()
-            .zip(busy.par_iter())
-            .map(|(chunk, &busy)| {
+            .zip(work.into_par_iter())
+            .map(|(chunk, work)| match work {
+                Work::Settled(own) => Ok(settled(own, chunk.piece(), shared)),
                 // Without renames, an item that is neither a workload nor has name
                 // sites yields no report (not even for views): its chunk is not read.
-                if !busy && !everything {
-                    return Ok(Vec::new());
-                }
-                frame.with_chunk(body, chunk, ctx, |tree, items| {
+                Work::Idle if !everything => Ok(Vec::new()),
+                Work::Idle | Work::Read => frame.with_chunk(body, chunk, ctx, |tree, items| {
                     second_pass(tree, items, chunk.piece(), shared)
-                })
+                }),
             })
             .collect::<Result<_, Stop>>()?;
         for r in reports.into_iter().flatten() {
@@ -181,6 +183,26 @@ pub(crate) fn run(
         }
     }
     Ok(gathered)
+}
+
+/// The reports of a settled chunk, the text of `piece` of the input: what
+/// [`second_pass`] would give, from what pass 1 made.
+fn settled(own: Vec<OwnRename>, piece: Piece, shared: &Shared<'_>) -> Vec<ItemReport> {
+    own.into_iter()
+        .map(|o| {
+            let mut report = ItemReport::default();
+            match o.edits {
+                Ok(splices) => report.splices = piece.shift(splices),
+                Err(r) => report.rename_error = Some(r),
+            }
+            if shared.ids {
+                report.id = Some(o.id);
+                report.placed = o.placed;
+            }
+            report
+        })
+        .filter(|r| !r.is_empty())
+        .collect()
 }
 
 /// Pass 2 over the items of one tree, the text of `piece` of the input.
@@ -245,7 +267,9 @@ fn second_pass_item(tree: &Tree<'_>, item: NodeId, shared: &Shared<'_>) -> ItemR
         }
     }
     if shared.ids {
-        report.id = Some(written_id(tree, item, id, shared.config, &mut report));
+        let (id, placed) = crate::run::pass1::written_id(tree, item, id, shared.config);
+        report.id = Some(id);
+        report.placed = placed;
     }
     report
 }
@@ -342,24 +366,4 @@ fn add_stamp(report: &mut ItemReport, mut o: ItemOutcome, renames: &Renames) {
     std::mem::take(&mut o.splices).append_to(&mut report.splices);
     o.notes.shrink_to_fit();
     report.stamp = Some(Box::new(o));
-}
-
-/// The item's id as written (results, graph and `--check` name it so), noting the
-/// namespace it was placed in when written without one.
-fn written_id(
-    tree: &Tree<'_>,
-    item: NodeId,
-    placed: ResourceId,
-    config: &Config,
-    report: &mut ItemReport,
-) -> ResourceId {
-    // Read again only when it may have been placed.
-    if config.namespace.is_none() {
-        return placed;
-    }
-    let written = ResourceId::of(tree, item);
-    if written.namespace().is_none() {
-        report.placed = placed.namespace().map(str::to_string);
-    }
-    written
 }

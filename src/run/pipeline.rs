@@ -140,7 +140,7 @@ fn attempt<'a>(
         results,
         duplicates,
         generated,
-        busy,
+        work,
     } = pass1::index_sources(pass1);
 
     // Pass 2: every chunk that has work, against the complete index.
@@ -159,7 +159,7 @@ fn attempt<'a>(
     };
     let stamping = stamp::Finish::new(duplicates, index.unreadable());
     let gathered = Gathered::new(renames.len(), views, stamping);
-    let gathered = pass2::run(body, ctx, &frame, &split.chunks, &busy, &shared, gathered)?;
+    let gathered = pass2::run(body, ctx, &frame, &split.chunks, work, &shared, gathered)?;
     drop(shared);
     drop(renames);
 
