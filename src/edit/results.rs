@@ -7,40 +7,40 @@ use crate::read::resource_list::ResourceList;
 use crate::yaml::scalar::double_quoted;
 use crate::yaml::{Editor, Layout, Splices, Tree};
 
-/// The fields of a result in output order.
-fn fields(r: &KrmResult) -> Vec<(&'static str, Field)> {
-    let mut out = vec![
-        ("message", Field::Value(r.message())),
-        ("severity", Field::Value(r.severity.as_str().to_string())),
-    ];
+/// Gives `f` the fields of a result in output order, borrowed: a large input writes a
+/// result per workload, and none of them is copied to be written.
+fn each_field(r: &KrmResult, f: &mut dyn FnMut(&'static str, Field<'_>)) {
+    f("message", Field::Value(&r.message()));
+    f("severity", Field::Value(r.severity.as_str()));
     if let Some(r) = &r.resource {
-        let mut pairs = vec![
-            ("apiVersion", r.api_version().to_string()),
-            ("kind", r.kind().to_string()),
-            ("name", r.name().to_string()),
+        let mut pairs = [
+            ("apiVersion", r.api_version()),
+            ("kind", r.kind()),
+            ("name", r.name()),
+            ("namespace", ""),
         ];
+        let mut len = 3;
         if let Some(ns) = r.namespace() {
-            pairs.push(("namespace", ns.to_string()));
+            pairs[3].1 = ns;
+            len = 4;
         }
-        out.push(("resourceRef", Field::Pairs(pairs)));
+        f("resourceRef", Field::Pairs(&pairs[..len]));
     }
-    if let Some(f) = &r.field {
-        out.push(("field", Field::Pairs(vec![("path", f.clone())])));
+    if let Some(path) = &r.field {
+        f("field", Field::Pairs(&[("path", path)]));
     }
     if let Some(file) = &r.file {
-        let mut pairs = vec![("path", file.path().to_string())];
-        if let Some(i) = file.index() {
-            pairs.push(("index", i.to_string()));
+        match file.index() {
+            Some(i) => f("file", Field::Pairs(&[("path", file.path()), ("index", i)])),
+            None => f("file", Field::Pairs(&[("path", file.path())])),
         }
-        out.push(("file", Field::Pairs(pairs)));
     }
-    out
 }
 
 /// A result field: a string, or a mapping of strings.
-enum Field {
-    Value(String),
-    Pairs(Vec<(&'static str, String)>),
+enum Field<'a> {
+    Value(&'a str),
+    Pairs(&'a [(&'static str, &'a str)]),
 }
 
 /// How the ResourceList's `results` are written where [`write_results`] left room.
@@ -99,54 +99,58 @@ impl ResultsStyle {
 
 /// One result as block YAML lines, each after a line break.
 fn block_entry(out: &mut String, r: &KrmResult, eol: &str, indent: &str) {
-    for (i, (key, field)) in fields(r).into_iter().enumerate() {
+    let mut first = true;
+    each_field(r, &mut |key, field| {
         out.push_str(eol);
         out.push_str(indent);
-        out.push_str(if i == 0 { "- " } else { "  " });
+        out.push_str(if first { "- " } else { "  " });
+        first = false;
         out.push_str(key);
         out.push(':');
         match field {
             Field::Value(v) => {
                 out.push(' ');
-                out.push_str(&render_scalar(key, &v));
+                push_scalar(out, key, v);
             }
             Field::Pairs(pairs) => {
-                for (k, v) in pairs {
+                for &(k, v) in pairs {
                     out.push_str(eol);
                     out.push_str(indent);
                     out.push_str("    ");
                     out.push_str(k);
                     out.push_str(": ");
-                    out.push_str(&render_scalar(k, &v));
+                    push_scalar(out, k, v);
                 }
             }
         }
-    }
+    });
 }
 
 /// One result as a JSON object.
 fn flow_entry(out: &mut String, r: &KrmResult) {
     out.push('{');
-    for (j, (key, field)) in fields(r).into_iter().enumerate() {
-        if j > 0 {
+    let mut first = true;
+    each_field(r, &mut |key, field| {
+        if !first {
             out.push_str(", ");
         }
+        first = false;
         out.push('"');
         out.push_str(key);
         out.push_str("\": ");
         match field {
-            Field::Value(v) => out.push_str(&double_quoted(&v)),
+            Field::Value(v) => out.push_str(&double_quoted(v)),
             Field::Pairs(pairs) => {
                 out.push('{');
-                for (n, (k, v)) in pairs.iter().enumerate() {
+                for (n, &(k, v)) in pairs.iter().enumerate() {
                     if n > 0 {
                         out.push_str(", ");
                     }
                     out.push('"');
                     out.push_str(k);
                     out.push_str("\": ");
-                    if *k == "index" {
-                        out.push_str(&render_scalar(k, v));
+                    if k == "index" {
+                        push_scalar(out, k, v);
                     } else {
                         out.push_str(&double_quoted(v));
                     }
@@ -154,18 +158,19 @@ fn flow_entry(out: &mut String, r: &KrmResult) {
                 out.push('}');
             }
         }
-    }
+    });
     out.push('}');
 }
 
-/// `index` is an integer in kpt's schema; everything else is a string.
-fn render_scalar(key: &str, v: &str) -> String {
+/// A field's value as YAML: an index as a number, a message double-quoted (it may hold
+/// anything), anything else as a key would be written.
+fn push_scalar(out: &mut String, key: &str, v: &str) {
     if key == "index" && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
-        v.to_string()
+        out.push_str(v);
     } else if key == "message" {
-        double_quoted(v)
+        out.push_str(&double_quoted(v));
     } else {
-        crate::yaml::scalar::key(v).into_owned()
+        out.push_str(&crate::yaml::scalar::key(v));
     }
 }
 
