@@ -267,6 +267,19 @@ impl Renames {
         self.name_lengths[word] & bit != 0
     }
 
+    /// Makes room for `n` more renamed objects.
+    pub fn reserve(&mut self, n: usize) {
+        self.finals.reserve(n);
+        // A base name and a name each.
+        self.names.reserve(2 * n);
+        self.bases.reserve(n);
+    }
+
+    /// Makes room for `n` more objects of the input (see [`Renames::add_existing`]).
+    pub fn reserve_existing(&mut self, n: usize) {
+        self.existing.reserve(n);
+    }
+
     /// Records a ConfigMap or Secret of the input (needed only when something is
     /// renamed).
     pub fn add_existing(&mut self, kind: SourceKind, ns: Option<&str>, name: &str) {

@@ -178,6 +178,14 @@ type Anywhere = HashMap<String, Vec<(SourceKind, Option<String>)>>;
 impl SourceIndex {
     /// Adds an entry read earlier (perhaps on another thread); a second object with the
     /// same identity is an error.
+    /// An empty index with room for `n` sources.
+    pub fn with_capacity(n: usize) -> Self {
+        SourceIndex {
+            by_id: HashMap::with_capacity(n),
+            ..Default::default()
+        }
+    }
+
     pub fn insert(
         &mut self,
         key: SourceKey,

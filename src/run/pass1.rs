@@ -34,14 +34,17 @@ pub(crate) struct SourceSeen {
 /// new name is known: what pass 2 would report for it, when its chunk holds nothing
 /// else for pass 2 to read.
 pub(crate) struct OwnRename {
-    /// As written (see [`written_id`]).
-    pub(crate) id: ResourceId,
+    /// The chunk it is in, by position.
+    pub(crate) chunk: usize,
+    /// As written (see [`written_id`]), when pass 2 reports ids.
+    pub(crate) id: Option<ResourceId>,
     pub(crate) placed: Option<String>,
     /// In the chunk's offsets; or the error result when it cannot be renamed.
     pub(crate) edits: Result<Splices, Box<KrmResult>>,
 }
 
-/// What pass 2 does with a chunk.
+/// What pass 2 does with a chunk (one byte: one per chunk, all held through pass 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Work {
     /// Nothing, unless objects are renamed (then it reads the chunk for references and
     /// old names).
@@ -53,7 +56,16 @@ pub(crate) enum Work {
     /// and Secrets that pass 2 would rename and otherwise leave alone (a renamed object
     /// is not asked about old names; a Secret never is), and nothing that refers to
     /// anything. Two of every three objects of a renamed application are such.
-    Settled(Vec<OwnRename>),
+    Settled,
+}
+
+/// What pass 1 keeps beyond what stamping needs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Keep {
+    /// What only views read.
+    pub(crate) views: bool,
+    /// Each object's id as written, which pass 2 reports (see [`OwnRename`]).
+    pub(crate) ids: bool,
 }
 
 /// What pass 1 learned of one chunk. Kept to 32 bytes (one per chunk, all held until
@@ -92,14 +104,14 @@ impl Pass1 {
 }
 
 /// Pass 1 over every chunk, in parallel: a chunk whose text names no source (and no
-/// producer of one) is not parsed. `views`: keep what only views read.
+/// producer of one) is not parsed.
 pub(crate) fn run(
     body: &str,
     ctx: Context,
     frame: &Frame<'_>,
     chunks: &[Chunk],
     settings: &Settings,
-    views: bool,
+    keep: Keep,
 ) -> Result<Vec<Pass1>, Stop> {
     let (config, catalog) = (&settings.config, &settings.catalog);
     let prefilter = catalog.prefilter_kinds();
@@ -112,7 +124,7 @@ pub(crate) fn run(
             }
             frame.with_chunk(body, chunk, ctx, |tree, items| {
                 let stream = !frame.is_resource_list();
-                first_pass(tree, items, config, catalog, stream, views)
+                first_pass(tree, items, config, catalog, stream, keep)
             })
         })
         .collect()
@@ -133,6 +145,11 @@ pub(crate) struct Indexed {
     pub(crate) generated: usize,
     /// Per chunk: what pass 2 does with it.
     pub(crate) work: Vec<Work>,
+    /// The renames of the settled chunks, in input order, boxed as pass 1 made them:
+    /// one pointer each here, where moved out of their boxes they took the heap peak of
+    /// renaming 1,000 applications 1.7% higher.
+    #[allow(clippy::vec_box)]
+    pub(crate) own: Vec<Box<OwnRename>>,
 }
 
 /// Between the passes: decides the renames, then indexes every source under its final
@@ -150,14 +167,24 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
         }
     }
     refuse_taken_names(&mut pass1);
-    let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::new();
+    // The tables below are made at their size: grown an entry at a time, each would
+    // hash every key again at every doubling, on one thread.
+    let (mut sources_n, mut renamed_n) = (0, 0);
+    for p in &pass1 {
+        if let Pass1::Parsed { sources, .. } = p {
+            sources_n += sources.len();
+            renamed_n += sources.iter().filter(|s| renaming(s).is_some()).count();
+        }
+    }
+    renames.reserve(renamed_n);
+    let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::with_capacity(renamed_n);
     let mut generated = 0usize;
     // Per renamed key, the chunk that renames it. Pass 2 renames each object after the
     // last of its key (two objects of one key are duplicates, said elsewhere): such
     // chunks are read again rather than settled. By hash only, as equal hashes of
     // different keys only send a chunk to be read.
     let state = std::hash::RandomState::new();
-    let mut renamed_in: HashMap<u64, usize> = HashMap::new();
+    let mut renamed_in: HashMap<u64, usize> = HashMap::with_capacity(renamed_n);
     let mut unsettled = Vec::new();
     for (chunk, p) in pass1.iter_mut().enumerate() {
         let Pass1::Parsed {
@@ -201,6 +228,7 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
     }
     // Existing objects matter only to renaming (never taken for an earlier suffixed name).
     if !renames.is_empty() {
+        renames.reserve_existing(sources_n);
         for p in &pass1 {
             if let Pass1::Parsed { sources, .. } = p {
                 for s in sources {
@@ -209,22 +237,24 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
             }
         }
     }
-    let mut index = SourceIndex::default();
+    let mut index = SourceIndex::with_capacity(sources_n);
     let mut duplicates = Vec::new();
     let mut work = Vec::with_capacity(pass1.len());
+    let mut own = Vec::new();
     for p in pass1 {
         let settled = matches!(p, Pass1::Parsed { settled: true, .. });
         work.push(match p.busy() {
             true => Work::Read,
-            false if settled => Work::Settled(Vec::new()),
+            false if settled => Work::Settled,
             false => Work::Idle,
         });
         match p {
             Pass1::Unparsed => {}
             Pass1::Parsed { sources, .. } => {
                 for mut s in sources {
-                    if let (Some(Work::Settled(own)), Some(o)) = (work.last_mut(), s.own.take()) {
-                        own.push(*o);
+                    if let (true, Some(mut o)) = (settled, s.own.take()) {
+                        o.chunk = work.len() - 1;
+                        own.push(o);
                     }
                     let id = &s.entry.id;
                     let name = renames
@@ -247,6 +277,15 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
         duplicates,
         generated,
         work,
+        own,
+    }
+}
+
+/// The object's rename, when it is renamed.
+fn renaming(s: &SourceSeen) -> Option<&Renaming> {
+    match &s.decision {
+        Decision::Rename(r) => Some(r),
+        _ => None,
     }
 }
 
@@ -262,12 +301,6 @@ fn refuse_taken_names(pass1: &mut [Pass1]) {
             Pass1::Unparsed => &[],
         }
     }
-    fn renaming(s: &SourceSeen) -> Option<&Renaming> {
-        match &s.decision {
-            Decision::Rename(r) => Some(r),
-            _ => None,
-        }
-    }
     if !pass1.iter().flat_map(all).any(|s| renaming(s).is_some()) {
         return;
     }
@@ -276,7 +309,8 @@ fn refuse_taken_names(pass1: &mut [Pass1]) {
     // memory peaks): a hit is checked against the objects themselves.
     let state = std::hash::RandomState::new();
     let hash = |s: &SourceSeen, name: &str| state.hash_one((s.kind, s.entry.id.namespace(), name));
-    let mut targets: HashMap<u64, usize> = HashMap::new();
+    let renamed = seen.iter().filter(|s| renaming(s).is_some()).count();
+    let mut targets: HashMap<u64, usize> = HashMap::with_capacity(renamed);
     for (i, s) in seen.iter().enumerate() {
         if let Some(r) = renaming(s) {
             targets.entry(hash(s, &r.new_name)).or_insert(i);
@@ -330,15 +364,14 @@ fn refuse_taken_names(pass1: &mut [Pass1]) {
     }
 }
 
-/// Pass 1 over the items of one tree; `stream`: they are plain manifests; `views`: the
-/// resolution is kept, with what only views read.
+/// Pass 1 over the items of one tree; `stream`: they are plain manifests.
 pub(crate) fn first_pass(
     tree: &Tree<'_>,
     items: &[NodeId],
     config: &Config,
     catalog: &Catalog,
     stream: bool,
-    views: bool,
+    keep: Keep,
 ) -> Pass1 {
     let mut sources = Vec::new();
     let mut lookalikes = Vec::new();
@@ -358,13 +391,13 @@ pub(crate) fn first_pass(
         let Some(kind) = SourceKind::from_kind(id.api_version(), id.kind()) else {
             // Anything else may mention an old name, or make a source.
             settled = false;
-            read_producers(tree, item, &id, catalog, views, &mut sources);
+            read_producers(tree, item, &id, catalog, keep.views, &mut sources);
             continue;
         };
         let decision = renames::decide(tree, item, &id, kind, config);
         let own = match (&decision, kind) {
             (Decision::Rename(r), SourceKind::ConfigMap | SourceKind::Secret) => {
-                Some(Box::new(own_rename(tree, item, &id, r, config)))
+                Some(Box::new(own_rename(tree, item, &id, r, config, keep.ids)))
             }
             (Decision::Keep, SourceKind::Secret) => None,
             _ => {
@@ -373,7 +406,7 @@ pub(crate) fn first_pass(
             }
         };
         let mut entry = Box::new(SourceEntry::read(tree, item, id, kind));
-        if views {
+        if keep.views {
             entry.hashed_name = sources::hashed_name(tree, item, entry.id.name());
         }
         sources.push(SourceSeen {
@@ -426,10 +459,27 @@ fn own_rename(
     id: &ResourceId,
     r: &Renaming,
     config: &Config,
+    ids: bool,
 ) -> OwnRename {
-    let edits = crate::edit::rename::rename_object(tree, item, id, &r.base, &r.new_name, config);
-    let (id, placed) = written_id(tree, item, id.clone(), config);
-    OwnRename { id, placed, edits }
+    let mut edits =
+        crate::edit::rename::rename_object(tree, item, id, &r.base, &r.new_name, config);
+    // Held from here to the output: no spare room.
+    if let Ok(splices) = &mut edits {
+        splices.shrink_to_fit();
+    }
+    let (id, placed) = match ids {
+        true => {
+            let (id, placed) = written_id(tree, item, id.clone(), config);
+            (Some(id), placed)
+        }
+        false => (None, None),
+    };
+    OwnRename {
+        chunk: 0,
+        id,
+        placed,
+        edits,
+    }
 }
 
 /// The item's id as written (results, graph and `--check` name it so), given the id
@@ -457,6 +507,11 @@ pub(crate) fn written_id(
 mod tests {
     use super::*;
 
+    const KEEP: Keep = Keep {
+        views: false,
+        ids: false,
+    };
+
     /// Which objects of `input` (one chunk, every object opted in unless it says
     /// otherwise) are refused a hashed name, by name.
     fn refused(input: &str) -> Vec<String> {
@@ -467,7 +522,7 @@ mod tests {
         let catalog = crate::model::catalog::Catalog::builtin();
         let tree = crate::yaml::parse(input).unwrap();
         let items: Vec<NodeId> = tree.documents().iter().map(|d| d.root()).collect();
-        let mut pass1 = vec![first_pass(&tree, &items, &config, &catalog, true, false)];
+        let mut pass1 = vec![first_pass(&tree, &items, &config, &catalog, true, KEEP)];
         refuse_taken_names(&mut pass1);
         let Pass1::Parsed { sources, .. } = &pass1[0] else {
             panic!("parsed")
@@ -560,7 +615,7 @@ mod tests {
             .iter()
             .map(|tree| {
                 let items: Vec<NodeId> = tree.documents().iter().map(|d| d.root()).collect();
-                first_pass(tree, &items, &config, &catalog, true, false)
+                first_pass(tree, &items, &config, &catalog, true, KEEP)
             })
             .collect();
         let work = index_sources(pass1).work;
@@ -568,7 +623,7 @@ mod tests {
             .map(|w| match w {
                 Work::Idle => "idle",
                 Work::Read => "read",
-                Work::Settled(_) => "settled",
+                Work::Settled => "settled",
             })
             .collect()
     }
@@ -616,7 +671,7 @@ mod tests {
         let busy = |text: &str| {
             let tree = crate::yaml::parse(text).unwrap();
             let root = tree.documents()[0].root();
-            first_pass(&tree, &[root], &config, &catalog, false, false).busy()
+            first_pass(&tree, &[root], &config, &catalog, false, KEEP).busy()
         };
         // Its content is in the index; only a rename (which reads every chunk) edits it.
         assert!(!busy(

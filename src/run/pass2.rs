@@ -152,24 +152,27 @@ pub(crate) struct Shared<'c> {
 /// Pass 2 over every chunk that has work (see [`Work`]; every chunk but the settled
 /// when objects are renamed, for references and stale mentions), in batches, each
 /// batch's reports gathered in input order before the next starts.
+// The renames stay boxed as pass 1 made them (see `Indexed::own`).
+#[allow(clippy::vec_box)]
 pub(crate) fn run(
     body: &str,
     ctx: Context,
     frame: &Frame<'_>,
     chunks: &[Chunk],
-    work: Vec<Work>,
+    (work, own): (Vec<Work>, Vec<Box<OwnRename>>),
     shared: &Shared<'_>,
     mut gathered: Gathered,
 ) -> Result<Gathered, Stop> {
     let everything = !shared.renames.is_empty();
-    let mut work = work.into_iter();
-    for chunks in chunks.chunks(BATCH) {
-        let work: Vec<Work> = work.by_ref().take(chunks.len()).collect();
+    let mut own = own.into_iter().peekable();
+    for (n, (chunks, work)) in chunks.chunks(BATCH).zip(work.chunks(BATCH)).enumerate() {
         let reports: Vec<Vec<ItemReport>> = chunks
             .par_iter()
-            .zip(work.into_par_iter())
+            .zip(work.par_iter())
             .map(|(chunk, work)| match work {
-                Work::Settled(own) => Ok(settled(own, chunk.piece(), shared)),
+                // Reported below, on this thread: what pass 1 made is freed here, not
+                // on a worker, which would lock another thread's heap to free it.
+                Work::Settled => Ok(Vec::new()),
                 // Without renames, an item that is neither a workload nor has name
                 // sites yields no report (not even for views): its chunk is not read.
                 Work::Idle if !everything => Ok(Vec::new()),
@@ -178,31 +181,34 @@ pub(crate) fn run(
                 }),
             })
             .collect::<Result<_, Stop>>()?;
-        for r in reports.into_iter().flatten() {
-            gathered.add(r);
+        for (i, (reports, chunk)) in reports.into_iter().zip(chunks).enumerate() {
+            let at = n * BATCH + i;
+            for r in reports {
+                gathered.add(r);
+            }
+            while let Some(o) = own.next_if(|o| o.chunk == at) {
+                if let Some(r) = settled(*o, chunk.piece(), shared) {
+                    gathered.add(r);
+                }
+            }
         }
     }
     Ok(gathered)
 }
 
-/// The reports of a settled chunk, the text of `piece` of the input: what
+/// The report of an object of a settled chunk, the text of `piece` of the input: what
 /// [`second_pass`] would give, from what pass 1 made.
-fn settled(own: Vec<OwnRename>, piece: Piece, shared: &Shared<'_>) -> Vec<ItemReport> {
-    own.into_iter()
-        .map(|o| {
-            let mut report = ItemReport::default();
-            match o.edits {
-                Ok(splices) => report.splices = piece.shift(splices),
-                Err(r) => report.rename_error = Some(r),
-            }
-            if shared.ids {
-                report.id = Some(o.id);
-                report.placed = o.placed;
-            }
-            report
-        })
-        .filter(|r| !r.is_empty())
-        .collect()
+fn settled(own: OwnRename, piece: Piece, shared: &Shared<'_>) -> Option<ItemReport> {
+    let mut report = ItemReport::default();
+    match own.edits {
+        Ok(splices) => report.splices = piece.shift(splices),
+        Err(r) => report.rename_error = Some(r),
+    }
+    if shared.ids {
+        report.id = own.id;
+        report.placed = own.placed;
+    }
+    (!report.is_empty()).then_some(report)
 }
 
 /// Pass 2 over the items of one tree, the text of `piece` of the input.

@@ -132,7 +132,11 @@ fn attempt<'a>(
 
     // Pass 1: the sources' content and rename decisions; between the passes, renames,
     // then the index under final names.
-    let pass1: Vec<Pass1> = pass1::run(body, ctx, &frame, &split.chunks, &settings, views)?;
+    let keep = pass1::Keep {
+        views,
+        ids: want != Want::Output,
+    };
+    let pass1: Vec<Pass1> = pass1::run(body, ctx, &frame, &split.chunks, &settings, keep)?;
     let Indexed {
         renames,
         renamed_list,
@@ -141,6 +145,7 @@ fn attempt<'a>(
         duplicates,
         generated,
         work,
+        own,
     } = pass1::index_sources(pass1);
 
     // Pass 2: every chunk that has work, against the complete index.
@@ -155,11 +160,19 @@ fn attempt<'a>(
         index: &index,
         renamed,
         record: views,
-        ids: want != Want::Output,
+        ids: keep.ids,
     };
     let stamping = stamp::Finish::new(duplicates, index.unreadable());
     let gathered = Gathered::new(renames.len(), views, stamping);
-    let gathered = pass2::run(body, ctx, &frame, &split.chunks, work, &shared, gathered)?;
+    let gathered = pass2::run(
+        body,
+        ctx,
+        &frame,
+        &split.chunks,
+        (work, own),
+        &shared,
+        gathered,
+    )?;
     drop(shared);
     drop(renames);
 

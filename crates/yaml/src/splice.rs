@@ -156,6 +156,12 @@ impl Splices {
         self.replace(start, end, "");
     }
 
+    /// Gives back the room kept for more edits: for a set held a long time.
+    pub fn shrink_to_fit(&mut self) {
+        self.edits.shrink_to_fit();
+        self.texts.shrink_to_fit();
+    }
+
     /// Moves every edit into `other`, for callers that collect edits per resource and
     /// keep only those of resources that succeeded.
     pub fn append_to(self, other: &mut Splices) {
