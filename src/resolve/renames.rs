@@ -270,8 +270,8 @@ impl Renames {
     /// Makes room for `n` more renamed objects.
     pub fn reserve(&mut self, n: usize) {
         self.finals.reserve(n);
-        // A base name and a name each.
-        self.names.reserve(2 * n);
+        // A base name and a name each, most often one and the same.
+        self.names.reserve(n);
         self.bases.reserve(n);
     }
 
