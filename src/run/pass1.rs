@@ -91,6 +91,14 @@ pub(crate) enum Pass1 {
 }
 
 impl Pass1 {
+    /// The ConfigMaps and Secrets seen in the chunk.
+    fn sources(&self) -> &[SourceSeen] {
+        match self {
+            Pass1::Unparsed => &[],
+            Pass1::Parsed { sources, .. } => sources,
+        }
+    }
+
     /// Whether pass 2 must read the chunk again when nothing is renamed (with renames,
     /// every chunk is read again, for references and stale mentions). A ConfigMap or
     /// Secret alone is read once: its content is in the index, and only a rename edits
@@ -169,13 +177,7 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
     refuse_taken_names(&mut pass1);
     // The tables below are made at their size: grown an entry at a time, each would
     // hash every key again at every doubling, on one thread.
-    let (mut sources_n, mut renamed_n) = (0, 0);
-    for p in &pass1 {
-        if let Pass1::Parsed { sources, .. } = p {
-            sources_n += sources.len();
-            renamed_n += sources.iter().filter(|s| renaming(s).is_some()).count();
-        }
-    }
+    let (sources_n, renamed_n) = counts(&pass1);
     renames.reserve(renamed_n);
     let mut renamed_list: Vec<(SourceKey, Renaming)> = Vec::with_capacity(renamed_n);
     let mut generated = 0usize;
@@ -229,12 +231,8 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
     // Existing objects matter only to renaming (never taken for an earlier suffixed name).
     if !renames.is_empty() {
         renames.reserve_existing(sources_n);
-        for p in &pass1 {
-            if let Pass1::Parsed { sources, .. } = p {
-                for s in sources {
-                    renames.add_existing(s.kind, s.entry.id.namespace(), s.entry.id.name());
-                }
-            }
+        for s in pass1.iter().flat_map(Pass1::sources) {
+            renames.add_existing(s.kind, s.entry.id.namespace(), s.entry.id.name());
         }
     }
     let mut index = SourceIndex::with_capacity(sources_n);
@@ -279,6 +277,13 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
         work,
         own,
     }
+}
+
+/// How many sources pass 1 saw, and how many of them it renames.
+fn counts(pass1: &[Pass1]) -> (usize, usize) {
+    let sources = pass1.iter().flat_map(Pass1::sources);
+    let renamed = sources.clone().filter(|s| renaming(s).is_some()).count();
+    (sources.count(), renamed)
 }
 
 /// The object's rename, when it is renamed.

@@ -93,6 +93,30 @@ pub(crate) fn prepare<'a>(
     }
 }
 
+/// The run of an input whose configuration is refused: nothing is stamped and the
+/// results say why, unless an item cannot be read, which is reported first, as always
+/// (a chunk that does not read makes the input one chunk, which words the error).
+fn refuse_config<'a>(
+    body: &'a str,
+    bom: &'a str,
+    frame: &Frame<'_>,
+    split: Split,
+    ctx: Context,
+    errors: Vec<ConfigError>,
+) -> Result<Prepared<'a>, Stop> {
+    split
+        .chunks
+        .par_iter()
+        .try_for_each(|chunk| frame.with_chunk(body, chunk, ctx, |_, _| ()))?;
+    Ok(finish_with_config_errors(
+        body,
+        bom,
+        frame,
+        errors,
+        split.coarser,
+    ))
+}
+
 fn attempt<'a>(
     body: &'a str,
     bom: &'a str,
@@ -111,22 +135,7 @@ fn attempt<'a>(
     let frame = Frame::read(body, skeleton.as_ref(), &split, ctx)?;
     let settings = match settings(body, invocation, &frame, &split, ctx)? {
         Ok(settings) => settings,
-        Err(errors) => {
-            // Nothing is stamped and the results say why, unless an item cannot be read:
-            // that is reported first, as always (a chunk that does not read makes the
-            // input one chunk, which words the error).
-            split
-                .chunks
-                .par_iter()
-                .try_for_each(|chunk| frame.with_chunk(body, chunk, ctx, |_, _| ()))?;
-            return Ok(finish_with_config_errors(
-                body,
-                bom,
-                &frame,
-                errors,
-                split.coarser,
-            ));
-        }
+        Err(errors) => return refuse_config(body, bom, &frame, split, ctx, errors),
     };
     let (config, catalog) = (&settings.config, &settings.catalog);
 
