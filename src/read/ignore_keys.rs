@@ -156,8 +156,8 @@ mod tests {
     fn reads(spec: &str) -> Vec<(String, Keys)> {
         let tree = crate::yaml::parse(spec).unwrap();
         let spec = tree.documents()[0].root();
-        let refs =
-            crate::read::references::find(&tree, spec, "spec", &Catalog::builtin().pod_sites);
+        let pod_sites = Catalog::builtin().pod_sites;
+        let refs = crate::read::references::find_in_pod(&tree, spec, "spec", &pod_sites).seen;
         sub_path_reads(&tree, spec, "spec", &refs)
             .into_iter()
             .map(|r| (r.name, r.keys))

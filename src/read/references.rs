@@ -194,10 +194,46 @@ pub fn find_annotations<'s>(
     (refs, regexes)
 }
 
-/// Every reference whose content the pod sees, in the pod spec at `spec` (whose field
-/// path is `spec_path`).
-pub fn find(tree: &Tree<'_>, spec: NodeId, spec_path: &str, sites: &[PodSite]) -> Vec<Reference> {
-    find_sites(tree, spec, spec_path, sites, |s| s.visible)
+/// What stamping reads of a pod spec (see [`find_in_pod`]).
+#[derive(Debug, Default)]
+pub struct PodReferences {
+    /// Every reference whose content the pod sees.
+    pub seen: Vec<Reference>,
+    /// Field paths of reference objects whose name field is there but is a list or
+    /// mapping, not a string: the API server rejects them, and they cannot be read, so
+    /// they are reported rather than skipped without a word.
+    pub unreadable: Vec<String>,
+}
+
+/// The references whose content the pod sees in the pod spec at `spec` (whose field
+/// path is `spec_path`), and the names that are not strings at any site: one walk of
+/// the sites for both, as every workload is stamped.
+pub fn find_in_pod(
+    tree: &Tree<'_>,
+    spec: NodeId,
+    spec_path: &str,
+    sites: &[PodSite],
+) -> PodReferences {
+    let mut out = PodReferences::default();
+    for site in sites {
+        let name_field = name_field(site);
+        for (reached, container) in site_objects(tree, spec, spec_path, site) {
+            let node = reached.node;
+            if tree.is_map(node)
+                && tree
+                    .get(node, name_field)
+                    .is_some_and(|name| tree.is_map(name) || tree.is_seq(name))
+            {
+                out.unreadable
+                    .push(format!("{}.{name_field}", reached.field));
+            }
+            if site.visible {
+                out.seen
+                    .extend(reference(tree, site, node, reached.field, container));
+            }
+        }
+    }
+    out
 }
 
 /// Every reference in the pod spec, including those that give the pod no content.
@@ -305,31 +341,6 @@ fn find_sites(
                 container,
             ));
         }
-    }
-    out
-}
-
-/// Field paths of reference objects in the pod spec whose name field is there but is
-/// a list or mapping, not a string: the API server rejects them, and [`find`] cannot
-/// read them, so they are reported rather than skipped without a word.
-pub fn unreadable_names(
-    tree: &Tree<'_>,
-    spec: NodeId,
-    spec_path: &str,
-    sites: &[PodSite],
-) -> Vec<String> {
-    let mut out = Vec::new();
-    for site in sites {
-        let name_field = name_field(site);
-        out.extend(
-            site_objects(tree, spec, spec_path, site)
-                .into_iter()
-                .filter_map(|(r, _)| {
-                    let name = tree.get(r.node, name_field)?;
-                    (tree.is_map(r.node) && (tree.is_map(name) || tree.is_seq(name)))
-                        .then(|| format!("{}.{name_field}", r.field))
-                }),
-        );
     }
     out
 }
@@ -712,8 +723,8 @@ mod tests {
         assert!(!sites[0].regex);
     }
 
-    /// `find` gives what the pod sees (its hash); `find_all` also the names that give
-    /// it no content (an image pull Secret), which renaming rewrites all the same.
+    /// `find_in_pod` gives what the pod sees (its hash); `find_all` also the names that
+    /// give it no content (an image pull Secret), which renaming rewrites all the same.
     #[test]
     fn find_reads_what_the_pod_sees_and_find_all_every_name() {
         let src = "containers:\n- name: app\n  envFrom: [{secretRef: {name: env}}]\nimagePullSecrets:\n- name: pull\n";
@@ -721,7 +732,10 @@ mod tests {
         let sites = Catalog::builtin().pod_sites;
         let names = |refs: Vec<Reference>| refs.into_iter().map(|r| r.name).collect::<Vec<_>>();
         let root = tree.documents()[0].root();
-        assert_eq!(names(find(&tree, root, "spec", &sites)), ["env"]);
+        assert_eq!(
+            names(find_in_pod(&tree, root, "spec", &sites).seen),
+            ["env"]
+        );
         assert_eq!(
             names(find_all(&tree, root, "spec", &sites)),
             ["env", "pull"]
@@ -729,14 +743,14 @@ mod tests {
     }
 
     /// The in-tree volume plugins' credentials Secrets are names the pod does not see:
-    /// renamed and kept (find_all), never hashed (find).
+    /// renamed and kept (find_all), never hashed (find_in_pod).
     #[test]
     fn volume_plugin_credentials_are_names_the_pod_does_not_see() {
         let src = "containers: [{name: app}]\nvolumes:\n- {name: a, iscsi: {secretRef: {name: s1}}}\n- {name: b, flexVolume: {secretRef: {name: s2}}}\n- {name: c, cephfs: {secretRef: {name: s3}}}\n- {name: d, rbd: {secretRef: {name: s4}}}\n- {name: e, scaleIO: {secretRef: {name: s5}}}\n- {name: f, storageos: {secretRef: {name: s6}}}\n- {name: g, azureFile: {secretName: s7}}\n- {name: h, cinder: {secretRef: {name: s8}}}\n";
         let tree = crate::yaml::parse(src).unwrap();
         let sites = Catalog::builtin().pod_sites;
         let root = tree.documents()[0].root();
-        assert!(find(&tree, root, "spec", &sites).is_empty());
+        assert!(find_in_pod(&tree, root, "spec", &sites).seen.is_empty());
         let all: Vec<(String, String)> = find_all(&tree, root, "spec", &sites)
             .into_iter()
             .map(|r| (r.name, r.field))
@@ -777,13 +791,17 @@ mod tests {
         let src = "containers:\n- name: app\n  envFrom:\n  - configMapRef: {name: [a]}\n  - configMapRef: {name: ok}\n  - configMapRef: [name]\nvolumes:\n- name: v\n  secret: {secretName: {x: y}}\n";
         let tree = crate::yaml::parse(src).unwrap();
         let sites = Catalog::builtin().pod_sites;
+        let found = find_in_pod(&tree, tree.documents()[0].root(), "spec", &sites);
         assert_eq!(
-            unreadable_names(&tree, tree.documents()[0].root(), "spec", &sites),
+            found.unreadable,
             [
                 "spec.containers[0].envFrom[0].configMapRef.name",
                 "spec.volumes[0].secret.secretName"
             ]
         );
+        // The string name beside them is read.
+        let seen: Vec<&str> = found.seen.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(seen, ["ok"]);
     }
 
     /// A cluster-scoped object's name without a namespace names an object in any
@@ -953,12 +971,13 @@ volumes:
     - secret: {name: sec4, items: [{key: y, path: y}]}
 "#;
         let tree = crate::yaml::parse(src).unwrap();
-        let refs = find(
+        let refs = find_in_pod(
             &tree,
             tree.documents()[0].root(),
             "spec",
             &crate::model::catalog::Catalog::builtin().pod_sites,
-        );
+        )
+        .seen;
         let got: Vec<(String, &str, Keys, bool)> = refs
             .iter()
             .map(|r| (r.field.clone(), r.name.as_str(), r.keys.clone(), r.optional))

@@ -75,8 +75,9 @@ pub fn resolve_workload(
         missing_at: HashMap::default(),
     };
     let spec_path = kind.spec_field();
-    let mut refs = w.references(pod, &spec_path);
-    if w.names_not_strings(pod, &spec_path) {
+    let pod_refs = references::find_in_pod(tree, pod.spec, &spec_path, &ctx.catalog.pod_sites);
+    let mut refs = w.references(pod_refs.seen);
+    if w.names_not_strings(pod_refs.unreadable) {
         return w.out;
     }
     for d in &mut data.refs {
@@ -162,12 +163,11 @@ struct Lookup<'r> {
 }
 
 impl Resolving<'_, '_> {
-    /// The pod spec's references, then those the workload's annotations list, less the
+    /// The pod spec's references (`refs`), then those the workload's annotations list, less the
     /// Reloader lists config-hash wrote itself (its output, not dependencies). An
     /// annotation entry that looks like a regular expression is said and not read.
-    fn references(&mut self, pod: PodTemplate, spec_path: &str) -> Vec<Reference> {
+    fn references(&mut self, mut refs: Vec<Reference>) -> Vec<Reference> {
         let (tree, item, catalog) = (self.tree, self.item, self.ctx.catalog);
-        let mut refs = references::find(tree, pod.spec, spec_path, &catalog.pod_sites);
         let ours = reloader_keys_written(tree, item);
         let sites = catalog
             .annotation_sites
@@ -192,10 +192,8 @@ impl Resolving<'_, '_> {
 
     /// Whether a reference's name is not a string (a list, a mapping): each is said,
     /// and the workload cannot be resolved.
-    fn names_not_strings(&mut self, pod: PodTemplate, spec_path: &str) -> bool {
+    fn names_not_strings(&mut self, unreadable: Vec<String>) -> bool {
         let (tree, item) = (self.tree, self.item);
-        let unreadable =
-            references::unreadable_names(tree, pod.spec, spec_path, &self.ctx.catalog.pod_sites);
         if unreadable.is_empty() {
             return false;
         }
