@@ -281,6 +281,12 @@ fn editor<'e, 't, 'a>(
 ) -> &'e mut Editor<'t, 'a> {
     ed.get_or_insert_with(|| Editor::new(tree, Layout::detect(tree.src())))
 }
+/// Whether an object of this kind is asked about old names it holds: not a Secret,
+/// whose values are never quoted in a message, even one that equals a name.
+pub fn asked_about_old_names(kind: SourceKind) -> bool {
+    kind != SourceKind::Secret
+}
+
 /// Warns about scalars of `item` that still carry an old name in fields that can name a
 /// ConfigMap or Secret the catalog does not know (a CRD's field, an env var or flag that
 /// names configuration), asking the user whether it is a reference. `rewritten` are the
@@ -297,8 +303,8 @@ pub fn warn_unknown_mentions(
     rewritten: &HashSet<NodeId>,
 ) -> Vec<KrmResult> {
     let mut results = Vec::new();
-    // A Secret's values are never quoted in a message, even one that equals a name.
-    if SourceKind::from_kind(id.api_version(), id.kind()) == Some(SourceKind::Secret) {
+    if SourceKind::from_kind(id.api_version(), id.kind()).is_some_and(|k| !asked_about_old_names(k))
+    {
         return results;
     }
     let builtin =

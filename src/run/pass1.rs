@@ -300,16 +300,14 @@ fn renaming(s: &SourceSeen) -> Option<&Renaming> {
 /// later run could not tell apart. Refused, both keep their names, and a run on the
 /// output refuses them again. Two objects of one name are a duplicate, said elsewhere.
 fn refuse_taken_names(pass1: &mut [Pass1]) {
-    fn all(p: &Pass1) -> &[SourceSeen] {
-        match p {
-            Pass1::Parsed { sources, .. } => sources,
-            Pass1::Unparsed => &[],
-        }
-    }
-    if !pass1.iter().flat_map(all).any(|s| renaming(s).is_some()) {
+    if !pass1
+        .iter()
+        .flat_map(Pass1::sources)
+        .any(|s| renaming(s).is_some())
+    {
         return;
     }
-    let seen: Vec<&SourceSeen> = pass1.iter().flat_map(all).collect();
+    let seen: Vec<&SourceSeen> = pass1.iter().flat_map(Pass1::sources).collect();
     // The new names by their hash only (this runs when every object is renamed, where
     // memory peaks): a hit is checked against the objects themselves.
     let state = std::hash::RandomState::new();
@@ -382,6 +380,9 @@ pub(crate) fn first_pass(
     let mut lookalikes = Vec::new();
     let mut busy = false;
     let mut settled = true;
+    // Renamed objects, by position in `sources`, with their item: their own renames are
+    // made once the chunk is known to settle (otherwise pass 2 makes them).
+    let mut renamed = Vec::new();
     for &item in items {
         if stream && crate::model::config::looks_like_function_config(tree, item) {
             lookalikes.push(KrmResult::new(Finding::ConfigAmongManifests).about(tree, item));
@@ -400,16 +401,13 @@ pub(crate) fn first_pass(
             continue;
         };
         let decision = renames::decide(tree, item, &id, kind, config);
-        let own = match (&decision, kind) {
-            (Decision::Rename(r), SourceKind::ConfigMap | SourceKind::Secret) => {
-                Some(Box::new(own_rename(tree, item, &id, r, config, keep.ids)))
+        match (&decision, kind) {
+            (Decision::Rename(_), SourceKind::ConfigMap | SourceKind::Secret) => {
+                renamed.push((sources.len(), item));
             }
-            (Decision::Keep, SourceKind::Secret) => None,
-            _ => {
-                settled = false;
-                None
-            }
-        };
+            (Decision::Keep, kind) if !crate::edit::rename::asked_about_old_names(kind) => {}
+            _ => settled = false,
+        }
         let mut entry = Box::new(SourceEntry::read(tree, item, id, kind));
         if keep.views {
             entry.hashed_name = sources::hashed_name(tree, item, entry.id.name());
@@ -418,15 +416,25 @@ pub(crate) fn first_pass(
             kind,
             entry,
             decision,
-            own,
+            own: None,
         });
+    }
+    let settled = settled && !busy;
+    if settled {
+        for (i, item) in renamed {
+            let s = &mut sources[i];
+            if let Decision::Rename(r) = &s.decision {
+                let own = own_rename(tree, item, &s.entry.id, r, config, keep.ids);
+                s.own = Some(Box::new(own));
+            }
+        }
     }
     // Most chunks hold one item: no spare capacity for the whole run.
     Pass1::Parsed {
         sources: sources.into_boxed_slice(),
         lookalikes: (!lookalikes.is_empty()).then(|| Box::new(lookalikes)),
         busy,
-        settled: settled && !busy,
+        settled,
     }
 }
 
