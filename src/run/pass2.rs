@@ -86,6 +86,25 @@ impl Gathered {
         }
     }
 
+    /// Adds an object of a settled chunk, the text of `piece` of the input: what
+    /// [`Gathered::add`] would of the report [`second_pass`] would give, from what pass 1
+    /// made, leaving its edits where they are.
+    fn add_settled(&mut self, own: &mut OwnRename, piece: Piece) {
+        match &mut own.edits {
+            Ok(splices) if !splices.is_empty() => {
+                if self.resolution.is_none() {
+                    let shifted = piece.shift(std::mem::take(splices));
+                    shifted.copy_to(&mut self.item_edits);
+                    *splices = shifted;
+                }
+                // The id is there when pass 2 reports ids.
+                self.stale.extend(own.id.take());
+            }
+            Ok(_) => {}
+            Err(r) => self.rename_errors.push((**r).clone()),
+        }
+    }
+
     fn add(&mut self, mut r: ItemReport) {
         for &p in &r.pointed {
             self.pointed[Renames::position(p)] += 1;
@@ -164,7 +183,9 @@ pub(crate) fn run(
     mut gathered: Gathered,
 ) -> Result<Gathered, Stop> {
     let everything = !shared.renames.is_empty();
-    let mut own = own.into_iter().peekable();
+    // Freed once pass 2 is done (see `Indexed::spent`): the edits are copied from them.
+    let mut own = own;
+    let mut own_at = 0;
     for (n, (chunks, work)) in chunks.chunks(BATCH).zip(work.chunks(BATCH)).enumerate() {
         let reports: Vec<Vec<ItemReport>> = chunks
             .par_iter()
@@ -186,29 +207,14 @@ pub(crate) fn run(
             for r in reports {
                 gathered.add(r);
             }
-            while let Some(o) = own.next_if(|o| o.chunk == at) {
-                if let Some(r) = settled(*o, chunk.piece(), shared) {
-                    gathered.add(r);
-                }
+            while let Some(o) = own.get_mut(own_at).filter(|o| o.chunk == at) {
+                gathered.add_settled(o, chunk.piece());
+                own_at += 1;
             }
         }
     }
+    drop(own);
     Ok(gathered)
-}
-
-/// The report of an object of a settled chunk, the text of `piece` of the input: what
-/// [`second_pass`] would give, from what pass 1 made.
-fn settled(own: OwnRename, piece: Piece, shared: &Shared<'_>) -> Option<ItemReport> {
-    let mut report = ItemReport::default();
-    match own.edits {
-        Ok(splices) => report.splices = piece.shift(splices),
-        Err(r) => report.rename_error = Some(r),
-    }
-    if shared.ids {
-        report.id = own.id;
-        report.placed = own.placed;
-    }
-    (!report.is_empty()).then_some(report)
 }
 
 /// Pass 2 over the items of one tree, the text of `piece` of the input.

@@ -155,12 +155,18 @@ fn attempt<'a>(
         generated,
         work,
         own,
+        spent,
     } = pass1::index_sources(pass1);
 
     // Pass 2: every chunk that has work, against the complete index.
     let renamed = renamed_list
         .iter()
-        .map(|(key, r)| ((key.kind, key.namespace.as_deref(), key.name.as_str()), r))
+        .map(|(key, r)| {
+            (
+                (key.kind, key.namespace.as_deref(), key.name.as_str()),
+                &**r,
+            )
+        })
         .collect();
     let shared = pass2::Shared {
         config,
@@ -184,6 +190,7 @@ fn attempt<'a>(
     )?;
     drop(shared);
     drop(renames);
+    drop(spent);
 
     // Conclusion: results in a fixed order, edits, stale list, edges.
     let Gathered {
@@ -260,7 +267,7 @@ fn settings(
 /// it, and the rest dropped, as the renames were: nothing reads them any more, and their
 /// memory is free for what follows.
 fn renamed_results(
-    renamed_list: Vec<(SourceKey, Renaming)>,
+    renamed_list: Vec<(SourceKey, Box<Renaming>)>,
     pointed: &[usize],
     mut index: SourceIndex,
     resolution: Option<resolution::Resolution>,
@@ -295,7 +302,7 @@ fn renamed_results(
                 } else {
                     index.take(&key)?
                 };
-                Some(source.into_renamed_result(r, n))
+                Some(source.into_renamed_result(*r, n))
             }),
     );
     let mut resolution = resolution?;

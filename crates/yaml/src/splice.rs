@@ -165,6 +165,11 @@ impl Splices {
     /// Moves every edit into `other`, for callers that collect edits per resource and
     /// keep only those of resources that succeeded.
     pub fn append_to(self, other: &mut Splices) {
+        self.copy_to(other);
+    }
+
+    /// Copies every edit into `other`, for a caller that frees this set later.
+    pub fn copy_to(&self, other: &mut Splices) {
         other.texts.reserve(self.texts.len());
         for e in &self.edits {
             other.push(e.start, e.end, e.text.of(&self.texts), e.fill);
