@@ -181,10 +181,11 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
             results.append(lookalikes);
         }
     }
-    refuse_taken_names(&mut pass1);
     // The tables below are made at their size: grown an entry at a time, each would
-    // hash every key again at every doubling, on one thread.
+    // hash every key again at every doubling, on one thread. (Refusals below only make
+    // the renames fewer.)
     let (sources_n, renamed_n) = counts(&pass1);
+    refuse_taken_names(&mut pass1, renamed_n);
     renames.reserve(renamed_n);
     let mut renamed_list: Vec<(SourceKey, Box<Renaming>)> = Vec::with_capacity(renamed_n);
     let mut generated = 0usize;
@@ -242,62 +243,69 @@ pub(crate) fn index_sources(mut pass1: Vec<Pass1>) -> Indexed {
             renames.add_existing(s.kind, s.entry.id.namespace(), s.entry.id.name());
         }
     }
-    let mut index = SourceIndex::with_capacity(sources_n);
-    let mut duplicates = Vec::new();
-    let mut work = Vec::with_capacity(pass1.len());
-    let mut own = Vec::new();
-    let mut spent = Vec::new();
-    for p in pass1 {
-        let settled = matches!(p, Pass1::Parsed { settled: true, .. });
-        work.push(match p.busy() {
-            true => Work::Read,
-            false if settled => Work::Settled,
-            false => Work::Idle,
-        });
-        match p {
-            Pass1::Unparsed => {}
-            Pass1::Parsed { sources, .. } => {
-                let mut sources = sources.into_vec();
-                for mut s in sources.drain(..) {
-                    if let (true, Some(mut o)) = (settled, s.own.take()) {
-                        o.chunk = work.len() - 1;
-                        own.push(o);
-                    }
-                    let id = &s.entry.id;
-                    let name = renames
-                        .final_name(s.kind, id.namespace(), id.name())
-                        .unwrap_or(id.name())
-                        .to_string();
-                    let key = SourceKey::new(s.kind, id.namespace(), &name);
-                    if let Err(dup) = index.insert(key, s.entry) {
-                        duplicates.push(*dup);
-                    }
-                }
-                // Without renames, pass 2 allocates too little for the holes to matter.
-                if !renames.is_empty() && sources.capacity() > 0 {
-                    spent.push(sources);
-                }
-            }
-        }
-    }
-    Indexed {
+    let mut indexed = Indexed {
+        index: SourceIndex::with_capacity(sources_n),
+        work: Vec::with_capacity(pass1.len()),
         renames,
         renamed_list,
-        index,
         results,
-        duplicates,
+        duplicates: Vec::new(),
         generated,
-        work,
-        own,
-        spent,
+        own: Vec::new(),
+        spent: Vec::new(),
+    };
+    indexed.index_under_final_names(pass1);
+    indexed
+}
+
+impl Indexed {
+    /// Indexes every source under its final name, and says per chunk what pass 2 does
+    /// with it.
+    fn index_under_final_names(&mut self, pass1: Vec<Pass1>) {
+        let renaming = !self.renames.is_empty();
+        for p in pass1 {
+            let settled = matches!(p, Pass1::Parsed { settled: true, .. });
+            self.work.push(match p.busy() {
+                true => Work::Read,
+                false if settled => Work::Settled,
+                false => Work::Idle,
+            });
+            let Pass1::Parsed { sources, .. } = p else {
+                continue;
+            };
+            let mut sources = sources.into_vec();
+            for mut s in sources.drain(..) {
+                if let (true, Some(mut o)) = (settled, s.own.take()) {
+                    o.chunk = self.work.len() - 1;
+                    self.own.push(o);
+                }
+                let id = &s.entry.id;
+                let name = self
+                    .renames
+                    .final_name(s.kind, id.namespace(), id.name())
+                    .unwrap_or(id.name())
+                    .to_string();
+                let key = SourceKey::new(s.kind, id.namespace(), &name);
+                if let Err(dup) = self.index.insert(key, s.entry) {
+                    self.duplicates.push(*dup);
+                }
+            }
+            // Without renames, pass 2 allocates too little for the holes to matter.
+            if renaming && sources.capacity() > 0 {
+                self.spent.push(sources);
+            }
+        }
     }
 }
 
 /// How many sources pass 1 saw, and how many of them it renames.
 fn counts(pass1: &[Pass1]) -> (usize, usize) {
-    let sources = pass1.iter().flat_map(Pass1::sources);
-    let renamed = sources.clone().filter(|s| renaming(s).is_some()).count();
-    (sources.count(), renamed)
+    pass1
+        .iter()
+        .flat_map(Pass1::sources)
+        .fold((0, 0), |(all, renamed), s| {
+            (all + 1, renamed + usize::from(renaming(s).is_some()))
+        })
 }
 
 /// The object's rename, when it is renamed.
@@ -313,12 +321,9 @@ fn renaming(s: &SourceSeen) -> Option<&Renaming> {
 /// name of an object written `cm-bdg947hgcc`, and the output would hold two objects a
 /// later run could not tell apart. Refused, both keep their names, and a run on the
 /// output refuses them again. Two objects of one name are a duplicate, said elsewhere.
-fn refuse_taken_names(pass1: &mut [Pass1]) {
-    if !pass1
-        .iter()
-        .flat_map(Pass1::sources)
-        .any(|s| renaming(s).is_some())
-    {
+/// `renamed`: how many sources are renamed.
+fn refuse_taken_names(pass1: &mut [Pass1], renamed: usize) {
+    if renamed == 0 {
         return;
     }
     let seen: Vec<&SourceSeen> = pass1.iter().flat_map(Pass1::sources).collect();
@@ -326,7 +331,6 @@ fn refuse_taken_names(pass1: &mut [Pass1]) {
     // memory peaks): a hit is checked against the objects themselves.
     let state = std::hash::RandomState::new();
     let hash = |s: &SourceSeen, name: &str| state.hash_one((s.kind, s.entry.id.namespace(), name));
-    let renamed = seen.iter().filter(|s| renaming(s).is_some()).count();
     let mut targets: HashMap<u64, usize> = HashMap::with_capacity(renamed);
     for (i, s) in seen.iter().enumerate() {
         if let Some(r) = renaming(s) {
@@ -543,7 +547,8 @@ mod tests {
         let tree = crate::yaml::parse(input).unwrap();
         let items: Vec<NodeId> = tree.documents().iter().map(|d| d.root()).collect();
         let mut pass1 = vec![first_pass(&tree, &items, &config, &catalog, true, KEEP)];
-        refuse_taken_names(&mut pass1);
+        let renamed = counts(&pass1).1;
+        refuse_taken_names(&mut pass1, renamed);
         let Pass1::Parsed { sources, .. } = &pass1[0] else {
             panic!("parsed")
         };
