@@ -26,7 +26,13 @@ use crate::yaml::{Kind, NodeId, Style, Tree};
 type Key = Box<str>;
 
 fn key(kind: SourceKind, ns: Option<&str>, name: &str) -> String {
-    let mut k = String::with_capacity(name.len() + ns.map_or(0, str::len) + 8);
+    // Exactly its length: the tables keep keys as boxed strings, and a key with spare
+    // room would be copied to drop it.
+    let len = match ns {
+        Some(ns) => 1 + ns.len().checked_ilog10().map_or(1, |d| d as usize + 1) + 1 + ns.len(),
+        None => 2,
+    };
+    let mut k = String::with_capacity(len + name.len());
     k.push(kind_letter(kind));
     match ns {
         Some(ns) => {
@@ -610,6 +616,18 @@ fn hash_scalar(value: GoValue<'_>) -> Result<HashScalar<'_>, Unhashable> {
 mod tests {
     use super::*;
     use crate::model::resource::ResourceId;
+
+    /// A key is made at its exact length: boxed into a table, it is not copied again.
+    #[test]
+    fn a_key_has_no_spare_room() {
+        for len in [0, 1, 9, 10, 11, 99, 100, 253, 1000, 10_000] {
+            let ns = "n".repeat(len);
+            let k = key(SourceKind::ConfigMap, Some(&ns), "name");
+            assert_eq!(k.capacity(), k.len(), "namespace of {len}");
+        }
+        let k = key(SourceKind::Secret, None, "name");
+        assert_eq!(k.capacity(), k.len());
+    }
 
     /// A key writes the namespace's length in decimal before it, so that no two
     /// (namespace, name) pairs share a key, at every number of digits.
