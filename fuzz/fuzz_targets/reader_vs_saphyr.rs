@@ -30,9 +30,9 @@ mod saphyr_reference;
 /// character of each later line, as kpt fn source shows; YAML 1.2 and the reader read it
 /// as a character); a tag running into a flow indicator (`{a: !!str,b: x}`: go-yaml v2
 /// and v3 read the tag `!!str,b`, as kubectl prints `a: x`; YAML 1.2 ends it at `,`); a
-/// block scalar as a document's root, tagged or anchored or not (go-yaml, as libyaml,
-/// indents its content at least one column, so a line at column 0 ends it; YAML 1.2
-/// reads such a line as content).
+/// block scalar as a document's root, tagged or anchored or not, after a byte-order mark
+/// or not (go-yaml, as libyaml, indents its content at least one column, so a line at
+/// column 0 ends it; YAML 1.2 reads such a line as content).
 fn differs_by_dialect(text: &str) -> bool {
     let flow = text.contains(['{', '[']);
     Context::of(text).json()
@@ -74,6 +74,8 @@ fn colon_starts_a_token(text: &str) -> bool {
 
 fn root_block_scalar(text: &str) -> bool {
     text.split(['\n', '\r']).any(|line| {
+        // A byte-order mark at the start of the text is not part of the first line.
+        let line = line.strip_prefix('\u{feff}').unwrap_or(line);
         let mut line = line
             .strip_prefix("---")
             .unwrap_or(line)
