@@ -281,6 +281,7 @@ fn editor<'e, 't, 'a>(
 ) -> &'e mut Editor<'t, 'a> {
     ed.get_or_insert_with(|| Editor::new(tree, Layout::detect(tree.src())))
 }
+
 /// Whether an object of this kind is asked about old names it holds: not a Secret,
 /// whose values are never quoted in a message, even one that equals a name.
 pub fn asked_about_old_names(kind: SourceKind) -> bool {

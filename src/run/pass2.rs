@@ -178,13 +178,13 @@ pub(crate) fn run(
     ctx: Context,
     frame: &Frame<'_>,
     chunks: &[Chunk],
-    (work, own): (Vec<Work>, Vec<Box<OwnRename>>),
+    (work, mut own): (Vec<Work>, Vec<Box<OwnRename>>),
     shared: &Shared<'_>,
     mut gathered: Gathered,
 ) -> Result<Gathered, Stop> {
     let everything = !shared.renames.is_empty();
-    // Freed once pass 2 is done (see `Indexed::spent`): the edits are copied from them.
-    let mut own = own;
+    // `own` is freed once pass 2 is done (see `Indexed::spent`): the edits are copied
+    // from it.
     let mut own_at = 0;
     for (n, (chunks, work)) in chunks.chunks(BATCH).zip(work.chunks(BATCH)).enumerate() {
         let reports: Vec<Vec<ItemReport>> = chunks
