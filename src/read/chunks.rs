@@ -161,24 +161,66 @@ impl Split {
     }
 }
 
-/// A line of the input: its start, its text (without the line break), and the next start.
-fn lines(src: &str) -> impl Iterator<Item = (usize, &str, usize)> {
-    let mut pos = 0;
-    // One vectorised search over the whole text: a search per line costs more than the
-    // line (the splitter reads every line of the input before anything runs in parallel).
-    let mut breaks = memchr::memchr_iter(b'\n', src.as_bytes());
-    std::iter::from_fn(move || {
-        if pos >= src.len() {
+/// The lines of a text, each as its start, its text (without the line break) and the
+/// next line's start. The splitter reads every line of the input before anything runs
+/// in parallel, so the lines it need not look at are passed over in a tight loop
+/// ([`Lines::skip_indented`], [`Lines::skip_unless_first`]): most lines of a manifest.
+struct Lines<'a> {
+    src: &'a str,
+    pos: usize,
+    /// How many lines are behind `pos`: the line feeds before it.
+    number: usize,
+}
+
+impl<'a> Lines<'a> {
+    /// The lines from `pos` on, a line's start.
+    fn from(src: &'a str, pos: usize) -> Self {
+        let number = memchr::memchr_iter(b'\n', &src.as_bytes()[..pos]).count();
+        Lines { src, pos, number }
+    }
+
+    /// The start of the line after the one that holds `at`.
+    fn after(&self, at: usize) -> usize {
+        memchr::memchr(b'\n', &self.src.as_bytes()[at..]).map_or(self.src.len(), |i| at + i + 1)
+    }
+
+    /// Passes the lines that start with `n` spaces (`n` at least 1).
+    fn skip_indented(&mut self, n: usize) {
+        let b = self.src.as_bytes();
+        while b
+            .get(self.pos..self.pos + n)
+            .is_some_and(|start| start.iter().all(|&c| c == b' '))
+        {
+            self.pos = self.after(self.pos + n);
+            self.number += 1;
+        }
+    }
+
+    /// Passes the lines whose first byte is none of `firsts`, empty lines included.
+    fn skip_unless_first(&mut self, firsts: &[u8]) {
+        let b = self.src.as_bytes();
+        while b.get(self.pos).is_some_and(|c| !firsts.contains(c)) {
+            self.pos = self.after(self.pos);
+            self.number += 1;
+        }
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = (usize, &'a str, usize);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let start = self.pos;
+        if start >= self.src.len() {
             return None;
         }
-        let start = pos;
-        let (line, next) = match breaks.next() {
-            Some(i) => (&src[start..i], i + 1),
-            None => (&src[start..], src.len()),
-        };
-        pos = next;
+        let next = self.after(start);
+        let line = &self.src[start..next];
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        self.pos = next;
+        self.number += 1;
         Some((start, line.strip_suffix('\r').unwrap_or(line), next))
-    })
+    }
 }
 
 fn indent_of(line: &str) -> usize {
@@ -214,11 +256,7 @@ fn is_entry(rest: &str) -> bool {
 /// Splits `body` into chunks of single items where it can.
 pub fn split(body: &str) -> Split {
     let json = crate::yaml::breaks::reads_as_json;
-    // One vectorised search per character, where a search for any of the three decodes
-    // every character of the input (a tenth of the splitter's time).
-    let has_breaks = crate::yaml::breaks::UNICODE_BREAKS.iter().any(|&c| {
-        memchr::memmem::find(body.as_bytes(), c.encode_utf8(&mut [0; 4]).as_bytes()).is_some()
-    });
+    let has_breaks = has_unicode_breaks(body);
     // In YAML text go-yaml ends a line at each of them (a comment too), so the splitter
     // must see lines where the parser does: it reads a copy of the same length with the
     // break at the end of each (blanks before a line break change no line's meaning).
@@ -262,10 +300,23 @@ pub fn split(body: &str) -> Split {
     split
 }
 
+/// Whether the text holds NEL, LS or PS: one vectorised search for the bytes they start
+/// with (0xC2, 0xE2, which start a character wherever they are), where a search per
+/// character reads the whole input three times and a search for any of them decodes
+/// every character.
+fn has_unicode_breaks(text: &str) -> bool {
+    memchr::memchr2_iter(0xC2, 0xE2, text.as_bytes()).any(|i| {
+        text[i..]
+            .chars()
+            .next()
+            .is_some_and(|c| crate::yaml::breaks::UNICODE_BREAKS.contains(&c))
+    })
+}
+
 fn cut(body: &str) -> Split {
     // A BOM after the start is legal in some places and not in others (the parser
     // decides per document): read the input whole so chunks cannot decide otherwise.
-    if body.contains('\u{feff}') {
+    if memchr::memmem::find(body.as_bytes(), "\u{feff}".as_bytes()).is_some() {
         return Split::whole(body, Coarser::InnerBom);
     }
     let trimmed = body.trim_start_matches([' ', '\t', '\r', '\n']);
@@ -281,7 +332,7 @@ fn cut(body: &str) -> Split {
         return Split::whole(body, Coarser::Directives);
     };
     // (Directives, or content after a `...` marker: both are read whole.)
-    if let [(s, e)] = docs.as_slice() {
+    if let [(s, e, _)] = docs.as_slice() {
         // A ResourceList must spell its kind: literally, or with an escape.
         let doc = &body[*s..*e];
         if doc.contains("ResourceList") || doc.contains('\\') {
@@ -291,16 +342,15 @@ fn cut(body: &str) -> Split {
             return Split::whole(body, Coarser::PossibleResourceList);
         }
     }
-    let mut chunks: Vec<Chunk> = docs
+    let chunks: Vec<Chunk> = docs
         .into_iter()
-        .map(|(start, end)| Chunk {
+        .map(|(start, end, line_base)| Chunk {
             start,
             end,
             shape: Shape::Documents,
-            line_base: 0,
+            line_base,
         })
         .collect();
-    number_lines(body, &mut chunks);
     Split {
         frame: Frame::Stream,
         chunks,
@@ -325,14 +375,23 @@ fn number_lines(body: &str, chunks: &mut [Chunk]) {
 /// is (they cut the stream at its `---` lines and read the first document of each
 /// piece): content after a `...` line before the next `---` line, a piece that starts
 /// with `...`. The tree reads those inputs whole, as the tools do.
-fn split_stream(src: &str) -> Option<Vec<(usize, usize)>> {
+/// Each document as its start, its end and the lines before it.
+fn split_stream(src: &str) -> Option<Vec<(usize, usize, usize)>> {
     let mut docs = Vec::new();
-    let mut start = 0;
+    let (mut start, mut start_line) = (0, 0);
     // Since the last `---` line: where its part starts, whether it has content (worked
     // out at its first `...` line only: most lines are never looked at twice), and
     // whether a `...` line ended its document.
     let (mut part, mut content, mut ended) = (0, None, false);
-    for (line_start, line, next) in lines(src) {
+    let mut lines = Lines::from(src, 0);
+    loop {
+        // Until a `...` line, only a directive or a marker matters.
+        if !ended {
+            lines.skip_unless_first(b"%-.");
+        }
+        let Some((line_start, line, next)) = lines.next() else {
+            break;
+        };
         if line.starts_with('%') {
             return None;
         }
@@ -349,23 +408,25 @@ fn split_stream(src: &str) -> Option<Vec<(usize, usize)>> {
                 part = if rest_is_blank { next } else { line_start };
                 (content, ended) = (None, false);
             }
-            docs.push((start, line_start));
-            start = if line.starts_with("---") && !rest_is_blank {
-                line_start
+            docs.push((start, line_start, start_line));
+            // (`lines.number` counts the marker line.)
+            (start, start_line) = if line.starts_with("---") && !rest_is_blank {
+                (line_start, lines.number - 1)
             } else {
-                next
+                (next, lines.number)
             };
         } else if ended && !is_blank_or_comment(line) {
             return None;
         }
     }
-    docs.push((start, src.len()));
+    docs.push((start, src.len(), start_line));
     // A part of blanks and comments holds no document, unless a tab starts one of its
     // lines: go-yaml refuses that ("found character that cannot start any token"), so
     // the reader must see it.
-    docs.retain(|&(s, e)| {
+    docs.retain(|&(s, e, _)| {
         let text = &src[s..e];
-        text.contains('\t') || !text.lines().all(is_blank_or_comment)
+        // (The first line of content ends the look at lines; most documents have one.)
+        !text.lines().all(is_blank_or_comment) || memchr::memchr(b'\t', text.as_bytes()).is_some()
     });
     Some(docs)
 }
@@ -373,21 +434,21 @@ fn split_stream(src: &str) -> Option<Vec<(usize, usize)>> {
 /// The items of a block ResourceList (the document at `doc_start..doc_end`) whose root
 /// mapping's keys are at column 0.
 fn split_resource_list(src: &str, doc_start: usize, doc_end: usize) -> Option<Split> {
-    let doc = &src[..doc_end];
-    let mut it = lines(doc)
-        .skip_while(|&(start, _, _)| start < doc_start)
-        .skip_while(|(_, line, _)| !is_items_key(line));
-    it.next()?;
-    let mut items: Vec<(usize, usize)> = Vec::new();
+    let mut lines = Lines::from(&src[..doc_end], doc_start);
+    lines.find(|(_, line, _)| is_items_key(line))?;
+    // Each item's start, end and line number.
+    let mut items: Vec<(usize, usize, usize)> = Vec::new();
     let mut dash_col = None;
     let mut end = doc_end;
-    for (start, line, _) in it {
-        // Most lines are deeper than the items' dashes: skip them without looking further.
+    loop {
+        // Most lines are deeper than the items' dashes: passed without looking further.
         if let Some(d) = dash_col {
-            if line.len() > d && line.as_bytes()[..=d].iter().all(|&c| c == b' ') {
-                continue;
-            }
+            lines.skip_indented(d + 1);
         }
+        let number = lines.number;
+        let Some((start, line, _)) = lines.next() else {
+            break;
+        };
         if is_blank_or_comment(line) {
             continue;
         }
@@ -404,7 +465,7 @@ fn split_resource_list(src: &str, doc_start: usize, doc_end: usize) -> Option<Sp
             if let Some(last) = items.last_mut() {
                 last.1 = start;
             }
-            items.push((start, doc_end));
+            items.push((start, doc_end, number));
         } else if col == 0 && !rest.starts_with(['-', '\t']) && !is_marker(line) {
             // The next key of the root mapping ends the list.
             end = start;
@@ -417,16 +478,15 @@ fn split_resource_list(src: &str, doc_start: usize, doc_end: usize) -> Option<Sp
     }
     let last = items.last_mut()?;
     last.1 = end;
-    let mut chunks: Vec<Chunk> = items
+    let chunks: Vec<Chunk> = items
         .iter()
-        .map(|&(start, end)| Chunk {
+        .map(|&(start, end, line_base)| Chunk {
             start,
             end,
             shape: Shape::Entries,
-            line_base: 0,
+            line_base,
         })
         .collect();
-    number_lines(src, &mut chunks);
     Some(Split {
         frame: Frame::List {
             list: Piece::new(items[0].0..end),
@@ -445,7 +505,7 @@ fn with_anchor_groups(body: &str, mut split: Split) -> Split {
     let (Some(first), Some(last)) = (split.chunks.first(), split.chunks.last()) else {
         return split;
     };
-    if !body[first.start..last.end].contains('&') {
+    if memchr::memchr(b'&', &body.as_bytes()[first.start..last.end]).is_none() {
         return split;
     }
     let n = split.chunks.len();
@@ -800,6 +860,34 @@ mod tests {
 
     fn texts<'a>(src: &'a str, split: &Split) -> Vec<&'a str> {
         split.chunks.iter().map(|c| &src[c.start..c.end]).collect()
+    }
+
+    /// A chunk's line number is the line feeds before it, however the splitter got past
+    /// them (lines passed unread, markers with content, `...` lines, CRLF, blank lines,
+    /// a ResourceList after other lines).
+    #[test]
+    fn each_chunk_is_numbered_by_the_line_feeds_before_it() {
+        let texts = [
+            "a: 1\n---\nb: 2\n\n---\n# c\nc: 3\n",
+            "--- {a: 1}\n--- |\n  x\n...\n---\nb: 2\r\n\r\n---\r\nc: 3",
+            "\n\n# head\n---\napiVersion: v1\nkind: ResourceList\nitems:\n- a: 1\n  b:\n    c: 2\n\n\n- d: 3\n  # x\n-\n  e: 4\nfunctionConfig: {}\n",
+            "kind: ResourceList\nitems:\n  - a: 1\n    b: 2\n  -   c: 3\n\n  - d\n",
+            "kind: ResourceList\r\nitems:\r\n- a: 1\r\n  b: 2\r\n- c: 3\r\n",
+            "a: 1\n\u{85}b: 2\n---\nc: 3\n",
+        ];
+        for text in texts {
+            let split = split(text);
+            assert!(split.chunks.len() > 1, "{text:?} is cut");
+            for c in &split.chunks {
+                let feeds = text[..c.start].matches('\n').count();
+                assert_eq!(
+                    c.line_base,
+                    feeds,
+                    "{:?} in {text:?}",
+                    &text[c.start..c.end]
+                );
+            }
+        }
     }
 
     /// JSON's own escapes are read only when the whole input is JSON: an input that is
