@@ -141,6 +141,11 @@ pub const SHAPES: &[Shape] = &[
         args: &[],
     },
     Shape {
+        name: "stream with a Flux Kustomization",
+        slug: "stream-with-flux-kustomization",
+        args: &[],
+    },
+    Shape {
         name: "--name-suffix",
         slug: "name-suffix",
         args: &["--name-suffix"],
@@ -163,6 +168,12 @@ pub fn write_shape(dir: &Path, n: usize, shape: &Shape) -> PathBuf {
             .replacen("LOG_LEVEL: info", "LOG_LEVEL: &level info", 1)
             .replacen("LOG_LEVEL: info", "LOG_LEVEL: *level", 1),
         "stream with one List" => stream_with_list(&block),
+        // The word a kustomization spells, in an object of another API: nothing reads
+        // the whole input for it before the run.
+        "stream with a Flux Kustomization" => format!(
+            "{}---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./apps\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+            stream_with_list(&block)
+        ),
         _ => block,
     };
     let path = dir.join(format!("deployments-{n}-{}.txt", shape.slug));

@@ -154,39 +154,63 @@ impl Package {
     /// among its documents: config-hash reads what kustomize builds, not what it builds
     /// from.
     pub fn kustomizations(&self) -> Vec<String> {
-        let mut found = Vec::new();
-        for source in &self.sources {
-            let file_name = source
-                .path
-                .as_ref()
-                .and_then(|p| p.file_name())
-                .and_then(|n| n.to_str());
-            if matches!(
-                file_name,
-                Some("kustomization.yaml" | "kustomization.yml" | "Kustomization")
-            ) {
-                found.push(source.name());
-                continue;
-            }
-            if !source.text.contains("Kustomization") {
-                continue;
-            }
-            let Ok(tree) = config_hash::yaml::parse(source.text.trim_start_matches('\u{feff}'))
-            else {
-                continue;
-            };
-            let is_kustomization = |root| {
-                tree.get(root, "kind").and_then(|k| tree.str(k)) == Some("Kustomization")
-                    && tree
-                        .get(root, "apiVersion")
-                        .and_then(|v| tree.str(v))
-                        .is_some_and(|v| v.starts_with("kustomize.config.k8s.io/"))
-            };
-            if tree.documents().iter().any(|d| is_kustomization(d.root())) {
-                found.push(source.name());
-            }
+        self.sources
+            .iter()
+            .filter(|source| {
+                let file_name = source
+                    .path
+                    .as_ref()
+                    .and_then(|p| p.file_name())
+                    .and_then(|n| n.to_str());
+                matches!(
+                    file_name,
+                    Some("kustomization.yaml" | "kustomization.yml" | "Kustomization")
+                ) || holds_a_kustomization(&source.text)
+            })
+            .map(Source::name)
+            .collect()
+    }
+}
+
+/// Whether a document of `text` is a kustomize Kustomization. Only what can be one is
+/// parsed: the documents that spell the kind, or a ResourceList's frame without its
+/// items. A stream of many objects with one Flux `Kustomization` (another API, the same
+/// kind) is not parsed whole on one thread before the run starts.
+fn holds_a_kustomization(text: &str) -> bool {
+    use config_hash::read::chunks::{Frame, split};
+    let spelled = |t: &str| memchr::memmem::find(t.as_bytes(), b"Kustomization").is_some();
+    let text = text.trim_start_matches('\u{feff}');
+    if !spelled(text) {
+        return false;
+    }
+    // `None`: the text does not parse.
+    let is_kustomization = |doc: &str| {
+        let tree = config_hash::yaml::parse(doc).ok()?;
+        let found = tree.documents().iter().any(|d| {
+            let root = d.root();
+            tree.get(root, "kind").and_then(|k| tree.str(k)) == Some("Kustomization")
+                && tree
+                    .get(root, "apiVersion")
+                    .and_then(|v| tree.str(v))
+                    .is_some_and(|v| v.starts_with("kustomize.config.k8s.io/"))
+        });
+        Some(found)
+    };
+    let split = split(text);
+    match split.frame {
+        Frame::Stream => split
+            .chunks
+            .iter()
+            .map(|c| c.piece().of(text))
+            .any(|doc| spelled(doc) && is_kustomization(doc) == Some(true)),
+        // One document, whose kind is in the frame around its items (the whole text when
+        // the frame alone does not parse).
+        Frame::List { list } => {
+            is_kustomization(config_hash::yaml::Cut::new(text, list).text())
+                .or_else(|| is_kustomization(text))
+                == Some(true)
         }
-        found
+        Frame::Whole => is_kustomization(text) == Some(true),
     }
 }
 
@@ -730,6 +754,42 @@ pub fn kptfile_config(dir: &Path) -> Result<Option<(PathBuf, String)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found in any document of a stream, in a ResourceList-shaped document, or in a text
+    /// read whole; not a Flux Kustomization, nor the word elsewhere.
+    #[test]
+    fn a_kustomization_is_found_wherever_it_is_and_only_there() {
+        let kustomize = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n";
+        let flux = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n";
+        let cm = "apiVersion: v1\nkind: ConfigMap\ndata: {a: Kustomization}\n";
+        for (text, found) in [
+            (format!("{cm}---\n{kustomize}---\n{cm}"), true),
+            (format!("{cm}---\n{flux}---\n{cm}"), false),
+            (cm.to_string(), false),
+            // Read as a ResourceList would be (a document with `items`), and whole.
+            (
+                format!("# ResourceList\n{kustomize}items:\n- a: 1\n- b: 2\n"),
+                true,
+            ),
+            (
+                format!("# ResourceList\n{flux}items:\n- a: 1\n- b: 2\n"),
+                false,
+            ),
+            (
+                "{\"apiVersion\": \"kustomize.config.k8s.io/v1\", \"kind\": \"Kustomization\"}"
+                    .to_string(),
+                true,
+            ),
+            (
+                format!(
+                    "\u{feff}{flux}---\n{{kind: Kustomization, apiVersion: kustomize.config.k8s.io/v1}}\n"
+                ),
+                true,
+            ),
+        ] {
+            assert_eq!(holds_a_kustomization(&text), found, "{text:?}");
+        }
+    }
 
     #[test]
     fn reading_stops_at_the_limit_and_at_the_first_nul() {

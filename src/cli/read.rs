@@ -177,18 +177,20 @@ pub fn read_invocation(
         }
         Err(e) => return Err(fail(e)),
     };
+    // Found once: each look parses the documents that spell the kind.
+    let kustomizations = package.kustomizations();
     if matches!(using, Use::Check | Use::InPlace) {
         if let Some(source) = package
             .sources
             .iter()
-            .find(|s| s.path.is_some() && package.kustomizations().contains(&s.name()))
+            .find(|s| s.path.is_some() && kustomizations.contains(&s.name()))
         {
             let path = source.path.as_deref().expect("a file");
             return Err(hints::kustomize_source(path, &source.text, using));
         }
     }
     let mut warned = 0;
-    for kustomization in package.kustomizations() {
+    for kustomization in kustomizations {
         warned += 1;
         eprintln!(
             "warning: {kustomization} is a Kustomization, which config-hash does not build: what its \
