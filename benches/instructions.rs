@@ -81,6 +81,12 @@ const VIEWS: [(&str, &[&str]); 3] = [
     ("diff", &["diff", "--format", "json"]),
 ];
 
+/// Stamping the applications as a stream (the stream-with-list shape) named as a file
+/// argument (`config-hash FILE`), not piped in, with one reference missing: what the binary does with one file
+/// before the run (it may be kustomize's plugin config) and after it (the file and line
+/// of each finding) must cost as little as the run itself.
+const FILE_ARGUMENT: &str = "stream-file-argument-1000";
+
 fn view_name(slug: &str) -> String {
     format!("view-{slug}-{N}")
 }
@@ -89,6 +95,7 @@ fn view_name(slug: &str) -> String {
 fn heap_gated() -> Vec<String> {
     let mut names: Vec<String> = shapes::SHAPES.iter().map(shape_name).collect();
     names.extend(VIEWS.iter().map(|(slug, _)| view_name(slug)));
+    names.push(FILE_ARGUMENT.to_string());
     names.sort_unstable();
     names
 }
@@ -255,6 +262,7 @@ fn smoke(baseline_text: &str) {
                 .map(hostile_name),
         )
         .chain(VIEWS.iter().map(|(slug, _)| view_name(slug)))
+        .chain([FILE_ARGUMENT.to_string()])
         .collect();
     names.sort_unstable();
     let known: Vec<&String> = baseline.counts.keys().collect();
@@ -325,6 +333,27 @@ fn inputs(dir: &Path) -> Vec<Input> {
             args,
         });
     }
+    let missing = dir.join(format!("deployments-{N}-one-missing-reference.txt"));
+    let stream = inputs
+        .iter()
+        .find(|i| i.name == format!("stream-with-list-{N}"))
+        .expect("the stream shape");
+    let text = fs::read_to_string(&stream.path).expect("read bench input");
+    let first_reference = "name: app-00000-config\n";
+    assert!(
+        text.contains(first_reference),
+        "the first Deployment reads its ConfigMap"
+    );
+    fs::write(
+        &missing,
+        text.replacen(first_reference, "name: app-00000-missing\n", 1),
+    )
+    .expect("write bench input");
+    inputs.push(Input {
+        name: FILE_ARGUMENT.to_string(),
+        path: missing.clone(),
+        args: vec![missing.display().to_string()],
+    });
     for h in shapes::hostile_objects(HOSTILE_SCALE) {
         let path = dir.join(format!("{}.txt", hostile_name(&h)));
         fs::write(&path, h.input()).expect("write hostile input");

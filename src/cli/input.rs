@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use config_hash::model::invocation::{KptStep, kptfile_text_step};
 use config_hash::yaml::breaks::UNICODE_BREAKS;
 use config_hash::yaml::{Edits, JoinError, Joined, LineIndex, NodeId};
+use rayon::prelude::*;
 
 /// One text read: a file, or stdin (`path` None).
 #[derive(Debug)]
@@ -96,44 +97,156 @@ impl Package {
 }
 
 /// Where a resource of a package is: `file:line` of its document.
-pub type Places = std::collections::HashMap<(String, Option<String>, String), String>;
+pub type Places = std::collections::HashMap<PlaceKey, String>;
+
+/// A resource's kind, namespace and name.
+pub type PlaceKey = (String, Option<String>, String);
+
+/// The names whose places are asked for, to parse only the pieces that may hold them.
+enum Wanted<'a> {
+    Words {
+        names: std::collections::HashSet<&'a [u8]>,
+        /// A bit per length a name has (the last for 255 and up): most words of a text
+        /// have a length no name has, and are not hashed.
+        lengths: [u64; 4],
+    },
+    /// A name that is no word of the text (empty, or holding a character that ends one).
+    Any,
+}
+
+/// The bytes that end a word of the text, for [`Wanted::may_be_in`].
+const BETWEEN: [bool; 256] = {
+    let mut table = [false; 256];
+    let ends = b" \t\r\n:\"',[]{}#";
+    let mut i = 0;
+    while i < ends.len() {
+        table[ends[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+impl<'a> Wanted<'a> {
+    fn new(names: &[&'a str]) -> Self {
+        let word = |n: &&str| !n.is_empty() && !n.bytes().any(|b| BETWEEN[usize::from(b)]);
+        if !names.iter().all(word) {
+            return Wanted::Any;
+        }
+        let mut lengths = [0; 4];
+        for n in names {
+            let len = n.len().min(255);
+            lengths[len / 64] |= 1 << (len % 64);
+        }
+        Wanted::Words {
+            names: names.iter().map(|n| n.as_bytes()).collect(),
+            lengths,
+        }
+    }
+
+    /// Whether `text` may hold an object of one of the names: one of its words is one,
+    /// or it holds an escape, which could spell one. One pass over the text, however
+    /// many names are asked for.
+    fn may_be_in(&self, text: &str) -> bool {
+        let Wanted::Words { names, lengths } = self else {
+            return true;
+        };
+        let b = text.as_bytes();
+        memchr::memchr(b'\\', b).is_some()
+            || b.split(|&c| BETWEEN[usize::from(c)]).any(|w| {
+                let len = w.len().min(255);
+                len > 0 && lengths[len / 64] & (1 << (len % 64)) != 0 && names.contains(w)
+            })
+    }
+}
+
+/// A file's text in the pieces the run reads apart, each with the lines before it: its
+/// documents, or a list's items; the whole text where the run reads it whole, or where
+/// what looks like a list's frame is not one.
+fn pieces_of(text: &str) -> Vec<(&str, usize)> {
+    use config_hash::read::chunks::{Frame, split};
+    let split = split(text);
+    let is_list = |frame: &str| {
+        config_hash::yaml::parse(frame).is_ok_and(|tree| match tree.documents() {
+            [doc] => kind_ends_with_list(&tree, doc.root()),
+            _ => false,
+        })
+    };
+    match split.frame {
+        Frame::List { list } if !is_list(config_hash::yaml::Cut::new(text, list).text()) => {
+            vec![(text, 0)]
+        }
+        Frame::Whole => vec![(text, 0)],
+        Frame::List { .. } | Frame::Stream => split
+            .chunks
+            .iter()
+            .map(|c| (c.piece().of(text), c.line_base))
+            .collect(),
+    }
+}
+
+fn kind_ends_with_list(tree: &config_hash::yaml::Tree<'_>, root: NodeId) -> bool {
+    tree.get(root, "kind")
+        .and_then(|k| tree.str(k))
+        .is_some_and(|k| k.ends_with("List"))
+}
+
+/// The objects of `text` (a piece of the file `path`, after `before` lines of it), each
+/// with its place: the line its content starts on. A list's objects are its items.
+fn objects_in(path: &Path, text: &str, before: usize) -> Vec<(PlaceKey, String)> {
+    let Ok(tree) = config_hash::yaml::parse(text) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for doc in tree.documents() {
+        let root = doc.root();
+        let objects: Vec<NodeId> = if tree.is_seq(root) {
+            tree.items(root).collect()
+        } else if kind_ends_with_list(&tree, root) {
+            tree.get(root, "items")
+                .map(|i| tree.items(i).collect())
+                .unwrap_or_default()
+        } else {
+            vec![root]
+        };
+        for object in objects.into_iter().filter(|&o| tree.is_map(o)) {
+            let id = config_hash::model::resource::ResourceId::of(&tree, object);
+            let (line, _) = tree.line_col(tree.content_start(object));
+            let place = format!("{}:{}", path.display(), before + line);
+            found.push((id.kind_namespace_name(), place));
+        }
+    }
+    found
+}
 
 impl Package {
-    /// Where each resource of the files is, by kind, namespace and name: the file and
-    /// the line its object starts on. The files are parsed again, so this is for runs
-    /// that have something to report. Input from stdin has no place to name.
-    pub fn places(&self) -> Places {
+    /// Where the resources of the files named `names` are (and maybe others), by kind,
+    /// namespace and name: the file and the line its object starts on. The pieces of
+    /// the files that may hold them are parsed again, so this is for runs that have
+    /// something to report. Input from stdin has no place to name.
+    pub fn places(&self, names: &[&str]) -> Places {
+        let wanted = Wanted::new(names);
+        // Each file cut as the run cuts its input, and the pieces read in parallel: a
+        // large file is neither parsed whole on one thread nor held whole.
+        let pieces: Vec<(&Path, &str, usize)> = self
+            .joined
+            .parts(&self.sources)
+            .filter_map(|(source, text, before)| {
+                Some((self.sources[source].path.as_deref()?, text, before))
+            })
+            .flat_map(|(path, text, before)| {
+                pieces_of(text)
+                    .into_iter()
+                    .map(move |(piece, lines)| (path, piece, before + lines))
+            })
+            .collect();
+        let found: Vec<Vec<(PlaceKey, String)>> = pieces
+            .par_iter()
+            .filter(|&&(_, text, _)| wanted.may_be_in(text))
+            .map(|&(path, text, before)| objects_in(path, text, before))
+            .collect();
         let mut places = Places::new();
-        let index = self.line_index();
-        for (source, text, lines_before) in self.joined.parts(&self.sources, &index) {
-            let source = &self.sources[source];
-            let Some(path) = &source.path else { continue };
-            let Ok(tree) = config_hash::yaml::parse(text) else {
-                continue;
-            };
-            for doc in tree.documents() {
-                let root = doc.root();
-                let is_list = tree
-                    .get(root, "kind")
-                    .and_then(|k| tree.str(k))
-                    .is_some_and(|k| k.ends_with("List"));
-                let objects: Vec<NodeId> = if tree.is_seq(root) {
-                    tree.items(root).collect()
-                } else if is_list {
-                    tree.get(root, "items")
-                        .map(|i| tree.items(i).collect())
-                        .unwrap_or_default()
-                } else {
-                    vec![root]
-                };
-                for object in objects.into_iter().filter(|&o| tree.is_map(o)) {
-                    let id = config_hash::model::resource::ResourceId::of(&tree, object);
-                    let (line, _) = tree.line_col(tree.content_start(object));
-                    places
-                        .entry(id.kind_namespace_name())
-                        .or_insert_with(|| format!("{}:{}", path.display(), lines_before + line));
-                }
-            }
+        for (key, place) in found.into_iter().flatten() {
+            places.entry(key).or_insert(place);
         }
         places
     }
@@ -891,24 +1004,54 @@ mod tests {
 
     #[test]
     fn lines_and_places_map_back_to_each_file() {
+        let file = |path: &str, text: &str| Source {
+            path: Some(path.into()),
+            text: text.into(),
+        };
         let sources = vec![
-            Source {
-                path: Some("a.yaml".into()),
-                text: "# a\nkind: ConfigMap\nmetadata: {name: x}\n---\nkind: Secret\nmetadata: {name: y}\n".into(),
-            },
-            Source {
-                path: Some("b.json".into()),
-                text: "[\n{\"kind\": \"Secret\",\n \"metadata\": {\"name\": \"z\"}},\n{\"kind\": \"Job\", \"metadata\": {\"name\": \"w\"}}\n]\n".into(),
-            },
+            file(
+                "a.yaml",
+                "# a\nkind: ConfigMap\nmetadata: {name: x}\n---\nkind: Secret\nmetadata: {name: y}\n",
+            ),
+            file(
+                "b.json",
+                "[\n{\"kind\": \"Secret\",\n \"metadata\": {\"name\": \"z\"}},\n{\"kind\": \"Job\", \"metadata\": {\"name\": \"w\"}}\n]\n",
+            ),
+            // Read in pieces: a list's items, documents after blank lines and comments.
+            file(
+                "c.yaml",
+                "kind: List # not a ResourceList\nitems:\n- kind: Role\n  metadata: {name: r}\n\n- kind: Role\n  metadata:\n    name: s\n",
+            ),
+            file(
+                "d.yaml",
+                "\n# d\n---\n\nkind: Pod\nmetadata: {name: p}\n--- # e\n# f\nkind: Pod\nmetadata: {name: q}\n",
+            ),
+            // Not a list, though it has items: the map itself is the object.
+            file(
+                "e.yaml",
+                "# ResourceList\nkind: Thing\nmetadata: {name: t}\nitems:\n- kind: Role\n  metadata: {name: u}\n",
+            ),
         ];
         let package = Package::new(sources).unwrap();
-        let places = package.places();
+        let places = package.places(&["x", "y", "z", "w", "r", "s", "p", "q", "t"]);
         let at =
             |kind: &str, name: &str| places[&(kind.to_string(), None, name.to_string())].clone();
         assert_eq!(at("ConfigMap", "x"), "a.yaml:2");
         assert_eq!(at("Secret", "y"), "a.yaml:5");
         assert_eq!(at("Secret", "z"), "b.json:2");
         assert_eq!(at("Job", "w"), "b.json:4");
+        assert_eq!(at("Role", "r"), "c.yaml:3");
+        assert_eq!(at("Role", "s"), "c.yaml:6");
+        assert_eq!(at("Pod", "p"), "d.yaml:5");
+        assert_eq!(at("Pod", "q"), "d.yaml:9");
+        assert_eq!(at("Thing", "t"), "e.yaml:2");
+        assert!(!places.contains_key(&("Role".to_string(), None, "u".to_string())));
+        // Only the pieces that spell a name asked for are read, unless a name is no word.
+        let key = |kind: &str, name: &str| (kind.to_string(), None, name.to_string());
+        let places = package.places(&["q"]);
+        assert!(places.contains_key(&key("Pod", "q")) && !places.contains_key(&key("Pod", "p")));
+        let places = package.places(&["q", "odd name"]);
+        assert!(places.contains_key(&key("Pod", "q")) && places.contains_key(&key("Pod", "p")));
         let index = package.line_index();
         let joined_line = |needle: &str| {
             package.joined()[..package.joined().find(needle).unwrap()]

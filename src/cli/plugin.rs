@@ -33,8 +33,14 @@ pub fn plugin_path(
     )
 }
 
-/// True when `text` is a single ConfigHash object: the argument kustomize passes.
+/// True when `text` is a single ConfigHash object: the argument kustomize passes. Only
+/// a text that spells the kind, or could spell it with an escape, is parsed: the one
+/// file of `config-hash manifests.yaml` is not parsed whole on one thread before the run.
 pub fn is_plugin_config(text: &str) -> bool {
+    let may_spell = |needle: &[u8]| memchr::memmem::find(text.as_bytes(), needle).is_some();
+    if !may_spell(CONFIG_KIND.as_bytes()) && !may_spell(b"\\") {
+        return false;
+    }
     let Ok(tree) = config_hash::yaml::parse(text) else {
         return false;
     };
@@ -122,6 +128,13 @@ mod tests {
             "apiVersion: config-hash.dev/v1alpha1\nkind: ConfigHash\nmetadata: {name: x}\n"
         ));
         assert!(!is_plugin_config("apiVersion: v1\nkind: ConfigMap\n"));
+        // The kind spelled with an escape is still the kind.
+        assert!(is_plugin_config(
+            "{\"apiVersion\": \"config-hash.dev/v1alpha1\", \"kind\": \"Config\\u0048ash\"}"
+        ));
+        assert!(is_plugin_config(
+            "apiVersion: config-hash.dev/v1alpha1\nkind: \"Config\\x48ash\"\n"
+        ));
     }
 
     #[test]

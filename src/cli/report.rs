@@ -47,7 +47,14 @@ pub fn findings_on_stderr(
     if !outcome.results.iter().any(reported) {
         return Vec::new();
     }
-    let places = package.places();
+    // Only the reported resources' places are looked for.
+    let names: Vec<&str> = outcome
+        .results
+        .iter()
+        .filter(|r| reported(r))
+        .filter_map(|r| r.resource.as_ref().map(|id| id.name()))
+        .collect();
+    let places = package.places(&names);
     let mut lines_of: Option<config_hash::yaml::LineIndex> = None;
     let joined = !package.is_one_text();
     let mut lines = Vec::new();

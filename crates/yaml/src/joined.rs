@@ -185,7 +185,14 @@ impl Joined {
         let starts = std::iter::once(0)
             .chain(self.text(sources).match_indices('\n').map(|(i, _)| i + 1))
             .collect();
-        // Lines of its text before each part, counted once per text.
+        LineIndex {
+            starts,
+            before: self.lines_before_parts(sources),
+        }
+    }
+
+    /// Per part, the lines of its text before it, counted once per text.
+    fn lines_before_parts<S: AsRef<str>>(&self, sources: &[S]) -> Vec<usize> {
         let mut before = Vec::with_capacity(self.parts.len());
         let mut counted: Option<(usize, usize, usize)> = None; // (source, offset, lines)
         for part in &self.parts {
@@ -195,11 +202,15 @@ impl Joined {
             };
             let text = sources[part.source].as_ref();
             let start = part.piece.range().start;
-            let lines = lines + text[from..start].matches('\n').count();
+            let lines = lines
+                + text.as_bytes()[from..start]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
             before.push(lines);
             counted = Some((part.source, start, lines));
         }
-        LineIndex { starts, before }
+        before
     }
 
     /// The text and its 1-based line that line `line` (1-based) of the joined text
@@ -216,13 +227,13 @@ impl Joined {
     }
 
     /// Each part: its text's index, its own text, and how many lines of its text come
-    /// before it (`index` from [`Joined::line_index`]).
+    /// before it (counted here: no [`LineIndex`] of every line is needed).
     pub fn parts<'a, S: AsRef<str>>(
         &'a self,
         sources: &'a [S],
-        index: &'a LineIndex,
     ) -> impl Iterator<Item = (usize, &'a str, usize)> + 'a {
-        self.parts.iter().zip(&index.before).map(|(part, &before)| {
+        let before = self.lines_before_parts(sources);
+        self.parts.iter().zip(before).map(|(part, before)| {
             (
                 part.source,
                 part.piece.of(sources[part.source].as_ref()),
@@ -466,14 +477,11 @@ mod tests {
             let text = joined.text(&after);
             let y = text[..text.find("y:").unwrap()].matches('\n').count() + 1;
             assert_eq!(joined.source_line(&index, y), Some((1, 2)));
-            let parts: Vec<(usize, usize)> = joined
-                .parts(&after, &index)
-                .map(|(s, _, b)| (s, b))
-                .collect();
+            let parts: Vec<(usize, usize)> = joined.parts(&after).map(|(s, _, b)| (s, b)).collect();
             assert_eq!(parts, [(0, 0), (0, 1), (1, 0)]);
         }
         assert_eq!(joined.source_line(&index, 99), None);
-        let parts: Vec<(usize, &str, usize)> = joined.parts(&sources, &index).collect();
+        let parts: Vec<(usize, &str, usize)> = joined.parts(&sources).collect();
         assert_eq!(
             parts,
             [
