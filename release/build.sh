@@ -16,7 +16,9 @@
 #   release/build.sh [--out DIR] [--no-image] [--image NAME]
 #
 # Needs: rustup targets x86_64-unknown-linux-musl, aarch64-unknown-linux-musl,
-# wasm32-wasip1, wasm32-unknown-unknown; cargo-cyclonedx; Helm 4 ($HELM, default
+# wasm32-wasip1, wasm32-unknown-unknown; cargo-cyclonedx; zig ($ZIG, default the PyPI
+# wheel under target/tools/zig from .ci/setup-release-tools.sh), which compiles the musl
+# binaries' allocator (mimalloc, C) for both targets; Helm 4 ($HELM, default
 # target/tools/helm4/helm from .ci/setup-helm.sh). The aarch64 binary is linked with
 # rust-lld, so no cross C toolchain is needed. To sign the Helm plugin (.prov), set
 # HELM_SIGN_KEY and HELM_SIGN_KEYRING (see release/helm-plugin.sh).
@@ -51,6 +53,17 @@ cargo_home=${CARGO_HOME:-$HOME/.cargo}
 # their registry name, wherever the build ran.
 remap="--remap-path-prefix=$root=. --remap-path-prefix=$cargo_home=/cargo"
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld
+if [ -z "${ZIG:-}" ]; then
+  zig_python=$root/target/tools/zig/bin/python
+  if [ ! -x "$zig_python" ]; then
+    echo "build.sh: no zig: run .ci/setup-release-tools.sh, or set ZIG to a zig command" >&2
+    exit 1
+  fi
+  export ZIG="$zig_python -m ziglang"
+fi
+for t in x86_64_unknown_linux_musl aarch64_unknown_linux_musl; do
+  export "CC_$t=$root/release/zig-cc.sh" "AR_$t=$root/release/zig-ar.sh"
+done
 for t in X86_64_UNKNOWN_LINUX_MUSL AARCH64_UNKNOWN_LINUX_MUSL; do
   export "CARGO_TARGET_${t}_RUSTFLAGS=-C strip=symbols $remap"
 done
@@ -68,6 +81,9 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
+# zig caches what it compiles by its inputs: a cache of this build's own, so no object
+# compiled elsewhere (another date in mimalloc's banner) finds its way in.
+export ZIG_GLOBAL_CACHE_DIR="$stage/zig-cache" ZIG_LOCAL_CACHE_DIR="$stage/zig-cache"
 
 for target in "${targets[@]}"; do
   step "binary for $target"
