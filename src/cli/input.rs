@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use config_hash::model::invocation::{KptStep, kptfile_text_step};
+use config_hash::model::lengths::Lengths;
 use config_hash::yaml::breaks::UNICODE_BREAKS;
 use config_hash::yaml::{Edits, JoinError, Joined, LineIndex, NodeId};
 use rayon::prelude::*;
@@ -106,9 +107,8 @@ pub type PlaceKey = (String, Option<String>, String);
 enum Wanted<'a> {
     Words {
         names: std::collections::HashSet<&'a [u8]>,
-        /// A bit per length a name has (the last for 255 and up): most words of a text
-        /// have a length no name has, and are not hashed.
-        lengths: [u64; 4],
+        /// Most words of a text have a length no name has, and are not hashed.
+        lengths: Lengths,
     },
     /// A name that is no word of the text (empty, or holding a character that ends one).
     Any,
@@ -132,10 +132,9 @@ impl<'a> Wanted<'a> {
         if !names.iter().all(word) {
             return Wanted::Any;
         }
-        let mut lengths = [0; 4];
+        let mut lengths = Lengths::default();
         for n in names {
-            let len = n.len().min(255);
-            lengths[len / 64] |= 1 << (len % 64);
+            lengths.insert(n.as_bytes());
         }
         Wanted::Words {
             names: names.iter().map(|n| n.as_bytes()).collect(),
@@ -152,10 +151,42 @@ impl<'a> Wanted<'a> {
         };
         let b = text.as_bytes();
         memchr::memchr(b'\\', b).is_some()
-            || b.split(|&c| BETWEEN[usize::from(c)]).any(|w| {
-                let len = w.len().min(255);
-                len > 0 && lengths[len / 64] & (1 << (len % 64)) != 0 && names.contains(w)
-            })
+            || b.split(|&c| BETWEEN[usize::from(c)])
+                .any(|w| !w.is_empty() && lengths.may_hold(w) && names.contains(w))
+    }
+}
+
+/// A text as the run reads it apart (the splitter's cut): whole; a list, as its frame
+/// (the text without its items) and its items; or its documents. Each piece comes with
+/// the lines before it.
+enum Apart<'t> {
+    Whole,
+    List {
+        frame: config_hash::yaml::Cut,
+        items: Vec<(&'t str, usize)>,
+    },
+    Documents(Vec<(&'t str, usize)>),
+}
+
+impl<'t> Apart<'t> {
+    fn of(text: &'t str) -> Self {
+        use config_hash::read::chunks::{Frame, split};
+        let split = split(text);
+        let pieces = || {
+            split
+                .chunks
+                .iter()
+                .map(|c| (c.piece().of(text), c.line_base))
+                .collect()
+        };
+        match split.frame {
+            Frame::Whole => Apart::Whole,
+            Frame::List { list } => Apart::List {
+                frame: config_hash::yaml::Cut::new(text, list),
+                items: pieces(),
+            },
+            Frame::Stream => Apart::Documents(pieces()),
+        }
     }
 }
 
@@ -163,24 +194,16 @@ impl<'a> Wanted<'a> {
 /// documents, or a list's items; the whole text where the run reads it whole, or where
 /// what looks like a list's frame is not one.
 fn pieces_of(text: &str) -> Vec<(&str, usize)> {
-    use config_hash::read::chunks::{Frame, split};
-    let split = split(text);
     let is_list = |frame: &str| {
         config_hash::yaml::parse(frame).is_ok_and(|tree| match tree.documents() {
             [doc] => kind_ends_with_list(&tree, doc.root()),
             _ => false,
         })
     };
-    match split.frame {
-        Frame::List { list } if !is_list(config_hash::yaml::Cut::new(text, list).text()) => {
-            vec![(text, 0)]
-        }
-        Frame::Whole => vec![(text, 0)],
-        Frame::List { .. } | Frame::Stream => split
-            .chunks
-            .iter()
-            .map(|c| (c.piece().of(text), c.line_base))
-            .collect(),
+    match Apart::of(text) {
+        Apart::List { frame, items } if is_list(frame.text()) => items,
+        Apart::List { .. } | Apart::Whole => vec![(text, 0)],
+        Apart::Documents(documents) => documents,
     }
 }
 
@@ -290,7 +313,6 @@ impl Package {
 /// items. A stream of many objects with one Flux `Kustomization` (another API, the same
 /// kind) is not parsed whole on one thread before the run starts.
 fn holds_a_kustomization(text: &str) -> bool {
-    use config_hash::read::chunks::{Frame, split};
     let spelled = |t: &str| memchr::memmem::find(t.as_bytes(), b"Kustomization").is_some();
     let text = text.trim_start_matches('\u{feff}');
     if !spelled(text) {
@@ -309,21 +331,16 @@ fn holds_a_kustomization(text: &str) -> bool {
         });
         Some(found)
     };
-    let split = split(text);
-    match split.frame {
-        Frame::Stream => split
-            .chunks
+    match Apart::of(text) {
+        Apart::Documents(documents) => documents
             .iter()
-            .map(|c| c.piece().of(text))
-            .any(|doc| spelled(doc) && is_kustomization(doc) == Some(true)),
+            .any(|&(doc, _)| spelled(doc) && is_kustomization(doc) == Some(true)),
         // One document, whose kind is in the frame around its items (the whole text when
         // the frame alone does not parse).
-        Frame::List { list } => {
-            is_kustomization(config_hash::yaml::Cut::new(text, list).text())
-                .or_else(|| is_kustomization(text))
-                == Some(true)
+        Apart::List { frame, .. } => {
+            is_kustomization(frame.text()).or_else(|| is_kustomization(text)) == Some(true)
         }
-        Frame::Whole => is_kustomization(text) == Some(true),
+        Apart::Whole => is_kustomization(text) == Some(true),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod gitops;
 pub mod go_value;
 pub mod hash;
 pub mod invocation;
+pub mod lengths;
 pub mod messages;
 pub mod name_hash;
 pub mod names;

@@ -12,6 +12,7 @@ use crate::model::catalog::{self, annotations};
 use crate::model::config::Config;
 use crate::model::findings::Finding;
 use crate::model::go_value::{self, GoValue};
+use crate::model::lengths::Lengths;
 use crate::model::name_hash::{
     self, ConfigKind, HashField, HashInput, HashScalar, MAX_NAME_LEN, SUFFIX_LEN, Unhashable,
 };
@@ -65,10 +66,10 @@ pub struct Renames {
     names: HashMap<Key, u32>,
     /// Base names, to recognise any earlier suffixed name `base-xxxxxxxxxx`.
     bases: HashMap<Key, u32>,
-    /// The lengths of the names in `names` (a bit per length, the last for every length
-    /// from 255 up): the old-name warning asks about every string of every object, and
-    /// most strings have a length no renamed object's name has, ruled out without a key.
-    name_lengths: [u64; 4],
+    /// The lengths of the names in `names`: the old-name warning asks about every string
+    /// of every object, and most strings have a length no renamed object's name has,
+    /// ruled out without a key.
+    name_lengths: Lengths,
     /// Objects in the input, which are never taken for an earlier suffixed name.
     existing: HashSet<Key>,
     /// Names a later object took over in `names` (one namespace, one kind): what the
@@ -235,7 +236,7 @@ impl Renames {
     /// The final name of the object last renamed from `old` (its base or its name) in
     /// namespace `ns`, of either kind: what the old-name warning looks for.
     pub fn renamed_from(&self, ns: Option<&str>, old: &str) -> Option<&str> {
-        if !self.may_be_a_name(old) {
+        if !self.name_lengths.may_hold(old.as_bytes()) {
             return None;
         }
         // One key for both kinds: it differs only in its first character, the kind's.
@@ -259,18 +260,6 @@ impl Renames {
 
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
-    }
-
-    /// Where `name_lengths` keeps the bit for a name of `len` bytes.
-    fn length_bit(len: usize) -> (usize, u64) {
-        let len = len.min(255);
-        (len / 64, 1 << (len % 64))
-    }
-
-    /// Whether some name in `names` has the length of `name`.
-    fn may_be_a_name(&self, name: &str) -> bool {
-        let (word, bit) = Self::length_bit(name.len());
-        self.name_lengths[word] & bit != 0
     }
 
     /// Makes room for `n` more renamed objects.
@@ -324,8 +313,7 @@ impl Renames {
         self.finals.push(new_name.to_string());
         let base_key: Key = key(kind, ns, base).into_boxed_str();
         for n in [base, name] {
-            let (word, bit) = Self::length_bit(n.len());
-            self.name_lengths[word] |= bit;
+            self.name_lengths.insert(n.as_bytes());
         }
         for k in [base_key.clone(), key(kind, ns, name).into_boxed_str()] {
             match self.names.entry(k) {
