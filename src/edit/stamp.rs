@@ -9,7 +9,7 @@ use crate::model::config::{Config, RuntimeReload};
 use crate::model::findings::{Covered, Finding, MadeBy, SpecFixed, Written};
 use crate::model::hash::{self, Seen};
 use crate::model::reference::Keys;
-use crate::model::reference::SourceKey;
+use crate::model::reference::{SourceKey, SourceRef};
 use crate::model::resource::{ResourceId, flag, is_local_config};
 use crate::model::result::KrmResult;
 use crate::read::data_refs::{DataRefs, DataStamp};
@@ -202,10 +202,11 @@ fn hash_and_write(
     let hash = (!reads.is_empty()).then(|| {
         for d in &mut data.refs {
             if let Some((k, name)) = &d.resolved {
-                let content = ctx
-                    .resolver
-                    .index
-                    .get(&SourceKey::new(*k, id.namespace(), name));
+                let content = ctx.resolver.index.get(&SourceRef {
+                    kind: *k,
+                    namespace: id.namespace(),
+                    name,
+                });
                 let one = [Seen {
                     kind: *k,
                     name,
@@ -302,7 +303,9 @@ fn pod_hash(reads: &[Read], index: &SourceIndex, config: &Config) -> String {
         .map(|r| Seen {
             kind: r.kind,
             name: &r.shown,
-            content: index.get(&r.key()).and_then(|s| s.content.as_ref().ok()),
+            content: index
+                .get(&r.key_ref())
+                .and_then(|s| s.content.as_ref().ok()),
             keys: &r.keys,
             skip: &r.unhashed,
         })
@@ -379,7 +382,7 @@ fn write(
                 name: r.shown.clone(),
                 absent: !r.present,
                 made_by: index
-                    .get(&r.key())
+                    .get(&r.key_ref())
                     .and_then(|s| s.producer.as_ref())
                     .filter(|p| p.id.kind() != r.kind.as_str())
                     .map(|p| MadeBy {
@@ -404,7 +407,7 @@ fn write(
     }
     for r in reads {
         let Some(p) = index
-            .get(&r.key())
+            .get(&r.key_ref())
             .and_then(|s| s.producer.as_ref())
             .filter(|p| p.runtime)
         else {
@@ -446,7 +449,7 @@ fn runtime_annotations(
             let runtime = ctx
                 .resolver
                 .index
-                .get(&r.key())
+                .get(&r.key_ref())
                 .and_then(|s| s.producer.as_ref())
                 .is_some_and(|p| p.runtime);
             let key = annotations::RELOADER_KEYS

@@ -2,11 +2,14 @@
 //! (kind, namespace, name), the keys a pod sees through it, how the referrer depends on
 //! it, and what it found.
 
+use std::borrow::Borrow;
+use std::hash::{Hash, Hasher};
+
 use crate::model::catalog::SourceKind;
 
 /// A ConfigMap, Secret or SecretProviderClass by kind, namespace and name: how every
 /// command finds a source, and sorts them (by kind, then namespace, then name).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SourceKey {
     pub kind: SourceKind,
     pub namespace: Option<String>,
@@ -20,6 +23,69 @@ impl SourceKey {
             namespace: namespace.map(str::to_string),
             name: name.to_string(),
         }
+    }
+
+    pub fn as_ref(&self) -> SourceRef<'_> {
+        SourceRef {
+            kind: self.kind,
+            namespace: self.namespace.as_deref(),
+            name: &self.name,
+        }
+    }
+}
+
+/// A [`SourceKey`] that borrows its strings: what a look-up in a table keyed by
+/// [`SourceKey`] builds, so that it copies no name (a large input looks sources up
+/// several times per workload).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SourceRef<'a> {
+    pub kind: SourceKind,
+    pub namespace: Option<&'a str>,
+    pub name: &'a str,
+}
+
+/// A key or its borrowed view: a `HashMap<SourceKey, _>` is searched by either (through
+/// `Borrow<dyn Lookup>`), both hashing as the same [`SourceRef`].
+pub trait Lookup {
+    fn source_ref(&self) -> SourceRef<'_>;
+}
+
+impl Lookup for SourceKey {
+    fn source_ref(&self) -> SourceRef<'_> {
+        self.as_ref()
+    }
+}
+
+impl Lookup for SourceRef<'_> {
+    fn source_ref(&self) -> SourceRef<'_> {
+        *self
+    }
+}
+
+// A key hashes as its view, so that a table of keys finds a view by hash.
+impl Hash for SourceKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_ref().hash(state);
+    }
+}
+
+impl Hash for dyn Lookup + '_ {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.source_ref().hash(state);
+    }
+}
+
+impl PartialEq for dyn Lookup + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.source_ref() == other.source_ref()
+    }
+}
+
+impl Eq for dyn Lookup + '_ {}
+
+impl<'a> Borrow<dyn Lookup + 'a> for SourceKey {
+    fn borrow(&self) -> &(dyn Lookup + 'a) {
+        self
     }
 }
 
@@ -101,6 +167,42 @@ mod tests {
         assert!(!some.covers("c") && !some.covers(""));
         assert!(Keys::All.covers("anything"));
         assert!(!Keys::Some(Vec::new()).covers("a"));
+    }
+
+    #[test]
+    fn a_table_of_keys_is_searched_by_borrowed_views() {
+        use std::collections::HashMap;
+        let keys = [
+            SourceKey::new(SourceKind::ConfigMap, None, "a"),
+            SourceKey::new(SourceKind::ConfigMap, Some(""), "a"),
+            SourceKey::new(SourceKind::ConfigMap, Some("shop"), "a"),
+            SourceKey::new(SourceKind::Secret, Some("shop"), "a"),
+            SourceKey::new(SourceKind::Secret, Some("shop"), "ab"),
+        ];
+        let table: HashMap<SourceKey, usize> = keys
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, k)| (k, i))
+            .collect();
+        for (i, key) in keys.iter().enumerate() {
+            let view = key.as_ref();
+            assert_eq!(table.get(&view as &dyn Lookup), Some(&i), "{view:?}");
+            assert_eq!(table.get(key as &dyn Lookup), Some(&i));
+        }
+        // A name split differently between namespace and name is another key.
+        let shifted = SourceRef {
+            kind: SourceKind::Secret,
+            namespace: Some("shopa"),
+            name: "b",
+        };
+        assert_eq!(table.get(&shifted as &dyn Lookup), None);
+        let other_kind = SourceRef {
+            kind: SourceKind::Secret,
+            namespace: None,
+            name: "a",
+        };
+        assert_eq!(table.get(&other_kind as &dyn Lookup), None);
     }
 
     #[test]

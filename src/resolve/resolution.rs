@@ -5,7 +5,7 @@
 
 use crate::model::catalog::SourceKind;
 use crate::model::reference::Keys;
-use crate::model::reference::{SourceKey, Status, Via};
+use crate::model::reference::{SourceKey, SourceRef, Status, Via};
 use crate::model::resource::ResourceId;
 use crate::model::result::KrmResult;
 use crate::resolve::sources::SourceIndex;
@@ -65,6 +65,15 @@ pub struct Read {
 impl Read {
     pub fn key(&self) -> SourceKey {
         SourceKey::new(self.kind, self.namespace.as_deref(), &self.name)
+    }
+
+    /// [`Read::key`] borrowed: what a look-up needs.
+    pub fn key_ref(&self) -> SourceRef<'_> {
+        SourceRef {
+            kind: self.kind,
+            namespace: self.namespace.as_deref(),
+            name: &self.name,
+        }
     }
 }
 

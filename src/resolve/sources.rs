@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use crate::model::catalog::SourceKind;
 use crate::model::content::{Content, ContentError};
 use crate::model::findings::{Finding, MadeBy};
-use crate::model::reference::SourceKey;
+use crate::model::reference::{Lookup, SourceKey, SourceRef};
 use crate::model::resource::ResourceId;
 use crate::model::result::KrmResult;
 use crate::resolve::renames::{AnyNamespace, Renames, Renaming};
@@ -250,8 +250,9 @@ impl SourceIndex {
         self.any_ignored_keys
     }
 
-    pub fn get(&self, key: &SourceKey) -> Option<&SourceEntry> {
-        self.by_id.get(key).map(|e| &**e)
+    /// The entry under `key`: a [`SourceKey`], or a [`SourceRef`] that copies no name.
+    pub fn get<K: Lookup>(&self, key: &K) -> Option<&SourceEntry> {
+        self.by_id.get(key as &dyn Lookup).map(|e| &**e)
     }
 
     /// Every source, in no particular order.
@@ -308,7 +309,11 @@ impl<'r> Resolver<'r> {
             .final_name(kind, namespace, name)
             .unwrap_or(name)
             .to_string();
-        let entry = self.index.get(&SourceKey::new(kind, namespace, &name));
+        let entry = self.index.get(&SourceRef {
+            kind,
+            namespace,
+            name: &name,
+        });
         Found {
             name,
             namespace: namespace.map(str::to_string),
@@ -335,9 +340,11 @@ impl<'r> Resolver<'r> {
                 name.to_string(),
             ),
         };
-        let entry = self
-            .index
-            .get(&SourceKey::new(kind, namespace.as_deref(), &name));
+        let entry = self.index.get(&SourceRef {
+            kind,
+            namespace: namespace.as_deref(),
+            name: &name,
+        });
         Found {
             name,
             namespace,
@@ -354,9 +361,11 @@ impl<'r> Resolver<'r> {
         name: &str,
     ) -> Option<(SourceKind, Option<MadeBy>)> {
         let other = kind.other()?;
-        let found = self
-            .index
-            .get(&SourceKey::new(other, namespace.as_deref(), name))?;
+        let found = self.index.get(&SourceRef {
+            kind: other,
+            namespace: namespace.as_deref(),
+            name,
+        })?;
         let by = found.producer.as_ref().map(|p| MadeBy {
             kind: p.id.kind().to_string(),
             name: p.id.name().to_string(),

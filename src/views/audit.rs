@@ -63,7 +63,11 @@ pub fn audit(r: &Resolution) -> Audit<'_> {
         let reads: Vec<Untied<'_>> = w
             .reads
             .iter()
-            .filter(|read| !r.sources.get(&read.key()).is_some_and(|s| s.hashed_name))
+            .filter(|read| {
+                !r.sources
+                    .get(&read.key_ref())
+                    .is_some_and(|s| s.hashed_name)
+            })
             .map(|read| Untied {
                 kind: read.kind,
                 name: &read.shown,

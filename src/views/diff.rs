@@ -242,7 +242,9 @@ fn seen<'a>(
     index: &'a SourceIndex,
     read: &'a Read,
 ) -> BTreeMap<&'a str, Option<(crate::model::content::Origin, &'a [u8])>> {
-    let content = index.get(&read.key()).and_then(|s| s.content.as_ref().ok());
+    let content = index
+        .get(&read.key_ref())
+        .and_then(|s| s.content.as_ref().ok());
     let keys: Vec<&str> = match (&read.keys, content) {
         (Keys::All, Some(c)) => c.entries.keys().collect(),
         (Keys::All, None) => Vec::new(),
@@ -285,7 +287,7 @@ fn source_changes(
                 let (sb, sa) = (seen(&before.sources, rb), seen(&after.sources, ra));
                 let type_of = |r: &Resolution, read: &Read| {
                     r.sources
-                        .get(&read.key())
+                        .get(&read.key_ref())
                         .and_then(|s| s.content.as_ref().ok())
                         .map(|c| c.secret_type.clone())
                 };
