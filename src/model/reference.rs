@@ -90,7 +90,7 @@ impl<'a> Borrow<dyn Lookup + 'a> for SourceKey {
 }
 
 /// What a reference exposes to the pod.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Keys {
     /// Every key (envFrom, a volume without `items`).
     All,
@@ -203,6 +203,13 @@ mod tests {
             name: "a",
         };
         assert_eq!(table.get(&other_kind as &dyn Lookup), None);
+        // A table compares what it finds under a hash: a view equals its own key only.
+        for (i, a) in keys.iter().enumerate() {
+            for (j, b) in keys.iter().enumerate() {
+                let (a, b): (&dyn Lookup, &dyn Lookup) = (a, &b.as_ref());
+                assert_eq!(a == b, i == j, "{:?} {:?}", a.source_ref(), b.source_ref());
+            }
+        }
     }
 
     #[test]
