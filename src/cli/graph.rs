@@ -6,7 +6,7 @@ use config_hash::model::findings::Finding;
 use config_hash::views::graph;
 
 use super::args;
-use super::exit::stream_stdout;
+use super::exit::{leave, stream_stdout};
 use super::hints::Use;
 use super::host::Host;
 use super::read::{read_invocation, unreadable};
@@ -31,14 +31,17 @@ pub fn graph(format: args::GraphFormat, args: &args::ConfigArgs) -> ExitCode {
         findings_on_stderr(&mut resolved, &read.package, Host::detect(false));
         return ExitCode::FAILURE;
     }
-    let resolution = &resolved.resolution;
+    // The resolution owns what the graph shows: the input goes before the graph is
+    // written, so that what writing gathers (the nodes) takes the input's place.
+    let resolution = resolved.resolution;
+    drop(read);
     let written = stream_stdout(|out| match format {
-        args::GraphFormat::Table => graph::write_table(resolution, out),
-        args::GraphFormat::Json => graph::write_json(resolution, out),
-        args::GraphFormat::Dot => graph::write_dot(resolution, out),
+        args::GraphFormat::Table => graph::write_table(&resolution, out),
+        args::GraphFormat::Json => graph::write_json(&resolution, out),
+        args::GraphFormat::Dot => graph::write_dot(&resolution, out),
     });
     match written {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => leave(0),
         Err(code) => code,
     }
 }

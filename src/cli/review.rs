@@ -9,7 +9,7 @@ use config_hash::model::findings::Severity;
 use config_hash::views::diff::{self, Gates, Side};
 
 use super::args;
-use super::exit::{EXIT_STALE, EXIT_USAGE, stream_stdout, usage, write_stdout};
+use super::exit::{EXIT_STALE, EXIT_USAGE, leave, stream_stdout, usage, write_stdout};
 use super::hints::Use;
 use super::host::Host;
 use super::read::{Read, read_invocation, unreadable};
@@ -120,13 +120,14 @@ pub fn diff(
     if let Err(code) = written {
         return code;
     }
-    if failures.is_empty() {
-        return ExitCode::SUCCESS;
-    }
     for f in &failures {
         eprintln!("error: gate failed: {}", f.message());
     }
-    ExitCode::from(EXIT_STALE)
+    leave(if failures.is_empty() {
+        0
+    } else {
+        i32::from(EXIT_STALE)
+    })
 }
 
 /// `config-hash audit [PATH...]`.
@@ -162,7 +163,10 @@ pub fn audit(
             ExitCode::FAILURE
         };
     }
-    let found = config_hash::views::audit::audit(&prepared.resolution);
+    // The resolution owns what the audit reads: the input goes first (as in `graph`).
+    let resolution = prepared.resolution;
+    drop(read);
+    let found = config_hash::views::audit::audit(&resolution);
     let written = stream_stdout(|out| match format {
         // -q: the table without the summary line it closes with.
         args::AuditFormat::Table => config_hash::views::audit::write_table(&found, !quiet, out),
@@ -171,11 +175,11 @@ pub fn audit(
     if let Err(code) = written {
         return code;
     }
-    if fail_on_any && !found.untriggered.is_empty() {
-        ExitCode::from(EXIT_STALE)
+    leave(if fail_on_any && !found.untriggered.is_empty() {
+        i32::from(EXIT_STALE)
     } else {
-        ExitCode::SUCCESS
-    }
+        0
+    })
 }
 
 /// A report's text without its summary line (the one starting with `prefix`) and the

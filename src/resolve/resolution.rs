@@ -45,7 +45,8 @@ pub struct Resolved {
 }
 
 /// One source as a workload's hash covers it: every key its references let the pod see.
-#[derive(Debug, Clone)]
+/// Equal and hashed field by field: `diff` compares the changes of equal reads once.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Read {
     pub kind: SourceKind,
     /// As hashed and reported: `namespace/name` for another namespace's object.

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::io;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -78,7 +79,8 @@ pub struct Roll {
     pub name_before: Option<String>,
     /// Annotated `config-hash.dev/protected: "true"`, before or after.
     pub protected: bool,
-    pub sources: Vec<SourceChange>,
+    /// Shared by every workload whose reads change alike (see [`compare`]).
+    pub sources: Arc<[SourceChange]>,
     /// What stamping the after side found about it that says whether, and how, it
     /// really rolls.
     pub findings: Vec<KrmResult>,
@@ -182,8 +184,8 @@ impl Diff {
 }
 
 /// How a workload is matched across the sides: kind, namespace and the name it keeps
-/// across renders (a Job's base name).
-type WorkloadKey = (String, Option<String>, String);
+/// across renders (a Job's base name); borrowed from the resolution.
+type WorkloadKey<'a> = (&'a str, Option<&'a str>, &'a str);
 
 struct WorkloadSide<'a> {
     id: &'a ResourceId,
@@ -192,16 +194,16 @@ struct WorkloadSide<'a> {
     protected: bool,
 }
 
-fn workloads(r: &Resolution) -> BTreeMap<WorkloadKey, WorkloadSide<'_>> {
+fn workloads(r: &Resolution) -> BTreeMap<WorkloadKey<'_>, WorkloadSide<'_>> {
     let mut out = BTreeMap::new();
     for item in &r.items {
         let (Some(w), Some(marks)) = (&item.workload, &item.marks) else {
             continue;
         };
         let key = (
-            item.id.kind().to_string(),
-            item.id.namespace().map(str::to_string),
-            marks.base_name.clone(),
+            item.id.kind(),
+            item.id.namespace(),
+            marks.base_name.as_str(),
         );
         out.entry(key).or_insert(WorkloadSide {
             id: &item.id,
@@ -379,12 +381,19 @@ fn lone(w: &WorkloadSide<'_>, findings: &Findings<'_>) -> Lone {
     }
 }
 
+/// What a workload reads before and after: what its changes depend on.
+type ReadPair<'a> = (&'a [Read], &'a [Read]);
+
 /// What rolls from `before` to `after`.
 pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
     let (b, a) = (before.resolution, after.resolution);
     let (wb, wa) = (workloads(b), workloads(a));
     let (bases_b, bases_a) = (Bases::of(b), Bases::of(a));
     let findings_a = Findings::of(after.results);
+    // The changes a workload rolls for depend only on what it reads on each side: worked
+    // out once per pair of reads, and shared. Every Deployment that reads one ConfigMap
+    // the same way is then one comparison of its keys, not one per Deployment.
+    let mut changes: HashMap<ReadPair<'_>, Arc<[SourceChange]>> = HashMap::new();
     let mut diff = Diff::default();
     for (key, w) in &wa {
         let Some(old) = wb.get(key) else {
@@ -399,7 +408,9 @@ pub fn compare(before: &Side<'_>, after: &Side<'_>) -> Diff {
             workload: w.id.clone(),
             name_before: (old.id.name() != w.id.name()).then(|| old.id.name().to_string()),
             protected: old.protected || w.protected,
-            sources: source_changes((b, &bases_b), old.reads, (a, &bases_a), w.reads),
+            sources: Arc::clone(changes.entry((old.reads, w.reads)).or_insert_with(|| {
+                source_changes((b, &bases_b), old.reads, (a, &bases_a), w.reads).into()
+            })),
             findings: findings_a.about(w.id),
         });
         if old.id.name() != w.id.name() {
@@ -949,6 +960,58 @@ pub fn write_json(
 mod tests {
     use super::*;
 
+    /// Three Deployments: two read `shared`'s LOG_LEVEL alike, one reads all of it.
+    fn three_readers(level: &str) -> String {
+        let deployment = |name: &str, env: &str| {
+            format!(
+                "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: i\n{env}"
+            )
+        };
+        let key = "        env:\n        - name: L\n          valueFrom:\n            configMapKeyRef: {name: shared, key: LOG_LEVEL}\n";
+        let all = "        envFrom:\n        - configMapRef: {name: shared}\n";
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  LOG_LEVEL: {level}\n  OTHER: x\n{}{}{}",
+            deployment("a", key),
+            deployment("b", key),
+            deployment("c", all)
+        )
+    }
+
+    #[test]
+    fn workloads_that_read_alike_share_their_changes() {
+        let invocation = crate::Invocation::default();
+        let (before, after) = (three_readers("info"), three_readers("debug"));
+        let (pb, pa) = (
+            crate::resolve_run(&before, &invocation).unwrap(),
+            crate::resolve_run(&after, &invocation).unwrap(),
+        );
+        let d = compare(
+            &Side {
+                resolution: &pb.resolution,
+                results: &[],
+            },
+            &Side {
+                resolution: &pa.resolution,
+                results: &[],
+            },
+        );
+        let by_name = |name: &str| {
+            &d.rolls
+                .iter()
+                .find(|r| r.workload.name() == name)
+                .unwrap()
+                .sources
+        };
+        let (a, b, c) = (by_name("a"), by_name("b"), by_name("c"));
+        assert_eq!(d.rolls.len(), 3);
+        // One comparison for a and b; c reads differently, so it is compared alone.
+        assert!(Arc::ptr_eq(a, b));
+        assert!(!Arc::ptr_eq(a, c));
+        assert_eq!(a[0].keys, ["LOG_LEVEL"]);
+        assert_eq!(c[0].keys, ["LOG_LEVEL"]);
+        assert_eq!(a[0].name, "shared");
+    }
+
     #[test]
     fn names_cannot_change_the_layout_of_a_markdown_comment() {
         // A cell ends at '|', even inside code; HTML and links render; a line break ends
@@ -968,14 +1031,14 @@ mod tests {
             workload: ResourceId::new("", "Deployment", None, &format!("workload-{i:05}")),
             name_before: None,
             protected: false,
-            sources: vec![SourceChange {
+            sources: Arc::new([SourceChange {
                 kind: SourceKind::ConfigMap,
                 namespace: None,
                 name: "shared".into(),
                 name_before: None,
                 change: Change::Changed,
                 keys: vec!["LOG_LEVEL".into()],
-            }],
+            }]),
             findings: Vec::new(),
         };
         let d = Diff {
@@ -1010,7 +1073,7 @@ mod tests {
             workload: ResourceId::new("", "Deployment", None, name),
             name_before: None,
             protected,
-            sources: Vec::new(),
+            sources: Arc::new([]),
             findings: Vec::new(),
         };
         let d = Diff {
