@@ -69,8 +69,9 @@ pub fn resolve(input: &str, invocation: &Invocation) -> Result<resolution::Resol
 
 /// A run that keeps its resolution ([`Prepared::resolution`]) beside its results: what
 /// `diff` and `audit` read, so that they see exactly what stamping does. It writes
-/// nothing: its output is the input unchanged, and its results leave out the info result
-/// stamping gives each workload it stamps (the resolution says what each reads).
+/// nothing: its output is the input unchanged, its stale list is empty, and its results
+/// leave out the info result stamping gives each workload it stamps (the resolution says
+/// what each reads).
 pub fn resolve_run<'a>(
     input: &'a str,
     invocation: &Invocation,

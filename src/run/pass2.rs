@@ -97,8 +97,10 @@ impl Gathered {
                     shifted.copy_to(&mut self.item_edits);
                     *splices = shifted;
                 }
-                // The id is there when pass 2 reports ids.
-                self.stale.extend(own.id.take());
+                // The id is there when pass 2 reports ids; views keep no stale list.
+                if self.resolution.is_none() {
+                    self.stale.extend(own.id.take());
+                }
             }
             Ok(_) => {}
             Err(r) => self.rename_errors.push((**r).clone()),
@@ -136,19 +138,25 @@ impl Gathered {
                 }
             }
         }
-        if let (Some(resolution), Some(id)) = (&mut self.resolution, &id) {
-            if workload.is_some() || !r.names.is_empty() {
-                // Under the name it has in the output, as the results say.
-                resolution.items.push(ItemResolution {
-                    id: renamed.unwrap_or_else(|| id.clone()),
-                    marks: r.marks.take(),
-                    workload,
-                    names: std::mem::take(&mut r.names),
-                });
+        match (&mut self.resolution, id) {
+            // Views read the resolution, never the stale list: the id moves into it.
+            (Some(resolution), Some(id)) => {
+                if workload.is_some() || !r.names.is_empty() {
+                    // Under the name it has in the output, as the results say.
+                    resolution.items.push(ItemResolution {
+                        id: renamed.unwrap_or(id),
+                        marks: r.marks.take(),
+                        workload,
+                        names: std::mem::take(&mut r.names),
+                    });
+                }
             }
-        }
-        if edited {
-            self.stale.extend(id);
+            (Some(_), None) => {}
+            (None, id) => {
+                if edited {
+                    self.stale.extend(id);
+                }
+            }
         }
     }
 }

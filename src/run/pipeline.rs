@@ -371,7 +371,7 @@ items:
     }
 
     #[test]
-    fn a_view_keeps_the_resolution_but_neither_edits_nor_a_result_per_workload() {
+    fn a_view_keeps_the_resolution_but_neither_edits_nor_a_result_per_workload_nor_a_stale_list() {
         use crate::model::findings::Finding;
         let stamped = |results: &[crate::model::result::KrmResult]| {
             results
@@ -383,6 +383,14 @@ items:
         assert_eq!(stamped(&run.results), 1);
         let view = crate::resolve_run(LIST, &Invocation::default()).unwrap();
         assert_eq!(stamped(&view.results), 0, "{:?}", view.results);
+        // Nor a stale list, which `--check` keeps of the same input.
+        assert!(view.stale.is_empty(), "{:?}", view.stale);
+        assert!(
+            !crate::check(LIST, &Invocation::default())
+                .unwrap()
+                .stale
+                .is_empty()
+        );
         assert_eq!(view.exit_code, 0);
         let workload = view
             .resolution
