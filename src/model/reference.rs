@@ -24,14 +24,6 @@ impl SourceKey {
             name: name.to_string(),
         }
     }
-
-    pub fn as_ref(&self) -> SourceRef<'_> {
-        SourceRef {
-            kind: self.kind,
-            namespace: self.namespace.as_deref(),
-            name: &self.name,
-        }
-    }
 }
 
 /// A [`SourceKey`] that borrows its strings: what a look-up in a table keyed by
@@ -52,7 +44,11 @@ pub trait Lookup {
 
 impl Lookup for SourceKey {
     fn source_ref(&self) -> SourceRef<'_> {
-        self.as_ref()
+        SourceRef {
+            kind: self.kind,
+            namespace: self.namespace.as_deref(),
+            name: &self.name,
+        }
     }
 }
 
@@ -65,7 +61,7 @@ impl Lookup for SourceRef<'_> {
 // A key hashes as its view, so that a table of keys finds a view by hash.
 impl Hash for SourceKey {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_ref().hash(state);
+        self.source_ref().hash(state);
     }
 }
 
@@ -186,7 +182,7 @@ mod tests {
             .map(|(i, k)| (k, i))
             .collect();
         for (i, key) in keys.iter().enumerate() {
-            let view = key.as_ref();
+            let view = key.source_ref();
             assert_eq!(table.get(&view as &dyn Lookup), Some(&i), "{view:?}");
             assert_eq!(table.get(key as &dyn Lookup), Some(&i));
         }
@@ -206,7 +202,7 @@ mod tests {
         // A table compares what it finds under a hash: a view equals its own key only.
         for (i, a) in keys.iter().enumerate() {
             for (j, b) in keys.iter().enumerate() {
-                let (a, b): (&dyn Lookup, &dyn Lookup) = (a, &b.as_ref());
+                let (a, b): (&dyn Lookup, &dyn Lookup) = (a, &b.source_ref());
                 assert_eq!(a == b, i == j, "{:?} {:?}", a.source_ref(), b.source_ref());
             }
         }
