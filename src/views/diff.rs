@@ -978,6 +978,43 @@ mod tests {
     }
 
     #[test]
+    fn a_workload_protected_on_either_side_rolls_protected() {
+        let protect = |text: &str, name: &str| {
+            text.replace(
+                &format!("  name: {name}\n"),
+                &format!(
+                    "  name: {name}\n  annotations:\n    {}: \"true\"\n",
+                    crate::model::catalog::annotations::PROTECTED
+                ),
+            )
+        };
+        // a protected before only, b after only, c on neither side.
+        let before = protect(&three_readers("info"), "a");
+        let after = protect(&three_readers("debug"), "b");
+        let invocation = crate::Invocation::default();
+        let (pb, pa) = (
+            crate::resolve_run(&before, &invocation).unwrap(),
+            crate::resolve_run(&after, &invocation).unwrap(),
+        );
+        let d = compare(
+            &Side {
+                resolution: &pb.resolution,
+                results: &[],
+            },
+            &Side {
+                resolution: &pa.resolution,
+                results: &[],
+            },
+        );
+        let protected: Vec<(&str, bool)> = d
+            .rolls
+            .iter()
+            .map(|r| (r.workload.name(), r.protected))
+            .collect();
+        assert_eq!(protected, [("a", true), ("b", true), ("c", false)]);
+    }
+
+    #[test]
     fn workloads_that_read_alike_share_their_changes() {
         let invocation = crate::Invocation::default();
         let (before, after) = (three_readers("info"), three_readers("debug"));
